@@ -1,0 +1,707 @@
+"""The Hanabi engine: game state as fixed-shape arrays and compiled kernels that advance it.
+
+No agent, Gymnasium or PettingZoo code lives here (STYLE.md lesson 1). The rules are those of
+DeepMind's Hanabi Learning Environment (HLE) as listed in ANCHORS.md §2.1:
+
+* cards are ``colour * n_ranks + rank`` (0-based; -1 for "no card"); copies per rank are 3 for
+  the lowest rank, 1 for the highest and 2 otherwise;
+* the initial deal gives player 0 its full hand, then player 1, and so on; a drawn card is
+  appended at the end of the hand and later slots shift left when a card leaves (slot 0 is the
+  oldest card);
+* discarding is illegal with all information tokens; a hint needs a token, targets another
+  player and must touch at least one card; playing is always legal;
+* completing a firework returns a token if below the maximum;
+* the game ends when the life tokens reach 0, when every firework is complete, or when the deck
+  is empty and every player (including the one who drew the last card) has moved once more;
+* score = sum of the fireworks; with ``strict`` scoring it is 0 once the lives run out
+  (HLE/PettingZoo), with ``lenient`` scoring the fireworks total is kept (the papers' Java
+  framework, PAPERS.md §1).
+
+Moves are HLE move uids (ANCHORS.md §2.3): ``[0, h)`` discard slot, ``[h, 2h)`` play slot, then
+colour reveals ordered by target offset then colour, then rank reveals ordered by target offset
+then rank.
+
+A :class:`State` is a namedtuple of NumPy arrays so that numba kernels can take it as one
+argument and the evaluator can run whole games without returning to Python.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from hanabi_env._jit import njit
+from hanabi_env._rng import rng_below, rng_seed
+
+# --- configuration vector (State.cfg) -------------------------------------------------------
+CFG_PLAYERS = 0
+CFG_COLORS = 1
+CFG_RANKS = 2
+CFG_HAND = 3
+CFG_MAX_INFO = 4
+CFG_MAX_LIFE = 5
+CFG_LENIENT = 6
+CFG_N_CARDS = 7
+CFG_MAX_MOVES = 8
+CFG_N_ACTIONS = 9
+CFG_SIZE = 10
+
+# --- scalar vector (State.scal) -------------------------------------------------------------
+S_INFO = 0
+S_LIFE = 1
+S_DECK_POS = 2  # index in ``deck`` of the next card to draw
+S_CUR = 3  # seat to move
+S_TURNS_LEFT = 4  # HLE's turns_to_play: decremented on each move made with an empty deck
+S_N_MOVES = 5
+S_DONE = 6
+S_START = 7
+S_FIREWORKS = 8  # sum of the fireworks (the lenient score)
+SCAL_SIZE = 9
+
+# --- move kinds (HLE's order in the last-action encoding) ----------------------------------
+PLAY = 0
+DISCARD = 1
+REVEAL_COLOR = 2
+REVEAL_RANK = 3
+
+# --- history record fields (State.hist columns) ---------------------------------------------
+H_ACTOR = 0
+H_KIND = 1
+H_TARGET = 2  # absolute seat of a reveal's target, -1 otherwise
+H_COLOR = 3  # colour revealed, or the colour of the card played/discarded
+H_RANK = 4  # rank revealed, or the rank of the card played/discarded
+H_SLOT = 5  # slot played/discarded, -1 for reveals
+H_CARD = 6  # card played/discarded, -1 for reveals
+H_UID = 7  # stable identity (deck position) of the card played/discarded
+H_SCORED = 8  # play added to a firework
+H_TOKEN = 9  # the move returned an information token
+H_TOUCHED = 10  # bitmask of the target's slots a reveal touched
+H_INFO_BEFORE = 11
+H_LIFE_BEFORE = 12
+H_DECK_BEFORE = 13
+H_KNOWN_ATTRS = 14  # for plays/discards: colour known + rank known by its owner (0..2)
+H_ACTION = 15  # the move uid
+HIST_FIELDS = 16
+
+# --- per-seat behaviour counters (State.counters columns), RULES.md §5 ----------------------
+C_HINT_OPPORTUNITIES = 0
+C_HINTS_GIVEN = 1
+C_PLAYS = 2
+C_SUM_KNOWN_ATTRS = 3
+C_SUM_P_PLAYABLE = 4
+C_DISCARDS = 5
+C_SUM_DISCARD_POS = 6
+C_TURNS = 7
+N_COUNTERS = 8
+COUNTER_NAMES = (
+    "hint_opportunities",
+    "hints_given",
+    "plays",
+    "sum_known_attrs",
+    "sum_p_playable",
+    "discards",
+    "sum_discard_pos",
+    "turns",
+)
+
+
+class State(NamedTuple):
+    """The full game state (every card, including hidden ones) as fixed-shape arrays.
+
+    Attributes:
+        cfg: ``(CFG_SIZE,)`` int64, the configuration (see ``CFG_*``).
+        scal: ``(SCAL_SIZE,)`` int64, tokens, deck position, current seat, ... (see ``S_*``).
+        deck: ``(n_cards,)`` int32, the shuffled deck; a card's index here is its stable uid.
+        fireworks: ``(n_colors,)`` int32, firework heights (0 = empty).
+        discards: ``(n_colors * n_ranks,)`` int32, discard-pile counts per card.
+        hands: ``(n_players, hand_size)`` int32, card uids in slot order, -1 for empty slots.
+        hand_len: ``(n_players,)`` int32.
+        col_plaus: ``(n_players, hand_size)`` int32 bitmask of colours still plausible.
+        rank_plaus: ``(n_players, hand_size)`` int32 bitmask of ranks still plausible.
+        col_hint: ``(n_players, hand_size)`` int32, colour explicitly revealed, -1 for none.
+        rank_hint: ``(n_players, hand_size)`` int32, rank explicitly revealed, -1 for none.
+        hist: ``(max_moves, HIST_FIELDS)`` int32, one record per move (see ``H_*``).
+        hist_uids: ``(max_moves, hand_size)`` int32, uids of the cards a reveal touched.
+        counters: ``(n_players, N_COUNTERS)`` float64 behaviour counters (RULES.md §5).
+        rng: ``(4,)`` int64, the deal generator (see :mod:`hanabi_env._rng`).
+    """
+
+    cfg: np.ndarray
+    scal: np.ndarray
+    deck: np.ndarray
+    fireworks: np.ndarray
+    discards: np.ndarray
+    hands: np.ndarray
+    hand_len: np.ndarray
+    col_plaus: np.ndarray
+    rank_plaus: np.ndarray
+    col_hint: np.ndarray
+    rank_hint: np.ndarray
+    hist: np.ndarray
+    hist_uids: np.ndarray
+    counters: np.ndarray
+    rng: np.ndarray
+
+
+def n_cards_of(colors: int, ranks: int) -> int:
+    """Number of cards in the deck: per colour 3 of the lowest rank, 1 of the highest, 2 else."""
+    return colors * (3 + 2 * (ranks - 2) + 1)
+
+
+def n_actions_of(players: int, colors: int, ranks: int, hand_size: int) -> int:
+    """Size of the action space, ``2h + (p - 1)(c + r)`` (ANCHORS.md §2.3)."""
+    return 2 * hand_size + (players - 1) * (colors + ranks)
+
+
+def max_moves_of(players: int, colors: int, ranks: int, max_information_tokens: int) -> int:
+    """An upper bound on the moves of one game (plays/discards <= cards; hints <= tokens)."""
+    n = n_cards_of(colors, ranks)
+    return 2 * n + max_information_tokens + players + 1
+
+
+def new_state(
+    players: int = 2,
+    colors: int = 5,
+    ranks: int = 5,
+    hand_size: int = 5,
+    max_information_tokens: int = 8,
+    max_life_tokens: int = 3,
+    lenient: bool = False,
+) -> State:
+    """Allocate an (un-dealt) state for a configuration; call :func:`reset_state` before use.
+
+    The arguments are not validated here; :func:`hanabi_env.config.validate_config` does that.
+    """
+    n_cards = n_cards_of(colors, ranks)
+    max_moves = max_moves_of(players, colors, ranks, max_information_tokens)
+    cfg = np.array(
+        [
+            players,
+            colors,
+            ranks,
+            hand_size,
+            max_information_tokens,
+            max_life_tokens,
+            int(bool(lenient)),
+            n_cards,
+            max_moves,
+            n_actions_of(players, colors, ranks, hand_size),
+        ],
+        dtype=np.int64,
+    )
+    ph = (players, hand_size)
+    return State(
+        cfg=cfg,
+        scal=np.zeros(SCAL_SIZE, dtype=np.int64),
+        deck=np.zeros(n_cards, dtype=np.int32),
+        fireworks=np.zeros(colors, dtype=np.int32),
+        discards=np.zeros(colors * ranks, dtype=np.int32),
+        hands=np.full(ph, -1, dtype=np.int32),
+        hand_len=np.zeros(players, dtype=np.int32),
+        col_plaus=np.zeros(ph, dtype=np.int32),
+        rank_plaus=np.zeros(ph, dtype=np.int32),
+        col_hint=np.full(ph, -1, dtype=np.int32),
+        rank_hint=np.full(ph, -1, dtype=np.int32),
+        hist=np.full((max_moves, HIST_FIELDS), -1, dtype=np.int32),
+        hist_uids=np.full((max_moves, hand_size), -1, dtype=np.int32),
+        counters=np.zeros((players, N_COUNTERS), dtype=np.float64),
+        rng=np.zeros(4, dtype=np.int64),
+    )
+
+
+def copy_state(s: State) -> State:
+    """Deep copy of a state (every array copied)."""
+    return State(*(a.copy() for a in s))
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------------------------
+
+
+@njit
+def copies_of_rank(n_ranks, rank):
+    """Copies of each card of ``rank`` (0-based) in a deck with ``n_ranks`` ranks."""
+    if rank == 0:
+        return 3
+    if rank == n_ranks - 1:
+        return 1
+    return 2
+
+
+@njit
+def fill_ordered_deck(s):
+    """Write the unshuffled deck (colour-major, rank ascending, copies together) to ``s.deck``."""
+    n_colors = s.cfg[CFG_COLORS]
+    n_ranks = s.cfg[CFG_RANKS]
+    k = 0
+    for c in range(n_colors):
+        for r in range(n_ranks):
+            for _ in range(copies_of_rank(n_ranks, r)):
+                s.deck[k] = c * n_ranks + r
+                k += 1
+
+
+@njit
+def card_of(s, p, slot):
+    """Card id (``colour * n_ranks + rank``) in ``slot`` of player ``p``, -1 if empty."""
+    uid = s.hands[p, slot]
+    if uid < 0:
+        return -1
+    return s.deck[uid]
+
+
+@njit
+def popcount(x):
+    """Number of set bits of a small non-negative int."""
+    n = 0
+    while x:
+        n += x & 1
+        x >>= 1
+    return n
+
+
+@njit
+def lowest_bit(x):
+    """Index of the lowest set bit of ``x`` (> 0)."""
+    i = 0
+    while not (x >> i) & 1:
+        i += 1
+    return i
+
+
+@njit
+def fireworks_total(s):
+    """Sum of the fireworks (the lenient score)."""
+    return s.scal[S_FIREWORKS]
+
+
+@njit
+def score(s):
+    """Game score under the state's scoring variant (strict: 0 once the lives are gone)."""
+    if s.cfg[CFG_LENIENT] == 0 and s.scal[S_LIFE] <= 0:
+        return 0
+    return s.scal[S_FIREWORKS]
+
+
+# --------------------------------------------------------------------------------------------
+# Reset and dealing
+# --------------------------------------------------------------------------------------------
+
+
+@njit
+def _draw(s, p):
+    """Give player ``p`` the next card of the deck (if any), appended at the end of the hand."""
+    pos = s.scal[S_DECK_POS]
+    if pos >= s.cfg[CFG_N_CARDS]:
+        return
+    k = s.hand_len[p]
+    s.hands[p, k] = pos
+    s.col_plaus[p, k] = (1 << s.cfg[CFG_COLORS]) - 1
+    s.rank_plaus[p, k] = (1 << s.cfg[CFG_RANKS]) - 1
+    s.col_hint[p, k] = -1
+    s.rank_hint[p, k] = -1
+    s.hand_len[p] = k + 1
+    s.scal[S_DECK_POS] = pos + 1
+
+
+@njit
+def reset_with_deck(s, deck, start_player):
+    """Start a new game with ``deck`` (card ids in draw order) and ``start_player`` to move."""
+    n_players = s.cfg[CFG_PLAYERS]
+    for i in range(s.deck.shape[0]):
+        s.deck[i] = deck[i]
+    s.scal[:] = 0
+    s.scal[S_INFO] = s.cfg[CFG_MAX_INFO]
+    s.scal[S_LIFE] = s.cfg[CFG_MAX_LIFE]
+    s.scal[S_CUR] = start_player
+    s.scal[S_START] = start_player
+    s.scal[S_TURNS_LEFT] = n_players
+    s.fireworks[:] = 0
+    s.discards[:] = 0
+    s.hands[:, :] = -1
+    s.hand_len[:] = 0
+    s.col_plaus[:, :] = 0
+    s.rank_plaus[:, :] = 0
+    s.col_hint[:, :] = -1
+    s.rank_hint[:, :] = -1
+    s.hist[:, :] = -1
+    s.hist_uids[:, :] = -1
+    s.counters[:, :] = 0.0
+    for p in range(n_players):
+        for _ in range(s.cfg[CFG_HAND]):
+            _draw(s, p)
+
+
+@njit
+def reset_state(s, seed, random_start_player):
+    """Start a new game: shuffle the deck with ``seed`` (Fisher-Yates) and deal.
+
+    The start player is 0, or uniform from the same generator (after the shuffle) when
+    ``random_start_player`` is true. The same seed always gives the same deal.
+    """
+    rng_seed(s.rng, seed)
+    fill_ordered_deck(s)
+    n = s.cfg[CFG_N_CARDS]
+    deck = s.deck.copy()
+    for i in range(n - 1, 0, -1):
+        j = rng_below(s.rng, i + 1)
+        tmp = deck[i]
+        deck[i] = deck[j]
+        deck[j] = tmp
+    start = 0
+    if random_start_player:
+        start = rng_below(s.rng, s.cfg[CFG_PLAYERS])
+    reset_with_deck(s, deck, start)
+
+
+# --------------------------------------------------------------------------------------------
+# Legal moves
+# --------------------------------------------------------------------------------------------
+
+
+@njit
+def hand_color_mask(s, p):
+    """Bitmask of the colours present in player ``p``'s hand."""
+    m = 0
+    n_ranks = s.cfg[CFG_RANKS]
+    for k in range(s.hand_len[p]):
+        m |= 1 << (s.deck[s.hands[p, k]] // n_ranks)
+    return m
+
+
+@njit
+def hand_rank_mask(s, p):
+    """Bitmask of the ranks present in player ``p``'s hand."""
+    m = 0
+    n_ranks = s.cfg[CFG_RANKS]
+    for k in range(s.hand_len[p]):
+        m |= 1 << (s.deck[s.hands[p, k]] % n_ranks)
+    return m
+
+
+@njit
+def legal_mask(s, out):
+    """Fill ``out`` (int8, ``(n_actions,)``) with 1 for every legal move of the seat to move.
+
+    All zeros once the game is over.
+    """
+    out[:] = 0
+    if s.scal[S_DONE]:
+        return
+    n_players = s.cfg[CFG_PLAYERS]
+    n_colors = s.cfg[CFG_COLORS]
+    n_ranks = s.cfg[CFG_RANKS]
+    h = s.cfg[CFG_HAND]
+    cur = s.scal[S_CUR]
+    n = s.hand_len[cur]
+    info = s.scal[S_INFO]
+    for k in range(n):
+        if info < s.cfg[CFG_MAX_INFO]:
+            out[k] = 1
+        out[h + k] = 1
+    if info > 0:
+        base_rank = 2 * h + (n_players - 1) * n_colors
+        for off in range(1, n_players):
+            t = (cur + off) % n_players
+            cm = hand_color_mask(s, t)
+            rm = hand_rank_mask(s, t)
+            for c in range(n_colors):
+                if (cm >> c) & 1:
+                    out[2 * h + (off - 1) * n_colors + c] = 1
+            for r in range(n_ranks):
+                if (rm >> r) & 1:
+                    out[base_rank + (off - 1) * n_ranks + r] = 1
+
+
+@njit
+def is_legal(s, action):
+    """Whether ``action`` (an int) is legal for the seat to move."""
+    if s.scal[S_DONE] or action < 0 or action >= s.cfg[CFG_N_ACTIONS]:
+        return False
+    n_players = s.cfg[CFG_PLAYERS]
+    n_colors = s.cfg[CFG_COLORS]
+    n_ranks = s.cfg[CFG_RANKS]
+    h = s.cfg[CFG_HAND]
+    cur = s.scal[S_CUR]
+    if action < h:
+        return action < s.hand_len[cur] and s.scal[S_INFO] < s.cfg[CFG_MAX_INFO]
+    if action < 2 * h:
+        return action - h < s.hand_len[cur]
+    if s.scal[S_INFO] <= 0:
+        return False
+    a = action - 2 * h
+    if a < (n_players - 1) * n_colors:
+        t = (cur + 1 + a // n_colors) % n_players
+        return (hand_color_mask(s, t) >> (a % n_colors)) & 1 == 1
+    a -= (n_players - 1) * n_colors
+    t = (cur + 1 + a // n_ranks) % n_players
+    return (hand_rank_mask(s, t) >> (a % n_ranks)) & 1 == 1
+
+
+@njit
+def decode_action(cfg, cur, action):
+    """Decode a move uid for the seat ``cur`` into ``(kind, slot, target, colour, rank)``.
+
+    ``slot`` is -1 for reveals; ``target`` (absolute seat), ``colour`` and ``rank`` are -1
+    where they do not apply.
+    """
+    n_players = cfg[CFG_PLAYERS]
+    n_colors = cfg[CFG_COLORS]
+    n_ranks = cfg[CFG_RANKS]
+    h = cfg[CFG_HAND]
+    if action < h:
+        return DISCARD, action, -1, -1, -1
+    if action < 2 * h:
+        return PLAY, action - h, -1, -1, -1
+    a = action - 2 * h
+    if a < (n_players - 1) * n_colors:
+        return REVEAL_COLOR, -1, (cur + 1 + a // n_colors) % n_players, a % n_colors, -1
+    a -= (n_players - 1) * n_colors
+    return REVEAL_RANK, -1, (cur + 1 + a // n_ranks) % n_players, -1, a % n_ranks
+
+
+@njit
+def encode_action(cfg, cur, kind, slot, target, value):
+    """Move uid of a move of seat ``cur``; ``value`` is the colour or rank of a reveal."""
+    n_players = cfg[CFG_PLAYERS]
+    n_colors = cfg[CFG_COLORS]
+    n_ranks = cfg[CFG_RANKS]
+    h = cfg[CFG_HAND]
+    if kind == DISCARD:
+        return slot
+    if kind == PLAY:
+        return h + slot
+    off = (target - cur) % n_players
+    if kind == REVEAL_COLOR:
+        return 2 * h + (off - 1) * n_colors + value
+    return 2 * h + (n_players - 1) * n_colors + (off - 1) * n_ranks + value
+
+
+# --------------------------------------------------------------------------------------------
+# Own-perspective probability (for the risk-aversion counter, RULES.md §2.4 / §5)
+# --------------------------------------------------------------------------------------------
+
+
+@njit
+def p_playable_own(s, p, slot):
+    """P(card in ``slot`` of ``p`` is playable) from ``p``'s perspective, hints only.
+
+    Candidates = cards ``p`` cannot see (deck + own hand), filtered by ``p``'s plausibility
+    masks for the slot; a ratio of counts (RULES.md §2.4). Returns 0.0 if no candidate.
+    """
+    n_colors = s.cfg[CFG_COLORS]
+    n_ranks = s.cfg[CFG_RANKS]
+    n_players = s.cfg[CFG_PLAYERS]
+    cm = s.col_plaus[p, slot]
+    rm = s.rank_plaus[p, slot]
+    total = 0
+    good = 0
+    for c in range(n_colors):
+        if not (cm >> c) & 1:
+            continue
+        for r in range(n_ranks):
+            if not (rm >> r) & 1:
+                continue
+            card = c * n_ranks + r
+            cnt = copies_of_rank(n_ranks, r) - s.discards[card]
+            if s.fireworks[c] > r:
+                cnt -= 1
+            for q in range(n_players):
+                if q == p:
+                    continue
+                for k in range(s.hand_len[q]):
+                    if s.deck[s.hands[q, k]] == card:
+                        cnt -= 1
+            if cnt > 0:
+                total += cnt
+                if s.fireworks[c] == r:
+                    good += cnt
+    if total == 0:
+        return 0.0
+    return good / total
+
+
+# --------------------------------------------------------------------------------------------
+# Applying a move
+# --------------------------------------------------------------------------------------------
+
+
+@njit
+def _remove_from_hand(s, p, slot):
+    n = s.hand_len[p]
+    for k in range(slot, n - 1):
+        s.hands[p, k] = s.hands[p, k + 1]
+        s.col_plaus[p, k] = s.col_plaus[p, k + 1]
+        s.rank_plaus[p, k] = s.rank_plaus[p, k + 1]
+        s.col_hint[p, k] = s.col_hint[p, k + 1]
+        s.rank_hint[p, k] = s.rank_hint[p, k + 1]
+    s.hands[p, n - 1] = -1
+    s.col_plaus[p, n - 1] = 0
+    s.rank_plaus[p, n - 1] = 0
+    s.col_hint[p, n - 1] = -1
+    s.rank_hint[p, n - 1] = -1
+    s.hand_len[p] = n - 1
+
+
+@njit
+def known_attrs(s, p, slot):
+    """Attributes (colour, rank: 0, 1 or 2) ``p`` knows about its ``slot`` from hints alone.
+
+    An attribute is known when a single value remains plausible (negative hints count).
+    """
+    return int(popcount(s.col_plaus[p, slot]) == 1) + int(popcount(s.rank_plaus[p, slot]) == 1)
+
+
+@njit
+def apply_move(s, action):
+    """Apply the legal move ``action`` for the seat to move; return the score change.
+
+    The caller guarantees legality (:func:`is_legal`). Updates the behaviour counters of the
+    mover at decision time (RULES.md §5), appends a history record, draws a replacement card,
+    advances the turn and sets ``S_DONE`` at the end of the game. The returned reward uses the
+    state's scoring variant (strict: losing the last life returns minus the score so far).
+    """
+    cfg = s.cfg
+    n_players = cfg[CFG_PLAYERS]
+    n_colors = cfg[CFG_COLORS]
+    n_ranks = cfg[CFG_RANKS]
+    cur = s.scal[S_CUR]
+    before = score(s)
+    kind, slot, target, color, rank = decode_action(cfg, cur, action)
+
+    m = s.scal[S_N_MOVES]
+    rec = s.hist[m]
+    rec[:] = -1
+    s.hist_uids[m, :] = -1
+    rec[H_ACTOR] = cur
+    rec[H_KIND] = kind
+    rec[H_ACTION] = action
+    rec[H_INFO_BEFORE] = s.scal[S_INFO]
+    rec[H_LIFE_BEFORE] = s.scal[S_LIFE]
+    rec[H_DECK_BEFORE] = cfg[CFG_N_CARDS] - s.scal[S_DECK_POS]
+    rec[H_SCORED] = 0
+    rec[H_TOKEN] = 0
+    rec[H_TOUCHED] = 0
+
+    cnt = s.counters[cur]
+    cnt[C_TURNS] += 1.0
+    if s.scal[S_INFO] > 0:
+        cnt[C_HINT_OPPORTUNITIES] += 1.0
+
+    # HLE: a move made while the deck is already empty counts down the last round.
+    if s.scal[S_DECK_POS] >= cfg[CFG_N_CARDS]:
+        s.scal[S_TURNS_LEFT] -= 1
+
+    if kind == PLAY or kind == DISCARD:
+        uid = s.hands[cur, slot]
+        card = s.deck[uid]
+        c = card // n_ranks
+        r = card % n_ranks
+        rec[H_SLOT] = slot
+        rec[H_CARD] = card
+        rec[H_UID] = uid
+        rec[H_COLOR] = c
+        rec[H_RANK] = r
+        rec[H_KNOWN_ATTRS] = known_attrs(s, cur, slot)
+        if kind == PLAY:
+            cnt[C_PLAYS] += 1.0
+            cnt[C_SUM_KNOWN_ATTRS] += rec[H_KNOWN_ATTRS]
+            cnt[C_SUM_P_PLAYABLE] += p_playable_own(s, cur, slot)
+            if s.fireworks[c] == r:
+                s.fireworks[c] = r + 1
+                s.scal[S_FIREWORKS] += 1
+                rec[H_SCORED] = 1
+                if r == n_ranks - 1 and s.scal[S_INFO] < cfg[CFG_MAX_INFO]:
+                    s.scal[S_INFO] += 1
+                    rec[H_TOKEN] = 1
+            else:
+                s.discards[card] += 1
+                s.scal[S_LIFE] -= 1
+        else:
+            cnt[C_DISCARDS] += 1.0
+            if cfg[CFG_HAND] > 1:
+                cnt[C_SUM_DISCARD_POS] += slot / (cfg[CFG_HAND] - 1)
+            s.discards[card] += 1
+            s.scal[S_INFO] += 1
+            rec[H_TOKEN] = 1
+        _remove_from_hand(s, cur, slot)
+        _draw(s, cur)
+    else:
+        cnt[C_HINTS_GIVEN] += 1.0
+        s.scal[S_INFO] -= 1
+        rec[H_TARGET] = target
+        touched = 0
+        j = 0
+        for k in range(s.hand_len[target]):
+            card = s.deck[s.hands[target, k]]
+            if kind == REVEAL_COLOR:
+                hit = card // n_ranks == color
+                if hit:
+                    s.col_plaus[target, k] = 1 << color
+                    s.col_hint[target, k] = color
+                else:
+                    s.col_plaus[target, k] &= ~(1 << color)
+            else:
+                hit = card % n_ranks == rank
+                if hit:
+                    s.rank_plaus[target, k] = 1 << rank
+                    s.rank_hint[target, k] = rank
+                else:
+                    s.rank_plaus[target, k] &= ~(1 << rank)
+            if hit:
+                touched |= 1 << k
+                s.hist_uids[m, j] = s.hands[target, k]
+                j += 1
+        rec[H_TOUCHED] = touched
+        rec[H_COLOR] = color
+        rec[H_RANK] = rank
+
+    s.scal[S_N_MOVES] = m + 1
+    if (
+        s.scal[S_LIFE] <= 0
+        or s.scal[S_FIREWORKS] >= n_colors * n_ranks
+        or s.scal[S_TURNS_LEFT] <= 0
+    ):
+        s.scal[S_DONE] = 1
+    else:
+        s.scal[S_CUR] = (cur + 1) % n_players
+    return score(s) - before
+
+
+@njit
+def random_legal_action(s, rng, mask):
+    """A uniformly random legal move of the seat to move, drawn with one ``rng`` draw."""
+    legal_mask(s, mask)
+    n = 0
+    for a in range(mask.shape[0]):
+        n += mask[a]
+    k = rng_below(rng, n)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit
+def play_random_games(s, n_games, seed, out_scores):
+    """Play ``n_games`` games of uniformly random legal moves, entirely compiled.
+
+    Game ``g`` is dealt with seed ``seed + g`` and the moves are drawn from a generator seeded
+    with ``seed + g`` as well. Writes each final score to ``out_scores`` and returns the total
+    number of moves (for throughput measurements).
+    """
+    mask = np.zeros(s.cfg[CFG_N_ACTIONS], dtype=np.int8)
+    rng = np.zeros(4, dtype=np.int64)
+    steps = 0
+    for g in range(n_games):
+        reset_state(s, seed + g, False)
+        rng_seed(rng, seed + g + 0x5EED)
+        while not s.scal[S_DONE]:
+            apply_move(s, random_legal_action(s, rng, mask))
+            steps += 1
+        out_scores[g] = score(s)
+    return steps

@@ -1,0 +1,320 @@
+"""Player views and the canonical observation encoding, as compiled kernels.
+
+A *view* (STYLE.md lesson 2) holds everything one seat may see, as fixed-shape arrays: the
+other players' cards, every player's hint knowledge, fireworks, discards, tokens, deck size
+and the public move history. The viewer's own cards are structurally absent: ``cards`` holds
+-1 in the viewer's row (unless a *seer* view is requested, which the ``seer`` observation type
+of HLE needs). The observation vector is a pure function of the view
+(:func:`encode_observation`), bit-identical to HLE's canonical encoder (ANCHORS.md §2.2).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from hanabi_env._engine import (
+    CFG_COLORS,
+    CFG_HAND,
+    CFG_LENIENT,
+    CFG_MAX_INFO,
+    CFG_MAX_LIFE,
+    CFG_MAX_MOVES,
+    CFG_N_CARDS,
+    CFG_PLAYERS,
+    CFG_RANKS,
+    DISCARD,
+    H_ACTOR,
+    H_CARD,
+    H_KIND,
+    H_SCORED,
+    H_SLOT,
+    H_TARGET,
+    H_TOKEN,
+    H_TOUCHED,
+    H_COLOR,
+    H_RANK,
+    PLAY,
+    REVEAL_COLOR,
+    REVEAL_RANK,
+    S_CUR,
+    S_DECK_POS,
+    S_DONE,
+    S_FIREWORKS,
+    S_INFO,
+    S_LIFE,
+    S_N_MOVES,
+    State,
+    copies_of_rank,
+    score,
+)
+from hanabi_env._jit import njit
+
+# --- view scalars (View.scal) ----------------------------------------------------------------
+V_SEAT = 0
+V_INFO = 1
+V_LIFE = 2
+V_DECK = 3  # cards left in the deck
+V_CUR = 4
+V_N_MOVES = 5
+V_DONE = 6
+V_SINCE = 7  # index in hist of the first move after the viewer's previous move (0 if none)
+V_FIREWORKS = 8
+V_SCORE = 9
+V_SEER = 10
+VSCAL_SIZE = 11
+
+# --- observation types -----------------------------------------------------------------------
+OBS_MINIMAL = 0
+OBS_CARD_KNOWLEDGE = 1
+OBS_SEER = 2
+OBSERVATION_TYPES = {"minimal": OBS_MINIMAL, "card_knowledge": OBS_CARD_KNOWLEDGE, "seer": OBS_SEER}
+
+
+class View(NamedTuple):
+    """What one seat may see, as fixed-shape arrays (absolute seat indices).
+
+    Attributes:
+        cfg: ``(CFG_SIZE,)`` int64, the game configuration.
+        scal: ``(VSCAL_SIZE,)`` int64, viewer seat, tokens, deck size, ... (see ``V_*``).
+        fireworks: ``(n_colors,)`` int32 firework heights.
+        discards: ``(n_colors * n_ranks,)`` int32 discard-pile counts per card.
+        cards: ``(n_players, hand_size)`` int32 card ids; -1 for empty slots and for every slot
+            of the viewer (unless it is a seer view).
+        uids: ``(n_players, hand_size)`` int32 stable card identities (deck positions), -1 empty.
+        hand_len: ``(n_players,)`` int32.
+        col_plaus, rank_plaus: ``(n_players, hand_size)`` int32 bitmasks of plausible colours and
+            ranks from hints (every player's knowledge is public).
+        col_hint, rank_hint: ``(n_players, hand_size)`` int32 explicitly revealed colour / rank,
+            -1 for none.
+        hist: ``(max_moves, HIST_FIELDS)`` int32 public move records; rows ``>= n_moves`` are -1.
+        hist_uids: ``(max_moves, hand_size)`` int32 uids of the cards each reveal touched.
+    """
+
+    cfg: np.ndarray
+    scal: np.ndarray
+    fireworks: np.ndarray
+    discards: np.ndarray
+    cards: np.ndarray
+    uids: np.ndarray
+    hand_len: np.ndarray
+    col_plaus: np.ndarray
+    rank_plaus: np.ndarray
+    col_hint: np.ndarray
+    rank_hint: np.ndarray
+    hist: np.ndarray
+    hist_uids: np.ndarray
+
+
+def new_view(s: State) -> View:
+    """Allocate a view buffer shaped for the configuration of ``s``."""
+    p, h = s.hands.shape
+    return View(
+        cfg=s.cfg.copy(),
+        scal=np.zeros(VSCAL_SIZE, dtype=np.int64),
+        fireworks=np.zeros_like(s.fireworks),
+        discards=np.zeros_like(s.discards),
+        cards=np.full((p, h), -1, dtype=np.int32),
+        uids=np.full((p, h), -1, dtype=np.int32),
+        hand_len=np.zeros_like(s.hand_len),
+        col_plaus=np.zeros((p, h), dtype=np.int32),
+        rank_plaus=np.zeros((p, h), dtype=np.int32),
+        col_hint=np.full((p, h), -1, dtype=np.int32),
+        rank_hint=np.full((p, h), -1, dtype=np.int32),
+        hist=np.full_like(s.hist, -1),
+        hist_uids=np.full_like(s.hist_uids, -1),
+    )
+
+
+@njit
+def fill_view(s, seat, v, seer):
+    """Write into ``v`` what ``seat`` may see of state ``s`` (own cards only if ``seer``)."""
+    n_players = s.cfg[CFG_PLAYERS]
+    n_moves = s.scal[S_N_MOVES]
+    v.cfg[:] = s.cfg
+    v.scal[V_SEAT] = seat
+    v.scal[V_INFO] = s.scal[S_INFO]
+    v.scal[V_LIFE] = s.scal[S_LIFE]
+    v.scal[V_DECK] = s.cfg[CFG_N_CARDS] - s.scal[S_DECK_POS]
+    v.scal[V_CUR] = s.scal[S_CUR]
+    v.scal[V_N_MOVES] = n_moves
+    v.scal[V_DONE] = s.scal[S_DONE]
+    v.scal[V_FIREWORKS] = s.scal[S_FIREWORKS]
+    v.scal[V_SCORE] = score(s)
+    v.scal[V_SEER] = 1 if seer else 0
+    since = 0
+    for m in range(n_moves - 1, -1, -1):
+        if s.hist[m, H_ACTOR] == seat:
+            since = m + 1
+            break
+    v.scal[V_SINCE] = since
+    v.fireworks[:] = s.fireworks
+    v.discards[:] = s.discards
+    v.hand_len[:] = s.hand_len
+    v.uids[:, :] = s.hands
+    v.col_plaus[:, :] = s.col_plaus
+    v.rank_plaus[:, :] = s.rank_plaus
+    v.col_hint[:, :] = s.col_hint
+    v.rank_hint[:, :] = s.rank_hint
+    for p in range(n_players):
+        for k in range(s.hands.shape[1]):
+            uid = s.hands[p, k]
+            if uid < 0 or (p == seat and not seer):
+                v.cards[p, k] = -1
+            else:
+                v.cards[p, k] = s.deck[uid]
+    v.hist[:n_moves, :] = s.hist[:n_moves, :]
+    v.hist[n_moves:, :] = -1
+    v.hist_uids[:n_moves, :] = s.hist_uids[:n_moves, :]
+    v.hist_uids[n_moves:, :] = -1
+
+
+def observation_size(cfg: np.ndarray, obs_type: int) -> int:
+    """Length of the canonical observation vector for a configuration (ANCHORS.md §2.2)."""
+    p, c, r, h = (int(cfg[i]) for i in (CFG_PLAYERS, CFG_COLORS, CFG_RANKS, CFG_HAND))
+    n_cards = int(cfg[CFG_N_CARDS])
+    hands = (p - 1) * h * c * r + p
+    board = (n_cards - p * h) + c * r + int(cfg[CFG_MAX_INFO]) + int(cfg[CFG_MAX_LIFE])
+    discards = n_cards
+    last = p + 4 + p + c + r + h + h + c * r + 2
+    knowledge = 0 if obs_type == OBS_MINIMAL else p * h * (c * r + c + r)
+    return hands + board + discards + last + knowledge
+
+
+@njit
+def encode_observation(v, obs_type, out):
+    """Write HLE's canonical encoding of view ``v`` to ``out`` (zeroed here); return its length.
+
+    ``obs_type``: ``OBS_MINIMAL`` (no card-knowledge section), ``OBS_CARD_KNOWLEDGE`` or
+    ``OBS_SEER`` (every card's knowledge shows the true card, as if fully revealed; needs a
+    seer view). Sections and their index ranges are documented in :mod:`hanabi_env.env`.
+    """
+    out[:] = 0
+    n_players = v.cfg[CFG_PLAYERS]
+    n_colors = v.cfg[CFG_COLORS]
+    n_ranks = v.cfg[CFG_RANKS]
+    h = v.cfg[CFG_HAND]
+    n_cards = v.cfg[CFG_N_CARDS]
+    bits = n_colors * n_ranks
+    seat = v.scal[V_SEAT]
+    off = 0
+    # 1. hands of the other players, nearest next player first
+    for rel in range(1, n_players):
+        p = (seat + rel) % n_players
+        for k in range(v.hand_len[p]):
+            out[off + k * bits + v.cards[p, k]] = 1
+        off += h * bits
+    for rel in range(n_players):
+        p = (seat + rel) % n_players
+        if v.hand_len[p] < h:
+            out[off + rel] = 1
+    off += n_players
+    # 2. board: deck thermometer, fireworks one-hot, info and life thermometers
+    for i in range(v.scal[V_DECK]):
+        out[off + i] = 1
+    off += n_cards - n_players * h
+    for c in range(n_colors):
+        if v.fireworks[c] > 0:
+            out[off + v.fireworks[c] - 1] = 1
+        off += n_ranks
+    for i in range(v.scal[V_INFO]):
+        out[off + i] = 1
+    off += v.cfg[CFG_MAX_INFO]
+    for i in range(v.scal[V_LIFE]):
+        out[off + i] = 1
+    off += v.cfg[CFG_MAX_LIFE]
+    # 3. discards: per card a thermometer as wide as its copy count, colour-major
+    for c in range(n_colors):
+        for r in range(n_ranks):
+            for i in range(v.discards[c * n_ranks + r]):
+                out[off + i] = 1
+            off += copies_of_rank(n_ranks, r)
+    # 4. last action (the most recent move; deals are not moves here)
+    n_moves = v.scal[V_N_MOVES]
+    if n_moves > 0:
+        rec = v.hist[n_moves - 1]
+        kind = rec[H_KIND]
+        out[off + (rec[H_ACTOR] - seat) % n_players] = 1
+        off += n_players
+        out[off + kind] = 1
+        off += 4
+        if kind == REVEAL_COLOR or kind == REVEAL_RANK:
+            out[off + (rec[H_TARGET] - seat) % n_players] = 1
+        off += n_players
+        if kind == REVEAL_COLOR:
+            out[off + rec[H_COLOR]] = 1
+        off += n_colors
+        if kind == REVEAL_RANK:
+            out[off + rec[H_RANK]] = 1
+        off += n_ranks
+        if kind == REVEAL_COLOR or kind == REVEAL_RANK:
+            for k in range(h):
+                if (rec[H_TOUCHED] >> k) & 1:
+                    out[off + k] = 1
+        off += h
+        if kind == PLAY or kind == DISCARD:
+            out[off + rec[H_SLOT]] = 1
+        off += h
+        if kind == PLAY or kind == DISCARD:
+            out[off + rec[H_CARD]] = 1
+        off += bits
+        if kind == PLAY:
+            if rec[H_SCORED]:
+                out[off] = 1
+            if rec[H_TOKEN]:
+                out[off + 1] = 1
+        off += 2
+    else:
+        off += n_players + 4 + n_players + n_colors + n_ranks + 2 * h + bits + 2
+    if obs_type == OBS_MINIMAL:
+        return off
+    # 5. card knowledge, observer first
+    per_card = bits + n_colors + n_ranks
+    for rel in range(n_players):
+        p = (seat + rel) % n_players
+        for k in range(v.hand_len[p]):
+            if obs_type == OBS_SEER:
+                card = v.cards[p, k]
+                out[off + card] = 1
+                out[off + bits + card // n_ranks] = 1
+                out[off + bits + n_colors + card % n_ranks] = 1
+            else:
+                cm = v.col_plaus[p, k]
+                rm = v.rank_plaus[p, k]
+                for c in range(n_colors):
+                    if (cm >> c) & 1:
+                        for r in range(n_ranks):
+                            if (rm >> r) & 1:
+                                out[off + c * n_ranks + r] = 1
+                if v.col_hint[p, k] >= 0:
+                    out[off + bits + v.col_hint[p, k]] = 1
+                if v.rank_hint[p, k] >= 0:
+                    out[off + bits + n_colors + v.rank_hint[p, k]] = 1
+            off += per_card
+        off += (h - v.hand_len[p]) * per_card
+    return off
+
+
+@njit
+def observe_into(s, seat, v, obs_type, out):
+    """Fill the view buffer ``v`` for ``seat`` and encode it into ``out``; return the length."""
+    fill_view(s, seat, v, obs_type == OBS_SEER)
+    return encode_observation(v, obs_type, out)
+
+
+def lenient_of(cfg: np.ndarray) -> bool:
+    """Whether a configuration vector uses lenient scoring."""
+    return bool(cfg[CFG_LENIENT])
+
+
+__all__ = [
+    "OBSERVATION_TYPES",
+    "View",
+    "encode_observation",
+    "fill_view",
+    "new_view",
+    "observation_size",
+    "observe_into",
+]
+
