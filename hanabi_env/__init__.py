@@ -1,0 +1,23 @@
+"""Hanabi as a PettingZoo AEC environment on a compiled (numba) engine.
+
+A drop-in for PettingZoo's ``classic/hanabi-v5``: ``hanabi_env.env(**kwargs)`` and
+``hanabi_env.raw_env(**kwargs)``. The engine is usable without the AEC layer through
+:class:`HanabiGame`; every seat decides from a read-only :class:`PlayerView`. See
+:mod:`hanabi_env.env` for the property table, observation layout and action table.
+"""
+
+from hanabi_env.config import HanabiConfig
+from hanabi_env.env import env, raw_env
+from hanabi_env.game import HanabiGame, Move, PlayerView, metrics_from_counters
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "HanabiConfig",
+    "HanabiGame",
+    "Move",
+    "PlayerView",
+    "env",
+    "metrics_from_counters",
+    "raw_env",
+]

@@ -627,7 +627,9 @@ def apply_move(s, action):
             s.scal[S_INFO] += 1
             rec[H_TOKEN] = 1
         _remove_from_hand(s, cur, slot)
-        _draw(s, cur)
+        # HLE deals no replacement once the game is over (last life lost, or maximum score).
+        if s.scal[S_LIFE] > 0 and s.scal[S_FIREWORKS] < n_colors * n_ranks:
+            _draw(s, cur)
     else:
         cnt[C_HINTS_GIVEN] += 1.0
         s.scal[S_INFO] -= 1

@@ -1,0 +1,114 @@
+"""Game configuration and its validation (hanabi_v5's bounds, ANCHORS.md §1)."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import asdict, dataclass
+
+from hanabi_env._engine import n_cards_of
+
+SCORING_VARIANTS = ("strict", "lenient")
+OBSERVATION_TYPE_NAMES = ("minimal", "card_knowledge", "seer")
+
+
+def _check_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def _check_range(name: str, value: int, lo: int, hi: int | None = None) -> None:
+    if value < lo or (hi is not None and value > hi):
+        allowed = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name}={value} is out of range; allowed: {allowed}")
+
+
+@dataclass(frozen=True)
+class HanabiConfig:
+    """A validated Hanabi configuration.
+
+    Attributes:
+        colors: Number of colours, in [2, 5].
+        ranks: Number of ranks, in [2, 5].
+        players: Number of players, in [2, 5] and at most ``colors`` (hanabi_v5's rule).
+        hand_size: Cards per hand, in [2, 5] (hanabi_v5 keeps 5 for 4-5 players; the papers and
+            HLE's default use 4 there).
+        max_information_tokens: Information (hint) tokens, >= 0.
+        max_life_tokens: Life tokens, >= 1.
+        observation_type: ``"minimal"``, ``"card_knowledge"`` or ``"seer"`` (ANCHORS.md §2.2).
+        random_start_player: Whether the first player is drawn at random on each reset.
+        scoring: ``"strict"`` (0 once the lives run out, as HLE/PettingZoo) or ``"lenient"``
+            (keep the fireworks total, as the papers' Java framework; PAPERS.md §1).
+
+    Raises:
+        TypeError: A parameter has the wrong type.
+        ValueError: A parameter is out of range; the message names it and the allowed range.
+    """
+
+    colors: int = 5
+    ranks: int = 5
+    players: int = 2
+    hand_size: int = 5
+    max_information_tokens: int = 8
+    max_life_tokens: int = 3
+    observation_type: str = "card_knowledge"
+    random_start_player: bool = False
+    scoring: str = "strict"
+
+    def __post_init__(self) -> None:
+        """Validate every field (see the class docstring)."""
+        colors = _check_int("colors", self.colors)
+        ranks = _check_int("ranks", self.ranks)
+        players = _check_int("players", self.players)
+        hand_size = _check_int("hand_size", self.hand_size)
+        info = _check_int("max_information_tokens", self.max_information_tokens)
+        life = _check_int("max_life_tokens", self.max_life_tokens)
+        _check_range("colors", colors, 2, 5)
+        _check_range("ranks", ranks, 2, 5)
+        _check_range("players", players, 2, 5)
+        if players > colors:
+            raise ValueError(
+                f"players={players} is out of range; allowed: players <= colors (colors={colors})"
+            )
+        _check_range("hand_size", hand_size, 2, 5)
+        _check_range("max_information_tokens", info, 0)
+        _check_range("max_life_tokens", life, 1)
+        if players * hand_size > n_cards_of(colors, ranks):
+            raise ValueError(
+                f"hand_size={hand_size} is out of range; allowed: players * hand_size <= "
+                f"{n_cards_of(colors, ranks)} cards in the deck"
+            )
+        if not isinstance(self.observation_type, str):
+            raise TypeError(
+                f"observation_type must be a str, got {type(self.observation_type).__name__}"
+            )
+        if self.observation_type not in OBSERVATION_TYPE_NAMES:
+            raise ValueError(
+                f"observation_type={self.observation_type!r} is not allowed; allowed: "
+                f"{', '.join(OBSERVATION_TYPE_NAMES)}"
+            )
+        if not isinstance(self.random_start_player, (bool, numbers.Integral)):
+            raise TypeError("random_start_player must be a bool")
+        if not isinstance(self.scoring, str) or self.scoring not in SCORING_VARIANTS:
+            raise ValueError(
+                f"scoring={self.scoring!r} is not allowed; allowed: {', '.join(SCORING_VARIANTS)}"
+            )
+
+    @property
+    def lenient(self) -> bool:
+        """Whether the fireworks total is kept when the lives run out."""
+        return self.scoring == "lenient"
+
+    @property
+    def n_cards(self) -> int:
+        """Cards in the deck (50 for 5 colours x 5 ranks)."""
+        return n_cards_of(self.colors, self.ranks)
+
+    @property
+    def max_score(self) -> int:
+        """Highest possible score, ``colors * ranks``."""
+        return self.colors * self.ranks
+
+    def as_dict(self) -> dict:
+        """The configuration as a plain dict (JSON-serialisable)."""
+        return asdict(self)

@@ -1,0 +1,358 @@
+# noqa: D212, D415
+"""
+# Hanabi (`hanabi_env`, version 1)
+
+A drop-in replacement for PettingZoo's `classic/hanabi-v5`: same constructor, observation layout
+(HLE's canonical encoding, bit for bit) and action order, on a pure-Python/numba engine (no
+C++ build), with the defects of hanabi_v5 fixed (ANCHORS.md §1) and each seat's behaviour
+metrics in `infos`.
+
+| Property             | Value                                                        |
+|----------------------|--------------------------------------------------------------|
+| Import               | `import hanabi_env; hanabi_env.env(**kwargs)`                |
+| Actions              | Discrete                                                     |
+| Parallel API         | No (turn-based AEC)                                          |
+| Manual Control       | Yes (terminal play, `render_mode="ansi"`)                    |
+| Agents               | `agents = ['player_0', ..., 'player_{players-1}']`           |
+| Action Shape         | `Discrete(2h + (p-1)(c+r))`: 20 for the 2-player default     |
+| Observation Shape    | `(658,)` for the 2-player default with card knowledge        |
+| Observation Values   | {0, 1}, dtype int8                                           |
+| Action Mask          | `observation["action_mask"]`, int8, zeros for agents off turn|
+
+## Arguments
+
+`raw_env(colors=5, ranks=5, players=2, hand_size=5, max_information_tokens=8,
+max_life_tokens=3, observation_type="card_knowledge", random_start_player=False,
+render_mode=None, scoring="strict")`
+
+| argument | allowed | meaning |
+|---|---|---|
+| `colors`, `ranks` | 2..5 | deck of `colors x ranks` cards; per colour 3 of rank 1, 1 of the top rank, 2 else |
+| `players` | 2..5, `<= colors` | number of agents |
+| `hand_size` | 2..5, `players*hand_size <= deck` | cards per hand (hanabi_v5 keeps 5 for 4-5 players; the papers use 4) |
+| `max_information_tokens` | >= 0 | hint tokens |
+| `max_life_tokens` | >= 1 | lives |
+| `observation_type` | `"minimal"`, `"card_knowledge"`, `"seer"` | see the layout below |
+| `random_start_player` | bool | draw the first player from the reset seed (honoured in `agent_selection`) |
+| `render_mode` | `None`, `"ansi"`, `"human"` | `"ansi"`: `render()` returns the text board; `"human"`: prints it |
+| `scoring` | `"strict"`, `"lenient"` | strict (HLE/PettingZoo): the score drops to 0 when the lives run out; lenient (the papers' Java framework, PAPERS.md §1): the fireworks total is kept |
+
+Invalid arguments raise `ValueError` naming the parameter and the allowed range (`TypeError`
+for a wrong type).
+
+## Observation layout
+
+`observe(agent)` returns `{"observation": int8 (n,), "action_mask": int8 (n_actions,)}`. The
+vector is HLE's canonical encoding (ANCHORS.md §2.2), verified bit for bit against OpenSpiel's
+`hanabi` game in the tests. With p players, c colours, r ranks, hand size h, N cards, I
+information and L life tokens (2-player default ranges in brackets):
+
+| section | length | default indices | content |
+|---|---|---|---|
+| other hands | (p-1)·h·c·r | 0-124 | other players' cards, nearest next player first; one-hot `colour*r + rank` per slot, empty slots zero |
+| missing cards | p | 125-126 | 1 where that player (observer first) holds fewer than h cards |
+| deck size | N - p·h | 127-166 | thermometer of the cards left in the deck |
+| fireworks | c·r | 167-191 | per colour (R, Y, G, W, B) a one-hot of the top rank, zero when empty |
+| information tokens | I | 192-199 | thermometer |
+| life tokens | L | 200-202 | thermometer |
+| discards | N | 203-252 | per colour and rank a thermometer as wide as the copy count (3,2,2,2,1), colour-major |
+| last move: actor | p | 253-254 | observer-relative seat of the most recent move's actor |
+| last move: type | 4 | 255-258 | play, discard, reveal colour, reveal rank |
+| last move: target | p | 259-260 | observer-relative target of a reveal |
+| last move: colour | c | 261-265 | colour revealed |
+| last move: rank | r | 266-270 | rank revealed |
+| last move: touched | h | 271-275 | slots a reveal touched |
+| last move: slot | h | 276-280 | slot played or discarded |
+| last move: card | c·r | 281-305 | card played or discarded |
+| last move: scored | 1 | 306 | the play added to a firework |
+| last move: token | 1 | 307 | the play returned an information token |
+| card knowledge | p·h·(c·r+c+r) | 308-657 | per player (observer first) and slot: c·r bits "still plausible" from hints (colour set x rank set), c bits colour revealed, r bits rank revealed; absent with `"minimal"`; with `"seer"` every card shows its true identity as if fully revealed |
+
+All zeros in the last-move block before the first move. Sizes: 658 / 308 / 658 (2 players,
+card knowledge / minimal / seer); 956, 1041, 1280 for 3, 4, 5 players with HLE hand sizes.
+
+## Actions (HLE move-uid order, ANCHORS.md §2.3)
+
+| action id | move |
+|---|---|
+| `0 .. h-1` | discard the card in slot i (slot 0 = oldest card) |
+| `h .. 2h-1` | play the card in slot i - h |
+| `2h + (off-1)·c + colour` | reveal a colour to the player `off` seats ahead (off = 1..p-1) |
+| `2h + (p-1)·c + (off-1)·r + rank` | reveal a rank to the player `off` seats ahead |
+
+2-player default: 0-4 discard, 5-9 play, 10-14 reveal R Y G W B, 15-19 reveal rank 1-5.
+
+## Rewards, ends, infos
+
+* Every step, every agent receives the change in score. With strict scoring the step that loses
+  the last life pays minus the score so far, so an episode's return is the final score.
+* The game terminates at its real end (lives gone, all fireworks complete, or one more turn
+  each after the deck ran out); it is never truncated.
+* `infos[agent]` holds `action_mask`, that seat's behaviour metrics so far in the current game —
+  `communicativeness` (hints given / turns with a hint token available), `ipp` (mean attributes
+  known about the cards it played, / 2), `risk_aversion` (mean P(playable) of its plays) — as
+  floats in [0, 1] or **`None` where undefined** (no hint opportunity / no play yet), the raw
+  counts they come from (RULES.md §5), and `score`.
+* Illegal or out-of-range actions: `raw_env` raises `ValueError` naming the action and the legal
+  ones (the state is unchanged); `env()` applies PettingZoo's `TerminateIllegalWrapper` (the game
+  ends, -1 for the mover). A non-integer action raises `TypeError` in both. Stepping an agent
+  after the end follows PettingZoo's dead-step convention (`action=None`).
+
+## Player view
+
+`env.unwrapped.view(agent)` returns a read-only :class:`hanabi_env.PlayerView`: other hands,
+every player's hint knowledge (never the viewer's own cards), fireworks, discards, tokens, deck
+size, and the moves so far (`moves`, `moves_since_last_turn`). The observation vector is a pure
+encoding of it (`view.encode()`). Rule-based policies decide from it.
+
+## Version history
+
+* v1 (0.1.0): first release: engine matching HLE rules, canonical observations bit-identical to
+  OpenSpiel for all three observation types, strict/lenient scoring, behaviour metrics in
+  `infos`, player views, ansi rendering. Fixes relative to PettingZoo hanabi_v5: no premature
+  truncation (hanabi_v5 truncated most full-length games), `random_start_player` honoured in
+  `agent_selection`, fresh terminal observations, `Box(0, 1, int8)` observation space,
+  documented 3+-player action order.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.base import BaseWrapper
+
+from hanabi_env import _engine as E
+from hanabi_env import _view as V
+from hanabi_env.config import HanabiConfig
+from hanabi_env.game import HanabiGame, PlayerView
+
+__all__ = ["env", "raw_env"]
+
+
+class ActionTypeWrapper(BaseWrapper):
+    """Raise ``TypeError`` for a non-integer action on a live agent (before bounds checks)."""
+
+    def step(self, action) -> None:
+        """Check the action's type, then step the wrapped env."""
+        agent = self.agent_selection
+        live = not (self.terminations.get(agent, False) or self.truncations.get(agent, False))
+        if live and (isinstance(action, bool) or not isinstance(action, numbers.Integral)):
+            raise TypeError(f"action must be an int, got {type(action).__name__} {action!r}")
+        super().step(action)
+
+
+def env(**kwargs) -> AECEnv:
+    """Hanabi with PettingZoo's standard wrappers, like ``hanabi_v5.env()``.
+
+    ``raw_env(**kwargs)`` wrapped by ``TerminateIllegalWrapper(illegal_reward=-1)`` ->
+    ``AssertOutOfBoundsWrapper`` -> :class:`ActionTypeWrapper` -> ``OrderEnforcingWrapper``.
+    """
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = ActionTypeWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
+    """Hanabi as a PettingZoo AEC environment (see the module docstring for the full doc).
+
+    Args:
+        colors, ranks, players, hand_size, max_information_tokens, max_life_tokens,
+        observation_type, random_start_player: as PettingZoo ``hanabi_v5`` (ANCHORS.md §1).
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        scoring: ``"strict"`` (default) or ``"lenient"``.
+
+    Raises:
+        ValueError: A parameter is out of range (the message names it and the allowed range).
+        TypeError: A parameter has the wrong type.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "hanabi_env_v1",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        colors: int = 5,
+        ranks: int = 5,
+        players: int = 2,
+        hand_size: int = 5,
+        max_information_tokens: int = 8,
+        max_life_tokens: int = 3,
+        observation_type: str = "card_knowledge",
+        random_start_player: bool = False,
+        render_mode: str | None = None,
+        scoring: str = "strict",
+    ):
+        """Validate the configuration and build spaces (see the class docstring)."""
+        EzPickle.__init__(
+            self,
+            colors=colors,
+            ranks=ranks,
+            players=players,
+            hand_size=hand_size,
+            max_information_tokens=max_information_tokens,
+            max_life_tokens=max_life_tokens,
+            observation_type=observation_type,
+            random_start_player=random_start_player,
+            render_mode=render_mode,
+            scoring=scoring,
+        )
+        super().__init__()
+        self.config = HanabiConfig(
+            colors=colors,
+            ranks=ranks,
+            players=players,
+            hand_size=hand_size,
+            max_information_tokens=max_information_tokens,
+            max_life_tokens=max_life_tokens,
+            observation_type=observation_type,
+            random_start_player=random_start_player,
+            scoring=scoring,
+        )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed; allowed: None, "
+                + ", ".join(repr(m) for m in self.metadata["render_modes"])
+            )
+        self.render_mode = render_mode
+        self.game = HanabiGame(self.config)
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        n_actions = self.game.n_actions
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    0, 1, shape=(self.game.observation_size,), dtype=np.int8
+                ),
+                "action_mask": spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._np_random: np.random.Generator | None = None
+        self._obs_buf = np.zeros(self.game.observation_size, dtype=np.int8)
+        self._zero_mask = np.zeros(n_actions, dtype=np.int8)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The (cached) observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The (cached) action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game.
+
+        Args:
+            seed: Seeds the env's generator; each reset draws its deal seed from it, so a seeded
+                reset followed by unseeded ones is reproducible.
+            options: Optional ``{"deal_seed": int}`` to deal a specific game directly.
+        """
+        if seed is not None or self._np_random is None:
+            self._np_random = np.random.default_rng(seed)
+        deal_seed = int(self._np_random.integers(0, 2**62))
+        if options and "deal_seed" in options:
+            deal_seed = int(options["deal_seed"])
+        self.game.reset(deal_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._update_infos()
+
+    def _update_infos(self) -> None:
+        mask = self.game.legal_mask()
+        cur = self.game.current_player
+        score = self.game.score
+        self.infos = {}
+        for a in self.agents:
+            i = self._agent_index[a]
+            info = self.game.metrics(i)
+            info["score"] = score
+            info["action_mask"] = mask if i == cur else self._zero_mask.copy()
+            self.infos[a] = info
+
+    def step(self, action) -> None:
+        """Apply ``action`` for ``agent_selection`` (see the module docstring for errors)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+            raise TypeError(f"action must be an int, got {type(action).__name__} {action!r}")
+        action = int(action)
+        if not E.is_legal(self.game.state, action):
+            legal = self.game.legal_actions().tolist()
+            raise ValueError(
+                f"action {action} is illegal for {agent}"
+                + (
+                    f" ({self.game.action_to_string(action)})"
+                    if 0 <= action < self.game.n_actions
+                    else f" (out of range [0, {self.game.n_actions - 1}])"
+                )
+                + f"; legal actions: {legal}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        reward = float(self.game.step(action))
+        self.rewards = {a: reward for a in self.agents}
+        if self.game.is_terminal:
+            self.terminations = {a: True for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._accumulate_rewards()
+        self._update_infos()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict:
+        """``{"observation": int8 (n,), "action_mask": int8 (n_actions,)}`` for ``agent``."""
+        i = self._agent_index[agent]
+        obs = np.zeros(self.game.observation_size, dtype=np.int8)
+        V.observe_into(self.game.state, i, self.game._view_buf, self.game._obs_type, obs)
+        if i == self.game.current_player and not self.game.is_terminal:
+            mask = self.game.legal_mask()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def view(self, agent: str, seer: bool = False) -> PlayerView:
+        """Read-only :class:`PlayerView` of ``agent`` (never its own cards unless ``seer``)."""
+        if agent not in self._agent_index:
+            raise ValueError(f"agent={agent!r} is not one of {self.possible_agents}")
+        return self.game.view(self._agent_index[agent], seer=seer)
+
+    def render(self) -> str | None:
+        """Text board (``"ansi"`` returns it, ``"human"`` prints it)."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self.game.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def state(self) -> np.ndarray:
+        """Global seer-style state vector: the current player's seer observation (int8)."""
+        v = V.new_view(self.game.state)
+        out = np.zeros(V.observation_size(self.game.state.cfg, V.OBS_SEER), dtype=np.int8)
+        V.observe_into(self.game.state, self.game.current_player, v, V.OBS_SEER, out)
+        return out

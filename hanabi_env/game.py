@@ -1,0 +1,543 @@
+"""Python face of the engine: :class:`HanabiGame`, the read-only :class:`PlayerView` and moves.
+
+:class:`HanabiGame` drives the compiled kernels of :mod:`hanabi_env._engine` one move at a
+time, with validation, for users who want the engine without the AEC layer. Bulk evaluation
+calls the kernels directly (:func:`hanabi_env._engine.play_random_games`, ``agents``'
+evaluator).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from hanabi_env import _engine as E
+from hanabi_env import _view as V
+from hanabi_env.config import HanabiConfig
+
+COLOR_NAMES = "RYGWB"
+MOVE_KINDS = ("play", "discard", "reveal_color", "reveal_rank")
+
+
+def card_name(card: int, n_ranks: int) -> str:
+    """Human-readable card name such as ``"R1"`` (``"??"`` for -1)."""
+    if card < 0:
+        return "??"
+    return f"{COLOR_NAMES[card // n_ranks]}{card % n_ranks + 1}"
+
+
+@dataclass(frozen=True)
+class Move:
+    """One public move record.
+
+    Attributes:
+        index: Position in the game's move list (0-based).
+        actor: Absolute seat of the mover.
+        kind: ``"play"``, ``"discard"``, ``"reveal_color"`` or ``"reveal_rank"``.
+        action: The HLE move uid, as seen from the mover's seat.
+        target: Absolute seat a reveal was given to (-1 otherwise).
+        color: Colour revealed, or colour of the card played/discarded (-1 if none).
+        rank: Rank revealed (0-based), or rank of the card played/discarded (-1 if none).
+        slot: Slot played/discarded (-1 for reveals).
+        card: Card id played/discarded (-1 for reveals).
+        uid: Stable identity of the card played/discarded (-1 for reveals).
+        touched_slots: Target slots a reveal touched (empty otherwise).
+        touched_uids: Stable identities of the cards a reveal touched.
+        scored: Whether a play was added to a firework.
+        token_returned: Whether the move returned an information token.
+        information_tokens_before: Information tokens at the start of the move.
+        known_attributes: For plays/discards, colour + rank the mover knew (0-2), else -1.
+    """
+
+    index: int
+    actor: int
+    kind: str
+    action: int
+    target: int
+    color: int
+    rank: int
+    slot: int
+    card: int
+    uid: int
+    touched_slots: tuple[int, ...]
+    touched_uids: tuple[int, ...]
+    scored: bool
+    token_returned: bool
+    information_tokens_before: int
+    known_attributes: int
+
+
+def _moves_from(hist: np.ndarray, hist_uids: np.ndarray, start: int, stop: int) -> list[Move]:
+    out = []
+    for m in range(start, stop):
+        rec = hist[m]
+        touched = int(rec[E.H_TOUCHED])
+        is_reveal = rec[E.H_KIND] in (E.REVEAL_COLOR, E.REVEAL_RANK)
+        out.append(
+            Move(
+                index=m,
+                actor=int(rec[E.H_ACTOR]),
+                kind=MOVE_KINDS[int(rec[E.H_KIND])],
+                action=int(rec[E.H_ACTION]),
+                target=int(rec[E.H_TARGET]),
+                color=int(rec[E.H_COLOR]),
+                rank=int(rec[E.H_RANK]),
+                slot=int(rec[E.H_SLOT]),
+                card=int(rec[E.H_CARD]),
+                uid=int(rec[E.H_UID]),
+                touched_slots=tuple(k for k in range(32) if (touched >> k) & 1) if is_reveal else (),
+                touched_uids=tuple(int(u) for u in hist_uids[m] if u >= 0),
+                scored=bool(rec[E.H_SCORED] == 1),
+                token_returned=bool(rec[E.H_TOKEN] == 1),
+                information_tokens_before=int(rec[E.H_INFO_BEFORE]),
+                known_attributes=int(rec[E.H_KNOWN_ATTRS]),
+            )
+        )
+    return out
+
+
+class PlayerView:
+    """Everything one seat may see, read-only (STYLE.md lesson 2).
+
+    The viewer's own cards are structurally absent: :attr:`hands` holds -1 in the viewer's row
+    (``hands[seat]``), and no attribute or method returns them. Every array is a read-only copy.
+    The observation vector is a pure encoding of this view (:meth:`encode`).
+
+    Attributes:
+        seat: The viewer's absolute seat.
+        raw: The underlying :class:`hanabi_env._view.View` arrays (for compiled policies).
+    """
+
+    def __init__(self, raw: V.View, observation_type: int = V.OBS_CARD_KNOWLEDGE):
+        """Wrap view arrays (copied and made read-only)."""
+        arrays = []
+        for a in raw:
+            c = np.array(a, copy=True)
+            c.flags.writeable = False
+            arrays.append(c)
+        self.raw = V.View(*arrays)
+        self._observation_type = observation_type
+        self.seat = int(self.raw.scal[V.V_SEAT])
+
+    # --- configuration ---
+    @property
+    def n_players(self) -> int:
+        """Number of players."""
+        return int(self.raw.cfg[E.CFG_PLAYERS])
+
+    @property
+    def n_colors(self) -> int:
+        """Number of colours."""
+        return int(self.raw.cfg[E.CFG_COLORS])
+
+    @property
+    def n_ranks(self) -> int:
+        """Number of ranks."""
+        return int(self.raw.cfg[E.CFG_RANKS])
+
+    @property
+    def hand_size(self) -> int:
+        """Nominal hand size."""
+        return int(self.raw.cfg[E.CFG_HAND])
+
+    @property
+    def max_information_tokens(self) -> int:
+        """Maximum information tokens."""
+        return int(self.raw.cfg[E.CFG_MAX_INFO])
+
+    # --- public board ---
+    @property
+    def current_player(self) -> int:
+        """Absolute seat to move."""
+        return int(self.raw.scal[V.V_CUR])
+
+    @property
+    def information_tokens(self) -> int:
+        """Information tokens available."""
+        return int(self.raw.scal[V.V_INFO])
+
+    @property
+    def life_tokens(self) -> int:
+        """Life tokens left."""
+        return int(self.raw.scal[V.V_LIFE])
+
+    @property
+    def deck_size(self) -> int:
+        """Cards left in the deck."""
+        return int(self.raw.scal[V.V_DECK])
+
+    @property
+    def fireworks(self) -> np.ndarray:
+        """``(n_colors,)`` int32 firework heights (0 = empty)."""
+        return self.raw.fireworks
+
+    @property
+    def discard_counts(self) -> np.ndarray:
+        """``(n_colors * n_ranks,)`` int32 discarded copies per card id."""
+        return self.raw.discards
+
+    @property
+    def score(self) -> int:
+        """Current score under the game's scoring variant."""
+        return int(self.raw.scal[V.V_SCORE])
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return bool(self.raw.scal[V.V_DONE])
+
+    # --- hands and knowledge ---
+    @property
+    def hands(self) -> np.ndarray:
+        """``(n_players, hand_size)`` int32 card ids; -1 for empty slots and the viewer's row."""
+        return self.raw.cards
+
+    @property
+    def hand_lengths(self) -> np.ndarray:
+        """``(n_players,)`` int32 cards held by each player."""
+        return self.raw.hand_len
+
+    @property
+    def card_uids(self) -> np.ndarray:
+        """``(n_players, hand_size)`` int32 stable card identities (deck positions), -1 empty."""
+        return self.raw.uids
+
+    @property
+    def color_plausible(self) -> np.ndarray:
+        """``(n_players, hand_size, n_colors)`` bool: colours still plausible from hints."""
+        return self._bits(self.raw.col_plaus, self.n_colors)
+
+    @property
+    def rank_plausible(self) -> np.ndarray:
+        """``(n_players, hand_size, n_ranks)`` bool: ranks still plausible from hints."""
+        return self._bits(self.raw.rank_plaus, self.n_ranks)
+
+    @property
+    def plausible(self) -> np.ndarray:
+        """``(n_players, hand_size, n_colors, n_ranks)`` bool outer product (HLE card knowledge)."""
+        return self.color_plausible[..., :, None] & self.rank_plausible[..., None, :]
+
+    @property
+    def hinted_color(self) -> np.ndarray:
+        """``(n_players, hand_size)`` int32 colour explicitly revealed, -1 for none."""
+        return self.raw.col_hint
+
+    @property
+    def hinted_rank(self) -> np.ndarray:
+        """``(n_players, hand_size)`` int32 rank explicitly revealed, -1 for none."""
+        return self.raw.rank_hint
+
+    def _bits(self, masks: np.ndarray, n: int) -> np.ndarray:
+        out = (masks[..., None] >> np.arange(n)) & 1
+        return out.astype(bool)
+
+    # --- history ---
+    @property
+    def moves(self) -> list[Move]:
+        """Every move of the game so far, oldest first."""
+        return _moves_from(self.raw.hist, self.raw.hist_uids, 0, int(self.raw.scal[V.V_N_MOVES]))
+
+    @property
+    def moves_since_last_turn(self) -> list[Move]:
+        """The moves made since this seat's previous move (all moves if it has not moved)."""
+        return _moves_from(
+            self.raw.hist,
+            self.raw.hist_uids,
+            int(self.raw.scal[V.V_SINCE]),
+            int(self.raw.scal[V.V_N_MOVES]),
+        )
+
+    # --- encodings ---
+    def encode(self, observation_type: str | None = None) -> np.ndarray:
+        """HLE canonical observation vector of this view (int8, ANCHORS.md §2.2).
+
+        Args:
+            observation_type: ``"minimal"`` or ``"card_knowledge"``; defaults to the env's type.
+                ``"seer"`` needs a seer view (see :meth:`HanabiGame.view`).
+
+        Raises:
+            ValueError: Unknown type, or ``"seer"`` on a view without the viewer's cards.
+        """
+        ot = self._observation_type if observation_type is None else _obs_type(observation_type)
+        if ot == V.OBS_SEER and not self.raw.scal[V.V_SEER]:
+            raise ValueError("observation_type='seer' needs a seer view (view(seat, seer=True))")
+        out = np.zeros(V.observation_size(self.raw.cfg, ot), dtype=np.int8)
+        V.encode_observation(self.raw, ot, out)
+        return out
+
+    def __repr__(self) -> str:
+        """Short description."""
+        return (
+            f"PlayerView(seat={self.seat}, current_player={self.current_player}, "
+            f"fireworks={self.fireworks.tolist()}, info={self.information_tokens}, "
+            f"life={self.life_tokens}, deck={self.deck_size})"
+        )
+
+
+def _obs_type(name: str) -> int:
+    if name not in V.OBSERVATION_TYPES:
+        raise ValueError(
+            f"observation_type={name!r} is not allowed; allowed: {', '.join(V.OBSERVATION_TYPES)}"
+        )
+    return V.OBSERVATION_TYPES[name]
+
+
+def metrics_from_counters(counters: np.ndarray) -> dict:
+    """Behaviour metrics of one seat from its counters (RULES.md §5).
+
+    Args:
+        counters: ``(N_COUNTERS,)`` float64 counters of one seat (``State.counters[seat]``).
+
+    Returns:
+        A dict with the raw counts (``hint_opportunities``, ``hints_given``, ``plays``,
+        ``sum_known_attrs``, ``sum_p_playable``, ``discards``, ``sum_discard_pos``, ``turns``)
+        and ``communicativeness`` = hints_given / hint_opportunities, ``ipp`` =
+        sum_known_attrs / (2 * plays) and ``risk_aversion`` = sum_p_playable / plays, each in
+        [0, 1], or ``None`` where the denominator is 0 ([CoG19], [Bayes21] via PAPERS.md §3).
+    """
+    d = {name: float(counters[i]) for i, name in enumerate(E.COUNTER_NAMES)}
+    for key in ("hint_opportunities", "hints_given", "plays", "discards", "turns"):
+        d[key] = int(d[key])
+    d["communicativeness"] = _ratio(d["hints_given"], d["hint_opportunities"])
+    d["ipp"] = _ratio(d["sum_known_attrs"], 2 * d["plays"])
+    d["risk_aversion"] = _ratio(d["sum_p_playable"], d["plays"])
+    return d
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return None if den == 0 else float(num) / float(den)
+
+
+class HanabiGame:
+    """One Hanabi game on the compiled engine, without any RL API.
+
+    Args:
+        config: A :class:`HanabiConfig`; or pass its fields as keyword arguments.
+
+    Example:
+        >>> g = HanabiGame(players=2, scoring="lenient")
+        >>> g.reset(seed=0)
+        >>> while not g.is_terminal:
+        ...     _ = g.step(int(g.legal_actions()[0]))
+    """
+
+    def __init__(self, config: HanabiConfig | None = None, **kwargs):
+        """Allocate the state for ``config`` (or ``HanabiConfig(**kwargs)``)."""
+        if config is None:
+            config = HanabiConfig(**kwargs)
+        elif kwargs:
+            raise TypeError("pass either config or keyword arguments, not both")
+        self.config = config
+        self.state = E.new_state(
+            config.players,
+            config.colors,
+            config.ranks,
+            config.hand_size,
+            config.max_information_tokens,
+            config.max_life_tokens,
+            config.lenient,
+        )
+        self._view_buf = V.new_view(self.state)
+        self._mask = np.zeros(self.n_actions, dtype=np.int8)
+        self._obs_type = V.OBSERVATION_TYPES[config.observation_type]
+        self._dealt = False
+
+    @property
+    def n_actions(self) -> int:
+        """Size of the action space, ``2h + (p - 1)(c + r)``."""
+        return int(self.state.cfg[E.CFG_N_ACTIONS])
+
+    @property
+    def observation_size(self) -> int:
+        """Length of the observation vector for the configured observation type."""
+        return V.observation_size(self.state.cfg, self._obs_type)
+
+    def reset(self, seed: int, start_player: int | None = None) -> None:
+        """Deal a new game from ``seed`` (a non-negative int; same seed, same deal).
+
+        Args:
+            seed: Deal seed, ``0 <= seed < 2**62``.
+            start_player: Seat to move first; default 0, or drawn from the seed when the
+                configuration has ``random_start_player``.
+
+        Raises:
+            TypeError: ``seed`` is not an int.
+            ValueError: ``seed`` or ``start_player`` out of range.
+        """
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+        if not 0 <= int(seed) < 2**62:
+            raise ValueError(f"seed={seed} is out of range; allowed: [0, 2**62)")
+        E.reset_state(self.state, int(seed), bool(self.config.random_start_player))
+        if start_player is not None:
+            if not 0 <= start_player < self.config.players:
+                raise ValueError(
+                    f"start_player={start_player} is out of range; allowed: "
+                    f"[0, {self.config.players - 1}]"
+                )
+            self.state.scal[E.S_CUR] = start_player
+            self.state.scal[E.S_START] = start_player
+        self._dealt = True
+
+    def reset_with_deck(self, deck, start_player: int = 0) -> None:
+        """Start a game with an explicit deck order (card ids, first dealt first).
+
+        Raises:
+            ValueError: ``deck`` is not a permutation of this configuration's cards.
+        """
+        deck = np.asarray(deck, dtype=np.int32)
+        s = self.state
+        E.fill_ordered_deck(s)
+        if deck.shape != s.deck.shape or not np.array_equal(np.sort(deck), np.sort(s.deck)):
+            raise ValueError(
+                f"deck must be a permutation of the {self.config.n_cards} cards of this "
+                "configuration"
+            )
+        E.reset_with_deck(s, deck, int(start_player))
+        self._dealt = True
+
+    def _require_dealt(self) -> None:
+        if not self._dealt:
+            raise RuntimeError("call reset(seed) before using the game")
+
+    # --- queries ---
+    @property
+    def current_player(self) -> int:
+        """Absolute seat to move."""
+        return int(self.state.scal[E.S_CUR])
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return bool(self.state.scal[E.S_DONE])
+
+    @property
+    def score(self) -> int:
+        """Score under the configured variant (strict: 0 once the lives run out)."""
+        return int(E.score(self.state))
+
+    @property
+    def fireworks_total(self) -> int:
+        """Sum of the fireworks (the lenient score)."""
+        return int(self.state.scal[E.S_FIREWORKS])
+
+    @property
+    def n_moves(self) -> int:
+        """Moves made so far."""
+        return int(self.state.scal[E.S_N_MOVES])
+
+    def legal_mask(self) -> np.ndarray:
+        """``(n_actions,)`` int8, 1 for each legal move of the seat to move (zeros at the end)."""
+        self._require_dealt()
+        E.legal_mask(self.state, self._mask)
+        return self._mask.copy()
+
+    def legal_actions(self) -> np.ndarray:
+        """Legal move uids of the seat to move, ascending (int64)."""
+        return np.flatnonzero(self.legal_mask())
+
+    def step(self, action: int) -> int:
+        """Apply ``action`` for the seat to move and return the score change.
+
+        Raises:
+            TypeError: ``action`` is not an int.
+            ValueError: The game is over, or ``action`` is illegal or out of range (the
+                message lists the legal actions). The state is unchanged.
+        """
+        self._require_dealt()
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+            raise TypeError(f"action must be an int, got {type(action).__name__} {action!r}")
+        if self.is_terminal:
+            raise ValueError("the game is over; call reset()")
+        if not E.is_legal(self.state, int(action)):
+            raise ValueError(
+                f"action {action} ({self.action_to_string(int(action))}) is illegal for "
+                f"player_{self.current_player}; legal actions: {self.legal_actions().tolist()}"
+            )
+        return int(E.apply_move(self.state, int(action)))
+
+    def view(self, seat: int, seer: bool = False) -> PlayerView:
+        """Read-only :class:`PlayerView` of ``seat`` (with its own cards only if ``seer``)."""
+        self._require_dealt()
+        if not 0 <= seat < self.config.players:
+            raise ValueError(f"seat={seat} is out of range; allowed: [0, {self.config.players - 1}]")
+        V.fill_view(self.state, seat, self._view_buf, seer)
+        return PlayerView(self._view_buf, self._obs_type)
+
+    def observation(self, seat: int) -> np.ndarray:
+        """Canonical observation vector (int8) of ``seat`` for the configured type."""
+        self._require_dealt()
+        out = np.zeros(self.observation_size, dtype=np.int8)
+        V.observe_into(self.state, seat, self._view_buf, self._obs_type, out)
+        return out
+
+    def metrics(self, seat: int) -> dict:
+        """Behaviour counters and metrics of ``seat`` in this game (see ``metrics_from_counters``)."""
+        return metrics_from_counters(self.state.counters[seat])
+
+    def action_to_string(self, action: int, seat: int | None = None) -> str:
+        """Describe a move uid from ``seat``'s perspective (default: the seat to move)."""
+        cfg = self.state.cfg
+        if not 0 <= action < self.n_actions:
+            return f"<out of range: {action}>"
+        cur = self.current_player if seat is None else seat
+        kind, slot, target, color, rank = E.decode_action(cfg, cur, action)
+        if kind == E.PLAY:
+            return f"play slot {slot}"
+        if kind == E.DISCARD:
+            return f"discard slot {slot}"
+        if kind == E.REVEAL_COLOR:
+            return f"reveal {COLOR_NAMES[color]} to player_{target}"
+        return f"reveal rank {rank + 1} to player_{target}"
+
+    def render(self, seat: int | None = None) -> str:
+        """Readable text board; ``seat`` hides that player's cards (default: show all)."""
+        self._require_dealt()
+        s = self.state
+        n_ranks = self.config.ranks
+        lines = []
+        end = "  (game over)" if self.is_terminal else ""
+        lines.append(
+            f"Score {self.score}  Info {int(s.scal[E.S_INFO])}/{self.config.max_information_tokens}"
+            f"  Lives {int(s.scal[E.S_LIFE])}/{self.config.max_life_tokens}"
+            f"  Deck {self.config.n_cards - int(s.scal[E.S_DECK_POS])}{end}"
+        )
+        lines.append(
+            "Fireworks: "
+            + " ".join(
+                f"{COLOR_NAMES[c]}{int(s.fireworks[c])}" for c in range(self.config.colors)
+            )
+        )
+        for p in range(self.config.players):
+            marker = "->" if p == self.current_player and not self.is_terminal else "  "
+            cards = []
+            for k in range(int(s.hand_len[p])):
+                name = "XX" if p == seat else card_name(int(E.card_of(s, p, k)), n_ranks)
+                know = "".join(
+                    COLOR_NAMES[c] for c in range(self.config.colors) if (s.col_plaus[p, k] >> c) & 1
+                ) + "".join(
+                    str(r + 1) for r in range(n_ranks) if (s.rank_plaus[p, k] >> r) & 1
+                )
+                cards.append(f"{name}|{know}")
+            lines.append(f"{marker} player_{p}: " + "  ".join(cards))
+        disc = [
+            f"{card_name(c, n_ranks)}x{int(n)}" for c, n in enumerate(s.discards) if n > 0
+        ]
+        lines.append("Discards: " + (" ".join(disc) if disc else "-"))
+        if self.n_moves:
+            rec = s.hist[self.n_moves - 1]
+            actor = int(rec[E.H_ACTOR])
+            desc = self.action_to_string(int(rec[E.H_ACTION]), seat=actor)
+            if rec[E.H_KIND] in (E.PLAY, E.DISCARD):
+                desc += f" ({card_name(int(rec[E.H_CARD]), n_ranks)}"
+                desc += ", scored)" if rec[E.H_SCORED] == 1 else ")"
+            lines.append(f"Last move: player_{actor} {desc}")
+        return "\n".join(lines)
+
+
+def nan_if_none(x: float | None) -> float:
+    """``None`` -> NaN, for numeric aggregation of metric dicts."""
+    return math.nan if x is None else float(x)
