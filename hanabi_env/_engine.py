@@ -326,8 +326,7 @@ def reset_with_deck(s, deck, start_player):
     s.rank_plaus[:, :] = 0
     s.col_hint[:, :] = -1
     s.rank_hint[:, :] = -1
-    s.hist[:, :] = -1
-    s.hist_uids[:, :] = -1
+    # history rows are overwritten when a move is appended; readers stop at S_N_MOVES
     s.counters[:, :] = 0.0
     for p in range(n_players):
         for _ in range(s.cfg[CFG_HAND]):
@@ -707,3 +706,18 @@ def play_random_games(s, n_games, seed, out_scores):
             steps += 1
         out_scores[g] = score(s)
     return steps
+
+
+@njit
+def step_checked(s, action, mask_out):
+    """One AEC step in a single kernel call: check, apply, refresh the legal mask.
+
+    Returns ``(ok, reward)``: ``ok`` is False (and nothing changes) if ``action`` is illegal or
+    out of range. ``mask_out`` (int8, ``(n_actions,)``) receives the legal moves of the seat to
+    move after the step (zeros at the end of the game).
+    """
+    if not is_legal(s, action):
+        return False, 0
+    reward = apply_move(s, action)
+    legal_mask(s, mask_out)
+    return True, reward

@@ -1,6 +1,4 @@
-# noqa: D212, D415
-"""
-# Hanabi (`hanabi_env`, version 1)
+"""# Hanabi (`hanabi_env`, version 1)
 
 A drop-in replacement for PettingZoo's `classic/hanabi-v5`: same constructor, observation layout
 (HLE's canonical encoding, bit for bit) and action order, on a pure-Python/numba engine (no
@@ -124,7 +122,6 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.wrappers.base import BaseWrapper
 
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
@@ -134,11 +131,15 @@ from hanabi_env.game import HanabiGame, PlayerView
 __all__ = ["env", "raw_env"]
 
 
-class ActionTypeWrapper(BaseWrapper):
-    """Raise ``TypeError`` for a non-integer action on a live agent (before bounds checks)."""
+class CheckedActionWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """``AssertOutOfBoundsWrapper`` that first raises ``TypeError`` for a non-integer action.
+
+    Folding the type check into the bounds wrapper keeps ``env()`` at hanabi_v5's three wrapper
+    layers (each layer costs attribute look-ups on every step).
+    """
 
     def step(self, action) -> None:
-        """Check the action's type, then step the wrapped env."""
+        """Check the action's type (live agents only), then the bounds, then step."""
         agent = self.agent_selection
         live = not (self.terminations.get(agent, False) or self.truncations.get(agent, False))
         if live and (isinstance(action, bool) or not isinstance(action, numbers.Integral)):
@@ -150,16 +151,16 @@ def env(**kwargs) -> AECEnv:
     """Hanabi with PettingZoo's standard wrappers, like ``hanabi_v5.env()``.
 
     ``raw_env(**kwargs)`` wrapped by ``TerminateIllegalWrapper(illegal_reward=-1)`` ->
-    ``AssertOutOfBoundsWrapper`` -> :class:`ActionTypeWrapper` -> ``OrderEnforcingWrapper``.
+    :class:`CheckedActionWrapper` (``AssertOutOfBoundsWrapper`` plus ``TypeError`` for
+    non-integer actions) -> ``OrderEnforcingWrapper``.
     """
     e = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = ActionTypeWrapper(e)
+    e = CheckedActionWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
+class raw_env(AECEnv, EzPickle):
     """Hanabi as a PettingZoo AEC environment (see the module docstring for the full doc).
 
     Args:
@@ -173,7 +174,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         TypeError: A parameter has the wrong type.
     """
 
-    metadata = {
+    metadata = {  # noqa: RUF012 - PettingZoo convention (class-level dict)
         "render_modes": ["ansi", "human"],
         "name": "hanabi_env_v1",
         "is_parallelizable": False,
@@ -231,17 +232,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         n_actions = self.game.n_actions
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(
-                    0, 1, shape=(self.game.observation_size,), dtype=np.int8
-                ),
+                "observation": spaces.Box(0, 1, shape=(self.game.observation_size,), dtype=np.int8),
                 "action_mask": spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8),
             }
         )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
         self._np_random: np.random.Generator | None = None
         self._obs_buf = np.zeros(self.game.observation_size, dtype=np.int8)
         self._zero_mask = np.zeros(n_actions, dtype=np.int8)
+        self._mask = np.zeros(n_actions, dtype=np.int8)  # legal moves of the seat to move
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The (cached) observation space of ``agent``."""
@@ -267,24 +267,46 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
             deal_seed = int(options["deal_seed"])
         self.game.reset(deal_seed)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._update_infos()
 
     def _update_infos(self) -> None:
-        mask = self.game.legal_mask()
-        cur = self.game.current_player
+        """Rebuild every seat's info (on reset)."""
+        E.legal_mask(self.game.state, self._mask)
         score = self.game.score
         self.infos = {}
         for a in self.agents:
-            i = self._agent_index[a]
-            info = self.game.metrics(i)
+            info = self.game.metrics(self._agent_index[a])
             info["score"] = score
-            info["action_mask"] = mask if i == cur else self._zero_mask.copy()
             self.infos[a] = info
+        self._set_masks()
+
+    def _set_masks(self) -> None:
+        cur = None if self.game.is_terminal else self.agent_selection
+        for a, info in self.infos.items():
+            info["action_mask"] = self._mask.copy() if a == cur else self._zero_mask.copy()
+
+    def _refresh_infos(self, mover: str) -> None:
+        """After a step: new metrics for the mover, new score and masks for everyone.
+
+        Only the mover's counters change on a move, so the other seats' metrics are reused.
+        Every seat gets a new dict: infos handed out earlier are never mutated.
+        """
+        score = self.game.score
+        infos = {}
+        for a in self.agents:
+            if a == mover:
+                info = self.game.metrics(self._agent_index[a])
+            else:
+                info = dict(self.infos[a])
+            info["score"] = score
+            infos[a] = info
+        self.infos = infos
+        self._set_masks()
 
     def step(self, action) -> None:
         """Apply ``action`` for ``agent_selection`` (see the module docstring for errors)."""
@@ -295,25 +317,26 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         if isinstance(action, bool) or not isinstance(action, numbers.Integral):
             raise TypeError(f"action must be an int, got {type(action).__name__} {action!r}")
         action = int(action)
-        if not E.is_legal(self.game.state, action):
+        ok, reward = E.step_checked(self.game.state, action, self._mask)
+        if not ok:
+            n = self.game.n_actions
+            where = (
+                f" ({self.game.action_to_string(action)})"
+                if 0 <= action < n
+                else f" (out of range [0, {n - 1}])"
+            )
             legal = self.game.legal_actions().tolist()
             raise ValueError(
-                f"action {action} is illegal for {agent}"
-                + (
-                    f" ({self.game.action_to_string(action)})"
-                    if 0 <= action < self.game.n_actions
-                    else f" (out of range [0, {self.game.n_actions - 1}])"
-                )
-                + f"; legal actions: {legal}"
+                f"action {action} is illegal for {agent}{where}; legal actions: {legal}"
             )
         self._cumulative_rewards[agent] = 0.0
-        reward = float(self.game.step(action))
-        self.rewards = {a: reward for a in self.agents}
+        reward = float(reward)
+        self.rewards = dict.fromkeys(self.agents, reward)
         if self.game.is_terminal:
-            self.terminations = {a: True for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._accumulate_rewards()
-        self._update_infos()
+        self._refresh_infos(agent)
         if self.render_mode == "human":
             self.render()
 
@@ -323,7 +346,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         obs = np.zeros(self.game.observation_size, dtype=np.int8)
         V.observe_into(self.game.state, i, self.game._view_buf, self.game._obs_type, obs)
         if i == self.game.current_player and not self.game.is_terminal:
-            mask = self.game.legal_mask()
+            mask = self._mask.copy()
         else:
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
@@ -339,7 +362,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's naming
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode."
+            )
             return None
         text = self.game.render()
         if self.render_mode == "human":

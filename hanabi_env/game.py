@@ -88,7 +88,9 @@ def _moves_from(hist: np.ndarray, hist_uids: np.ndarray, start: int, stop: int) 
                 slot=int(rec[E.H_SLOT]),
                 card=int(rec[E.H_CARD]),
                 uid=int(rec[E.H_UID]),
-                touched_slots=tuple(k for k in range(32) if (touched >> k) & 1) if is_reveal else (),
+                touched_slots=tuple(k for k in range(32) if (touched >> k) & 1)
+                if is_reveal
+                else (),
                 touched_uids=tuple(int(u) for u in hist_uids[m] if u >= 0),
                 scored=bool(rec[E.H_SCORED] == 1),
                 token_returned=bool(rec[E.H_TOKEN] == 1),
@@ -298,13 +300,18 @@ def metrics_from_counters(counters: np.ndarray) -> dict:
         sum_known_attrs / (2 * plays) and ``risk_aversion`` = sum_p_playable / plays, each in
         [0, 1], or ``None`` where the denominator is 0 ([CoG19], [Bayes21] via PAPERS.md §3).
     """
-    d = {name: float(counters[i]) for i, name in enumerate(E.COUNTER_NAMES)}
-    for key in ("hint_opportunities", "hints_given", "plays", "discards", "turns"):
+    values = counters.tolist()
+    d = dict(zip(E.COUNTER_NAMES, values))
+    for key in _INT_COUNTERS:
         d[key] = int(d[key])
-    d["communicativeness"] = _ratio(d["hints_given"], d["hint_opportunities"])
-    d["ipp"] = _ratio(d["sum_known_attrs"], 2 * d["plays"])
-    d["risk_aversion"] = _ratio(d["sum_p_playable"], d["plays"])
+    plays = values[E.C_PLAYS]
+    d["communicativeness"] = _ratio(values[E.C_HINTS_GIVEN], values[E.C_HINT_OPPORTUNITIES])
+    d["ipp"] = _ratio(values[E.C_SUM_KNOWN_ATTRS], 2 * plays)
+    d["risk_aversion"] = _ratio(values[E.C_SUM_P_PLAYABLE], plays)
     return d
+
+
+_INT_COUNTERS = ("hint_opportunities", "hints_given", "plays", "discards", "turns")
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -463,7 +470,9 @@ class HanabiGame:
         """Read-only :class:`PlayerView` of ``seat`` (with its own cards only if ``seer``)."""
         self._require_dealt()
         if not 0 <= seat < self.config.players:
-            raise ValueError(f"seat={seat} is out of range; allowed: [0, {self.config.players - 1}]")
+            raise ValueError(
+                f"seat={seat} is out of range; allowed: [0, {self.config.players - 1}]"
+            )
         V.fill_view(self.state, seat, self._view_buf, seer)
         return PlayerView(self._view_buf, self._obs_type)
 
@@ -507,9 +516,7 @@ class HanabiGame:
         )
         lines.append(
             "Fireworks: "
-            + " ".join(
-                f"{COLOR_NAMES[c]}{int(s.fireworks[c])}" for c in range(self.config.colors)
-            )
+            + " ".join(f"{COLOR_NAMES[c]}{int(s.fireworks[c])}" for c in range(self.config.colors))
         )
         for p in range(self.config.players):
             marker = "->" if p == self.current_player and not self.is_terminal else "  "
@@ -517,15 +524,13 @@ class HanabiGame:
             for k in range(int(s.hand_len[p])):
                 name = "XX" if p == seat else card_name(int(E.card_of(s, p, k)), n_ranks)
                 know = "".join(
-                    COLOR_NAMES[c] for c in range(self.config.colors) if (s.col_plaus[p, k] >> c) & 1
-                ) + "".join(
-                    str(r + 1) for r in range(n_ranks) if (s.rank_plaus[p, k] >> r) & 1
-                )
+                    COLOR_NAMES[c]
+                    for c in range(self.config.colors)
+                    if (s.col_plaus[p, k] >> c) & 1
+                ) + "".join(str(r + 1) for r in range(n_ranks) if (s.rank_plaus[p, k] >> r) & 1)
                 cards.append(f"{name}|{know}")
             lines.append(f"{marker} player_{p}: " + "  ".join(cards))
-        disc = [
-            f"{card_name(c, n_ranks)}x{int(n)}" for c, n in enumerate(s.discards) if n > 0
-        ]
+        disc = [f"{card_name(c, n_ranks)}x{int(n)}" for c, n in enumerate(s.discards) if n > 0]
         lines.append("Discards: " + (" ".join(disc) if disc else "-"))
         if self.n_moves:
             rec = s.hist[self.n_moves - 1]

@@ -19,15 +19,78 @@ from hanabi_env import _view as V
 pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is a test dependency (.[test])")
 
 CONFIGS = [
-    dict(players=2, colors=5, ranks=5, hand_size=5, max_information_tokens=8, max_life_tokens=3),
-    dict(players=3, colors=5, ranks=5, hand_size=5, max_information_tokens=8, max_life_tokens=3),
-    dict(players=4, colors=5, ranks=5, hand_size=4, max_information_tokens=8, max_life_tokens=3),
-    dict(players=5, colors=5, ranks=5, hand_size=4, max_information_tokens=8, max_life_tokens=3),
-    dict(players=2, colors=3, ranks=2, hand_size=3, max_information_tokens=3, max_life_tokens=1),
-    dict(players=3, colors=4, ranks=3, hand_size=2, max_information_tokens=2, max_life_tokens=2),
-    dict(players=2, colors=2, ranks=5, hand_size=2, max_information_tokens=3, max_life_tokens=1),
-    dict(players=5, colors=5, ranks=4, hand_size=3, max_information_tokens=5, max_life_tokens=2),
-    dict(players=2, colors=5, ranks=5, hand_size=5, max_information_tokens=0, max_life_tokens=3),
+    {
+        "players": 2,
+        "colors": 5,
+        "ranks": 5,
+        "hand_size": 5,
+        "max_information_tokens": 8,
+        "max_life_tokens": 3,
+    },
+    {
+        "players": 3,
+        "colors": 5,
+        "ranks": 5,
+        "hand_size": 5,
+        "max_information_tokens": 8,
+        "max_life_tokens": 3,
+    },
+    {
+        "players": 4,
+        "colors": 5,
+        "ranks": 5,
+        "hand_size": 4,
+        "max_information_tokens": 8,
+        "max_life_tokens": 3,
+    },
+    {
+        "players": 5,
+        "colors": 5,
+        "ranks": 5,
+        "hand_size": 4,
+        "max_information_tokens": 8,
+        "max_life_tokens": 3,
+    },
+    {
+        "players": 2,
+        "colors": 3,
+        "ranks": 2,
+        "hand_size": 3,
+        "max_information_tokens": 3,
+        "max_life_tokens": 1,
+    },
+    {
+        "players": 3,
+        "colors": 4,
+        "ranks": 3,
+        "hand_size": 2,
+        "max_information_tokens": 2,
+        "max_life_tokens": 2,
+    },
+    {
+        "players": 2,
+        "colors": 2,
+        "ranks": 5,
+        "hand_size": 2,
+        "max_information_tokens": 3,
+        "max_life_tokens": 1,
+    },
+    {
+        "players": 5,
+        "colors": 5,
+        "ranks": 4,
+        "hand_size": 3,
+        "max_information_tokens": 5,
+        "max_life_tokens": 2,
+    },
+    {
+        "players": 2,
+        "colors": 5,
+        "ranks": 5,
+        "hand_size": 5,
+        "max_information_tokens": 0,
+        "max_life_tokens": 3,
+    },
 ]
 GAMES_PER_CONFIG = 200
 
@@ -50,6 +113,16 @@ def _careful_action(s, legal, rng):
     return int(rng.choice(legal))
 
 
+def _deal(states, s, dealt):
+    """Resolve OpenSpiel's chance nodes with our deck order; return the cards dealt so far."""
+    first = next(iter(states.values()))
+    while first.is_chance_node():
+        for st in states.values():
+            st.apply_action(int(s.deck[dealt]))
+        dealt += 1
+    return dealt
+
+
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "-".join(f"{v}" for v in c.values()))
 def test_lockstep_with_openspiel(cfg):
     rng = np.random.default_rng(hash(tuple(cfg.values())) % 2**32)
@@ -58,8 +131,13 @@ def test_lockstep_with_openspiel(cfg):
         for name in V.OBSERVATION_TYPES
     }
     s = E.new_state(
-        cfg["players"], cfg["colors"], cfg["ranks"], cfg["hand_size"],
-        cfg["max_information_tokens"], cfg["max_life_tokens"], False,
+        cfg["players"],
+        cfg["colors"],
+        cfg["ranks"],
+        cfg["hand_size"],
+        cfg["max_information_tokens"],
+        cfg["max_life_tokens"],
+        False,
     )
     view = V.new_view(s)
     bufs = {
@@ -74,17 +152,7 @@ def test_lockstep_with_openspiel(cfg):
     for game_index in range(GAMES_PER_CONFIG):
         E.reset_state(s, int(rng.integers(2**40)), False)
         states = {name: g.new_initial_state() for name, g in games.items()}
-        dealt = 0
-
-        def deal():
-            nonlocal dealt
-            first = next(iter(states.values()))
-            while first.is_chance_node():
-                for st in states.values():
-                    st.apply_action(int(s.deck[dealt]))
-                dealt += 1
-
-        deal()
+        dealt = _deal(states, s, 0)
         ref = states["card_knowledge"]
         careful = game_index % 2 == 1
         while True:
@@ -106,7 +174,7 @@ def test_lockstep_with_openspiel(cfg):
             reward = E.apply_move(s, a)
             for st in states.values():
                 st.apply_action(a)
-            deal()
+            dealt = _deal(states, s, dealt)
             assert reward == ref.rewards()[0]
         assert E.score(s) == ref.returns()[0]
         if s.scal[E.S_LIFE] <= 0:
