@@ -301,7 +301,7 @@ def metrics_from_counters(counters: np.ndarray) -> dict:
         [0, 1], or ``None`` where the denominator is 0 ([CoG19], [Bayes21] via PAPERS.md §3).
     """
     values = counters.tolist()
-    d = dict(zip(E.COUNTER_NAMES, values))
+    d = dict(zip(E.COUNTER_NAMES, values, strict=True))
     for key in _INT_COUNTERS:
         d[key] = int(d[key])
     plays = values[E.C_PLAYS]
@@ -484,7 +484,7 @@ class HanabiGame:
         return out
 
     def metrics(self, seat: int) -> dict:
-        """Behaviour counters and metrics of ``seat`` in this game (see ``metrics_from_counters``)."""
+        """Behaviour counters and metrics of ``seat`` so far (see ``metrics_from_counters``)."""
         return metrics_from_counters(self.state.counters[seat])
 
     def action_to_string(self, action: int, seat: int | None = None) -> str:
