@@ -89,7 +89,9 @@ class HanabiConfig:
             )
         if not isinstance(self.random_start_player, (bool, numbers.Integral)):
             raise TypeError("random_start_player must be a bool")
-        if not isinstance(self.scoring, str) or self.scoring not in SCORING_VARIANTS:
+        if not isinstance(self.scoring, str):
+            raise TypeError(f"scoring must be a str, got {type(self.scoring).__name__}")
+        if self.scoring not in SCORING_VARIANTS:
             raise ValueError(
                 f"scoring={self.scoring!r} is not allowed; allowed: {', '.join(SCORING_VARIANTS)}"
             )

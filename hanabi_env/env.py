@@ -220,6 +220,8 @@ class raw_env(AECEnv, EzPickle):
             random_start_player=random_start_player,
             scoring=scoring,
         )
+        if render_mode is not None and not isinstance(render_mode, str):
+            raise TypeError(f"render_mode must be None or a str, got {type(render_mode).__name__}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed; allowed: None, "
@@ -258,14 +260,24 @@ class raw_env(AECEnv, EzPickle):
         Args:
             seed: Seeds the env's generator; each reset draws its deal seed from it, so a seeded
                 reset followed by unseeded ones is reproducible.
-            options: Optional ``{"deal_seed": int}`` to deal a specific game directly.
+            options: Optional dict: ``"deal_seed"`` (int) deals that game directly; ``"deck"``
+                (card ids ``colour * ranks + rank`` in draw order, a permutation of the deck)
+                scripts the deal; ``"start_player"`` (int) sets the first seat.
+
+        Raises:
+            ValueError: Bad deck or start player.
         """
+        options = dict(options or {})  # other keys are ignored (PettingZoo's tests pass some)
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
         deal_seed = int(self._np_random.integers(0, 2**62))
-        if options and "deal_seed" in options:
+        if "deal_seed" in options:
             deal_seed = int(options["deal_seed"])
-        self.game.reset(deal_seed)
+        start = options.get("start_player")
+        if "deck" in options:
+            self.game.reset_with_deck(options["deck"], 0 if start is None else start)
+        else:
+            self.game.reset(deal_seed, start_player=start)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -317,9 +329,11 @@ class raw_env(AECEnv, EzPickle):
         if isinstance(action, bool) or not isinstance(action, numbers.Integral):
             raise TypeError(f"action must be an int, got {type(action).__name__} {action!r}")
         action = int(action)
-        ok, reward = E.step_checked(self.game.state, action, self._mask)
+        n = self.game.n_actions
+        ok, reward = (
+            E.step_checked(self.game.state, action, self._mask) if 0 <= action < n else (False, 0)
+        )
         if not ok:
-            n = self.game.n_actions
             where = (
                 f" ({self.game.action_to_string(action)})"
                 if 0 <= action < n
@@ -346,7 +360,7 @@ class raw_env(AECEnv, EzPickle):
         obs = np.zeros(self.game.observation_size, dtype=np.int8)
         V.observe_into(self.game.state, i, self.game._view_buf, self.game._obs_type, obs)
         if i == self.game.current_player and not self.game.is_terminal:
-            mask = self._mask.copy()
+            mask = self.game.legal_mask()  # from the live state, never a cached one
         else:
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}

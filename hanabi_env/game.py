@@ -397,6 +397,11 @@ class HanabiGame:
         """
         deck = np.asarray(deck, dtype=np.int32)
         s = self.state
+        if not 0 <= start_player < self.config.players:
+            raise ValueError(
+                f"start_player={start_player} is out of range; allowed: "
+                f"[0, {self.config.players - 1}]"
+            )
         E.fill_ordered_deck(s)
         if deck.shape != s.deck.shape or not np.array_equal(np.sort(deck), np.sort(s.deck)):
             raise ValueError(
