@@ -309,9 +309,15 @@ def _draw(s, p):
 @njit
 def reset_with_deck(s, deck, start_player):
     """Start a new game with ``deck`` (card ids in draw order) and ``start_player`` to move."""
-    n_players = s.cfg[CFG_PLAYERS]
     for i in range(s.deck.shape[0]):
         s.deck[i] = deck[i]
+    _deal_new_game(s, start_player)
+
+
+@njit
+def _deal_new_game(s, start_player):
+    """Reset everything but ``s.deck`` and deal from it."""
+    n_players = s.cfg[CFG_PLAYERS]
     s.scal[:] = 0
     s.scal[S_INFO] = s.cfg[CFG_MAX_INFO]
     s.scal[S_LIFE] = s.cfg[CFG_MAX_LIFE]
@@ -342,9 +348,8 @@ def reset_state(s, seed, random_start_player):
     """
     rng_seed(s.rng, seed)
     fill_ordered_deck(s)
-    n = s.cfg[CFG_N_CARDS]
-    deck = s.deck.copy()
-    for i in range(n - 1, 0, -1):
+    deck = s.deck
+    for i in range(deck.shape[0] - 1, 0, -1):
         j = rng_below(s.rng, i + 1)
         tmp = deck[i]
         deck[i] = deck[j]
@@ -352,7 +357,7 @@ def reset_state(s, seed, random_start_player):
     start = 0
     if random_start_player:
         start = rng_below(s.rng, s.cfg[CFG_PLAYERS])
-    reset_with_deck(s, deck, start)
+    _deal_new_game(s, start)
 
 
 # --------------------------------------------------------------------------------------------

@@ -131,11 +131,48 @@ from hanabi_env.game import HanabiGame, PlayerView
 __all__ = ["env", "raw_env"]
 
 
-class CheckedActionWrapper(wrappers.AssertOutOfBoundsWrapper):
+def _forward(name: str, guarded: bool) -> property:
+    """A property reading/writing ``name`` on the unwrapped env in one hop.
+
+    PettingZoo's ``BaseWrapper.__getattr__`` resolves every attribute layer by layer (about 50
+    look-ups per step through three wrappers); these properties give the same values directly.
+    With ``guarded``, access before ``reset`` raises like ``OrderEnforcingWrapper`` does.
+    """
+
+    def fget(self):
+        if guarded and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.unwrapped, name)
+
+    def fset(self, value):
+        setattr(self.unwrapped, name, value)
+
+    return property(fget, fset, doc=f"``{name}`` of the unwrapped env.")
+
+
+_HOT = ("agent_selection", "terminations", "truncations", "infos", "rewards", "agents")
+
+
+class _FastForward:
+    """Mixin: one-hop access to the AEC attributes read on every step."""
+
+    possible_agents = _forward("possible_agents", guarded=False)
+    _cumulative_rewards = _forward("_cumulative_rewards", guarded=False)
+
+
+for _name in _HOT:
+    setattr(_FastForward, _name, _forward(_name, guarded=False))
+
+
+class TerminateIllegal(_FastForward, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with one-hop attribute access."""
+
+
+class CheckedActionWrapper(_FastForward, wrappers.AssertOutOfBoundsWrapper):
     """``AssertOutOfBoundsWrapper`` that first raises ``TypeError`` for a non-integer action.
 
     Folding the type check into the bounds wrapper keeps ``env()`` at hanabi_v5's three wrapper
-    layers (each layer costs attribute look-ups on every step).
+    layers.
     """
 
     def step(self, action) -> None:
@@ -147,17 +184,26 @@ class CheckedActionWrapper(wrappers.AssertOutOfBoundsWrapper):
         super().step(action)
 
 
+class OrderEnforcing(_FastForward, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with one-hop attribute access (same checks)."""
+
+
+for _name in _HOT:
+    setattr(OrderEnforcing, _name, _forward(_name, guarded=True))
+
+
 def env(**kwargs) -> AECEnv:
     """Hanabi with PettingZoo's standard wrappers, like ``hanabi_v5.env()``.
 
     ``raw_env(**kwargs)`` wrapped by ``TerminateIllegalWrapper(illegal_reward=-1)`` ->
-    :class:`CheckedActionWrapper` (``AssertOutOfBoundsWrapper`` plus ``TypeError`` for
-    non-integer actions) -> ``OrderEnforcingWrapper``.
+    ``AssertOutOfBoundsWrapper`` (plus ``TypeError`` for non-integer actions) ->
+    ``OrderEnforcingWrapper``. The three are subclasses of PettingZoo's wrappers that only add
+    one-hop access to the attributes read on every step (:func:`_forward`).
     """
     e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = TerminateIllegal(e, illegal_reward=-1)
     e = CheckedActionWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    return OrderEnforcing(e)
 
 
 class raw_env(AECEnv, EzPickle):
