@@ -220,7 +220,7 @@ def copy_state(s: State) -> State:
 # --------------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def copies_of_rank(n_ranks, rank):
     """Copies of each card of ``rank`` (0-based) in a deck with ``n_ranks`` ranks."""
     if rank == 0:
@@ -230,7 +230,7 @@ def copies_of_rank(n_ranks, rank):
     return 2
 
 
-@njit
+@njit(inline="always")
 def fill_ordered_deck(s):
     """Write the unshuffled deck (colour-major, rank ascending, copies together) to ``s.deck``."""
     n_colors = s.cfg[CFG_COLORS]
@@ -243,7 +243,7 @@ def fill_ordered_deck(s):
                 k += 1
 
 
-@njit
+@njit(inline="always")
 def card_of(s, p, slot):
     """Card id (``colour * n_ranks + rank``) in ``slot`` of player ``p``, -1 if empty."""
     uid = s.hands[p, slot]
@@ -252,7 +252,7 @@ def card_of(s, p, slot):
     return s.deck[uid]
 
 
-@njit
+@njit(inline="always")
 def popcount(x):
     """Number of set bits of a small non-negative int."""
     n = 0
@@ -262,7 +262,7 @@ def popcount(x):
     return n
 
 
-@njit
+@njit(inline="always")
 def lowest_bit(x):
     """Index of the lowest set bit of ``x`` (> 0)."""
     i = 0
@@ -271,13 +271,13 @@ def lowest_bit(x):
     return i
 
 
-@njit
+@njit(inline="always")
 def fireworks_total(s):
     """Sum of the fireworks (the lenient score)."""
     return s.scal[S_FIREWORKS]
 
 
-@njit
+@njit(inline="always")
 def score(s):
     """Game score under the state's scoring variant (strict: 0 once the lives are gone)."""
     if s.cfg[CFG_LENIENT] == 0 and s.scal[S_LIFE] <= 0:
@@ -290,7 +290,7 @@ def score(s):
 # --------------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _draw(s, p):
     """Give player ``p`` the next card of the deck (if any), appended at the end of the hand."""
     pos = s.scal[S_DECK_POS]
@@ -314,7 +314,7 @@ def reset_with_deck(s, deck, start_player):
     _deal_new_game(s, start_player)
 
 
-@njit
+@njit(inline="always")
 def _deal_new_game(s, start_player):
     """Reset everything but ``s.deck`` and deal from it."""
     n_players = s.cfg[CFG_PLAYERS]
@@ -365,7 +365,7 @@ def reset_state(s, seed, random_start_player):
 # --------------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def hand_color_mask(s, p):
     """Bitmask of the colours present in player ``p``'s hand."""
     m = 0
@@ -375,7 +375,7 @@ def hand_color_mask(s, p):
     return m
 
 
-@njit
+@njit(inline="always")
 def hand_rank_mask(s, p):
     """Bitmask of the ranks present in player ``p``'s hand."""
     m = 0
@@ -385,7 +385,7 @@ def hand_rank_mask(s, p):
     return m
 
 
-@njit
+@njit(inline="always")
 def legal_mask(s, out):
     """Fill ``out`` (int8, ``(n_actions,)``) with 1 for every legal move of the seat to move.
 
@@ -419,7 +419,7 @@ def legal_mask(s, out):
                     out[base_rank + (off - 1) * n_ranks + r] = 1
 
 
-@njit
+@njit(inline="always")
 def is_legal(s, action):
     """Whether ``action`` (an int) is legal for the seat to move."""
     if s.scal[S_DONE] or action < 0 or action >= s.cfg[CFG_N_ACTIONS]:
@@ -444,7 +444,7 @@ def is_legal(s, action):
     return (hand_rank_mask(s, t) >> (a % n_ranks)) & 1 == 1
 
 
-@njit
+@njit(inline="always")
 def decode_action(cfg, cur, action):
     """Decode a move uid for the seat ``cur`` into ``(kind, slot, target, colour, rank)``.
 
@@ -488,7 +488,7 @@ def encode_action(cfg, cur, kind, slot, target, value):
 # --------------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def p_playable_own(s, p, slot):
     """P(card in ``slot`` of ``p`` is playable) from ``p``'s perspective, hints only.
 
@@ -532,7 +532,7 @@ def p_playable_own(s, p, slot):
 # --------------------------------------------------------------------------------------------
 
 
-@njit
+@njit(inline="always")
 def _remove_from_hand(s, p, slot):
     n = s.hand_len[p]
     for k in range(slot, n - 1):
@@ -549,7 +549,7 @@ def _remove_from_hand(s, p, slot):
     s.hand_len[p] = n - 1
 
 
-@njit
+@njit(inline="always")
 def known_attrs(s, p, slot):
     """Attributes (colour, rank: 0, 1 or 2) ``p`` knows about its ``slot`` from hints alone.
 
@@ -558,7 +558,7 @@ def known_attrs(s, p, slot):
     return int(popcount(s.col_plaus[p, slot]) == 1) + int(popcount(s.rank_plaus[p, slot]) == 1)
 
 
-@njit
+@njit(inline="always")
 def apply_move(s, action):
     """Apply the legal move ``action`` for the seat to move; return the score change.
 
@@ -676,7 +676,7 @@ def apply_move(s, action):
     return score(s) - before
 
 
-@njit
+@njit(inline="always")
 def random_legal_action(s, rng, mask):
     """A uniformly random legal move of the seat to move, drawn with one ``rng`` draw."""
     legal_mask(s, mask)
