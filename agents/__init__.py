@@ -1,1 +1,32 @@
-"""Placeholder: implemented by a later issue."""
+"""Rule-based Hanabi agents, the policy protocol and their evaluation.
+
+* :class:`Policy` — the protocol every agent of the project follows (decide from a
+  :class:`hanabi_env.PlayerView`, reset between games).
+* :class:`RuleAgent` and :func:`make` — the 105-rule alphabet (RULES.md §1) as compiled kernels,
+  chromosomes, and the baseline test pool (IGGI, Internal, Outer, LegalRandom, VanDenBergh,
+  Flawed, Piers; plus Cautious).
+* :func:`play`, :func:`play_games`, :func:`evaluate` — games in compiled code, and [CIG18]'s
+  mirror/mixed evaluation (PAPERS.md §2).
+* :mod:`agents.beliefs` — own/partner-perspective probabilities and [BAD19]'s V0/V1 beliefs.
+"""
+
+from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games
+from agents.policy import Policy, RuleAgent, make, rule_ids
+from agents.rulebase import ALPHABET, BASELINES, N_ALPHABET, TEST_POOL
+
+__all__ = [
+    "ALPHABET",
+    "BASELINES",
+    "N_ALPHABET",
+    "TEST_POOL",
+    "EvaluationResult",
+    "GameBatch",
+    "Policy",
+    "RuleAgent",
+    "evaluate",
+    "game_seeds",
+    "make",
+    "play",
+    "play_games",
+    "rule_ids",
+]

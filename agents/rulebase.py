@@ -93,13 +93,19 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("other", "LegalRandom", "LegalRandom()"),
     ("other", "TryToUnBlock", "TryToUnBlock()"),
     *(
-        ("play", f"IF(HailMary) PlayProbablySafeCard({t})",
-         f"IfRule(hailMary PlayProbablySafeCard({t}))")
+        (
+            "play",
+            f"IF(HailMary) PlayProbablySafeCard({t})",
+            f"IfRule(hailMary PlayProbablySafeCard({t}))",
+        )
         for t in ("0.0", "0.1")
     ),
     *(
-        ("play", f"IF(L>1) PlayProbablySafeCard({t})",
-         f"IfRule(hasMoreThanOneLife PlayProbablySafeCard({t}))")
+        (
+            "play",
+            f"IF(L>1) PlayProbablySafeCard({t})",
+            f"IfRule(hasMoreThanOneLife PlayProbablySafeCard({t}))",
+        )
         for t in ("0.0", "0.2", "0.4", "0.6", "0.8")
     ),
     ("tell", "IF(I<4) TellDispensable", "IfRule(informationLessThan4 TellDispensable())"),
@@ -268,7 +274,13 @@ BASELINES: dict[str, tuple[int, ...]] = {
 """Baseline agents as rule-id tuples (RULES.md §4); VanDenBergh uses X1/X2's compiled ids."""
 
 TEST_POOL: tuple[str, ...] = (
-    "IGGI", "Internal", "Outer", "LegalRandom", "VanDenBergh", "Flawed", "Piers"
+    "IGGI",
+    "Internal",
+    "Outer",
+    "LegalRandom",
+    "VanDenBergh",
+    "Flawed",
+    "Piers",
 )
 """The test pool / gauntlet, in order (RULES.md §4). Cautious is not in it."""
 

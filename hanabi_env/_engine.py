@@ -682,7 +682,8 @@ def random_legal_action(s, rng, mask):
     legal_mask(s, mask)
     n = 0
     for a in range(mask.shape[0]):
-        n += mask[a]
+        if mask[a]:
+            n += 1
     k = rng_below(rng, n)
     for a in range(mask.shape[0]):
         if mask[a]:

@@ -1,0 +1,1826 @@
+"""The compiled rule alphabet of the rule-based agents (RULES.md §0–§4), on a player's view.
+
+Every rule reads a :class:`hanabi_env._view.View` (the acting seat is ``v.scal[V_SEAT]``) and
+returns an HLE move uid, or -1 when the rule does not fire. A rule never raises and only
+returns moves that are legal for the viewer (RULES.md §0.3.2, §0.3.4).
+
+Conventions:
+
+* **Rule ids.** ``0..104`` are the alphabet indices of RULES.md §1 (parameters per index);
+  :data:`RULE_X1` (105) and :data:`RULE_X2` (106) are VanDenBergh's extra rules (RULES.md §4).
+  They are never chromosome genes; :data:`N_ALPHABET` is 105. Unknown ids never fire.
+  :data:`RULE_TABLE` maps each id to its rule class, gating kind, IF-predicate and parameters.
+* **Cards** are ``colour * n_ranks + rank``, colours in the order R, Y, G, W, B, ranks 0-based
+  (RULES.md value ``v`` = rank + 1). Knowledge is the engine's per-slot plausibility bitmasks
+  (RULES.md §2.2): an attribute is *known* when exactly one value remains plausible.
+* **Card table.** A ``(2, n_colors * n_ranks)`` int64 array: row :data:`TAB_COUNT` holds a
+  candidate pool (U_me of RULES.md §2.4, or U_{me→t} of §2.5) and row :data:`TAB_CLASS` the
+  public class bits of every card (:data:`CLS_PLAYABLE`, :data:`CLS_USELESS`,
+  :data:`CLS_NECESSARY`, RULES.md §2.3). It is computed once per decision.
+* **Probabilities** are integer pairs (candidates with the property, all candidates), compared
+  with thresholds ``num / den`` and with each other by cross-multiplication (RULES.md §2.10);
+  a slot without candidates is never selected. TellUnambiguous2's weighted sums use floats
+  with a 1e-9 tolerance (RULES.md §2.10).
+* **Hint enumeration** (RULES.md §2.5): hint ``i < n_ranks`` is the value hint ``rank = i``,
+  hint ``n_ranks + c`` the colour hint ``c``.
+* **RNG** (RULES.md §0.3.5, §2.9): the randomised rules (TellPlayableCard, TellRandomly,
+  DiscardRandomly, LegalRandom) and the fallback of :func:`choose_action` make exactly one
+  :func:`hanabi_env._rng.rng_below` draw when they fire and none otherwise; no other rule
+  touches the generator.
+
+Compile-time notes (numba re-optimises every callee inside each caller, so code size matters):
+internal kernels (``_``-prefixed and ``rule_*``) are compiled without Python wrappers; the
+public helpers at the end of the module are thin wrappers around them. Rule parameters reach
+the kernels as array entries, never as literal arguments (numba would compile one
+specialisation per literal value). Loops over hands stop at the first empty slot; besides
+being defensive, the early exit keeps LLVM from vectorising these 4–5-iteration loops into
+very large code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.rulebase import ALPHABET, N_ALPHABET, N_RULE_IDS, RULE_X1, RULE_X2
+from hanabi_env._engine import (
+    CFG_COLORS,
+    CFG_HAND,
+    CFG_MAX_INFO,
+    CFG_N_ACTIONS,
+    CFG_PLAYERS,
+    CFG_RANKS,
+    DISCARD,
+    H_ACTOR,
+    H_COLOR,
+    H_KIND,
+    H_RANK,
+    H_TARGET,
+    H_TOUCHED,
+    PLAY,
+    REVEAL_COLOR,
+    REVEAL_RANK,
+    copies_of_rank,
+    encode_action,
+    lowest_bit,
+    popcount,
+)
+from hanabi_env._jit import njit
+from hanabi_env._rng import rng_below
+from hanabi_env._view import V_DECK, V_DONE, V_INFO, V_LIFE, V_N_MOVES, V_SEAT
+
+_kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+"""Decorator of the internal kernels: compiled without Python wrappers (not callable from
+Python, only from compiled code)."""
+
+# --- card table rows and class bits (RULES.md §2.3, §2.4) --------------------------------------
+TAB_COUNT = 0
+TAB_CLASS = 1
+CLS_PLAYABLE = 1
+CLS_USELESS = 2
+CLS_NECESSARY = 4
+
+# --- rule kinds, the token-gating classes (RULES.md §2.8) -------------------------------------
+KIND_PLAY = 0
+KIND_TELL = 1
+KIND_DISCARD = 2
+KIND_OTHER = 3
+_KIND_CODES = {"play": KIND_PLAY, "tell": KIND_TELL, "discard": KIND_DISCARD, "other": KIND_OTHER}
+
+# --- IF-predicates (RULES.md §2.8) --------------------------------------------------------------
+PRED_NONE = 0
+PRED_MORE_THAN_ONE_LIFE = 1  # L > 1
+PRED_HAIL_MARY = 2  # L > 1 and D = 0
+PRED_INFO_LESS_THAN_4 = 3  # T < 4
+
+TOL = 1e-9  # "strictly better" margin for TellUnambiguous2's float scores (RULES.md §2.10)
+
+# Non-literal constants. numba compiles one specialisation of a kernel per *literal* argument
+# value, and also for the literal a variable starts with (``best = -1``) while types are still
+# being inferred. NumPy scalars are typed int64 / bool, never literal, so the constants passed to
+# kernels and the initial values of such variables are written with these.
+_NO = np.int64(-1)
+_ZERO = np.int64(0)
+_ONE = np.int64(1)
+_TRUE = np.bool_(True)
+_FALSE = np.bool_(False)
+_PLAY = np.int64(PLAY)
+_DISCARD = np.int64(DISCARD)
+_REVEAL_COLOR = np.int64(REVEAL_COLOR)
+_REVEAL_RANK = np.int64(REVEAL_RANK)
+
+# =============================================================================================
+# Rule table: id -> (class, kind, predicate, p0..p4) (RULES.md §1, §4)
+# =============================================================================================
+
+# fmt: off
+(
+    C_FINESSE, C_FINESSE_TOLD, C_IF_CERTAIN, C_PROBABLY_SAFE, C_SAFE, C_UNIQUE_POSSIBLE,
+    C_COMPLETE_USEFUL, C_ONES, C_USEFUL, C_USELESS, C_DISPENSABLE, C_TELL_FINESSE, C_FIVES,
+    C_ILL_INFORMED, C_MOST_INFORMATION, C_PLAYABLE_RANDOM, C_PLAYABLE_OUTER, C_TELL_RANDOMLY,
+    C_UNKNOWN, C_DISCARD_HIGHEST, C_DISCARD_IF_CERTAIN, C_DISCARD_LEAST_NECESSARY,
+    C_DISCARD_OLDEST, C_DISCARD_NO_INFO, C_DISCARD_PROBABLY_USELESS, C_DISCARD_RANDOMLY,
+    C_DISCARD_SAFE, C_DISCARD_USELESS, C_OSAWA_DISCARD, C_LEGAL_RANDOM, C_UNBLOCK,
+    C_JUST_HINTED, C_UNAMBIGUOUS, C_UNAMBIGUOUS2, C_AT_LEAST_N_USELESS, C_MISTAKE, C_X1,
+) = range(37)
+# fmt: on
+
+R_CLASS, R_KIND, R_PRED, R_P0, R_P1, R_P2, R_P3, R_P4 = range(8)
+
+
+def _rule_rows() -> dict[int, tuple[int, ...]]:
+    """``(class[, predicate, p0, ...])`` per rule id (RULES.md §1 parameters, §4 extras)."""
+    # fmt: off
+    rows: dict[int, tuple[int, ...]] = {
+        0: (C_FINESSE,), 1: (C_FINESSE_TOLD,), 2: (C_IF_CERTAIN,), 8: (C_SAFE,),
+        9: (C_UNIQUE_POSSIBLE,), 10: (C_COMPLETE_USEFUL,), 11: (C_ONES,),
+        12: (C_USEFUL, PRED_NONE, 0), 13: (C_USEFUL, PRED_NONE, 1), 14: (C_USELESS,),
+        15: (C_DISPENSABLE,), 16: (C_TELL_FINESSE,), 17: (C_FIVES,), 18: (C_ILL_INFORMED,),
+        19: (C_MOST_INFORMATION,), 20: (C_PLAYABLE_RANDOM,), 21: (C_PLAYABLE_OUTER,),
+        22: (C_TELL_RANDOMLY,), 23: (C_UNKNOWN,), 24: (C_DISCARD_HIGHEST,),
+        25: (C_DISCARD_IF_CERTAIN,), 26: (C_DISCARD_LEAST_NECESSARY,), 27: (C_DISCARD_OLDEST,),
+        28: (C_DISCARD_NO_INFO,), 34: (C_DISCARD_RANDOMLY,), 35: (C_DISCARD_SAFE,),
+        36: (C_DISCARD_NO_INFO,), 37: (C_DISCARD_USELESS,), 38: (C_OSAWA_DISCARD,),
+        39: (C_LEGAL_RANDOM,), 40: (C_UNBLOCK,), 41: (C_PROBABLY_SAFE, PRED_HAIL_MARY, 0, 1),
+        42: (C_PROBABLY_SAFE, PRED_HAIL_MARY, 1, 10), 48: (C_DISPENSABLE, PRED_INFO_LESS_THAN_4),
+        49: (C_PROBABLY_SAFE, PRED_NONE, 1, 4), 50: (C_JUST_HINTED, PRED_NONE, 0, 0, 0, 0, 1),
+        67: (C_UNAMBIGUOUS, PRED_NONE, 0), 68: (C_UNAMBIGUOUS, PRED_NONE, 1),
+        RULE_X1: (C_X1, PRED_NONE, 3, 5),
+        RULE_X2: (C_DISCARD_PROBABLY_USELESS, PRED_NONE, 99, 100),
+    }
+    # fmt: on
+    for i in range(5):  # thresholds 0.0, 0.2, 0.4, 0.6, 0.8 = i/5
+        rows[3 + i] = (C_PROBABLY_SAFE, PRED_NONE, i, 5)
+        rows[43 + i] = (C_PROBABLY_SAFE, PRED_MORE_THAN_ONE_LIFE, i, 5)
+        rows[29 + i] = (C_DISCARD_PROBABLY_USELESS, PRED_NONE, i, 5)
+    for i, (num, den) in enumerate(((0, 1), (3, 5), (4, 5), (1, 1))):  # 0, 0.6, 0.8, 1
+        for j, (single, newest) in enumerate(((1, 1), (1, 0), (0, 1), (0, 0))):
+            rows[51 + 4 * i + j] = (C_JUST_HINTED, PRED_NONE, single, newest, 2, num, den)
+    for i, (w_p, w_u) in enumerate(((1, 0), (10, -1), (2, -1))):
+        rows[69 + i] = (C_UNAMBIGUOUS2, PRED_NONE, w_p, w_u)
+    for i, (w_p, w_u) in enumerate(((1, 0), (0, -1), (2, -1), (1, -2), (10, -1), (1, -10))):
+        rows[72 + i] = (C_UNAMBIGUOUS, PRED_NONE, 2, w_p, w_u)
+    for n in range(1, 6):
+        rows[77 + n] = (C_AT_LEAST_N_USELESS, PRED_NONE, n)
+    for i in range(11):  # thresholds i/10
+        rows[83 + i] = (C_MISTAKE, PRED_NONE, 1, i, 10)
+        rows[94 + i] = (C_MISTAKE, PRED_NONE, 0, i, 10)
+    return rows
+
+
+def _build_rule_table() -> np.ndarray:
+    kinds = [_KIND_CODES[r.kind] for r in ALPHABET] + [KIND_PLAY, KIND_DISCARD]
+    rows = _rule_rows()
+    if sorted(rows) != list(range(N_RULE_IDS)):
+        raise AssertionError("the rule table must cover every rule id exactly once")
+    table = np.zeros((N_RULE_IDS, 8), dtype=np.int64)
+    for rule_id, (cls, *rest) in rows.items():
+        params = rest[1:]
+        table[rule_id, R_CLASS] = cls
+        table[rule_id, R_KIND] = kinds[rule_id]
+        table[rule_id, R_PRED] = rest[0] if rest else PRED_NONE
+        table[rule_id, R_P0 : R_P0 + len(params)] = params
+    return table
+
+
+RULE_TABLE = _build_rule_table()
+"""``(107, 8)`` int64: per rule id its class ``C_*``, kind ``KIND_*``, IF-predicate ``PRED_*``
+and parameters ``p0..p4`` (thresholds as ``num, den`` pairs)."""
+
+
+# =============================================================================================
+# Basic knowledge and card predicates (RULES.md §2.2, §2.3)
+# =============================================================================================
+
+
+@_kernel
+def _hand_len(v, p):
+    """|hand(p)| as an int64."""
+    return np.int64(v.hand_len[p])
+
+
+@_kernel
+def _card(v, p, k):
+    """The card in ``p``'s slot ``k`` as an int64 (-1 for empty slots and the viewer's own)."""
+    return np.int64(v.cards[p, k])
+
+
+@_kernel
+def _known_colour(v, p, k):
+    m = v.col_plaus[p, k]
+    if popcount(m) == 1:
+        return lowest_bit(m)
+    return -1
+
+
+@_kernel
+def _known_rank(v, p, k):
+    m = v.rank_plaus[p, k]
+    if popcount(m) == 1:
+        return lowest_bit(m)
+    return -1
+
+
+@_kernel
+def _fully_known(v, p, k):
+    return _known_colour(v, p, k) >= 0 and _known_rank(v, p, k) >= 0
+
+
+@_kernel
+def _min_height(v):
+    m = v.cfg[CFG_RANKS]
+    for c in range(v.cfg[CFG_COLORS]):
+        m = min(m, v.fireworks[c])
+    return m
+
+
+@_kernel
+def _max_reachable(v, c):
+    n_ranks = v.cfg[CFG_RANKS]
+    for r in range(v.fireworks[c], n_ranks):
+        if v.discards[c * n_ranks + r] >= copies_of_rank(n_ranks, r):
+            return r
+    return n_ranks
+
+
+@_kernel
+def _safe_to_discard(v, c, r):
+    n_ranks = v.cfg[CFG_RANKS]
+    if c >= 0 and v.fireworks[c] >= n_ranks:
+        return True  # (a) the colour is complete
+    if c >= 0 and r >= 0 and r < v.fireworks[c]:
+        return True  # (b) already played
+    if r >= 0 and r < _min_height(v):
+        return True  # (c) played in every colour
+    return c >= 0 and r >= 0 and r >= _max_reachable(v, c)  # (d) out of reach
+
+
+@_kernel
+def _card_class(v, card):
+    n_ranks = v.cfg[CFG_RANKS]
+    c = card // n_ranks
+    r = card - c * n_ranks
+    bits = CLS_PLAYABLE if v.fireworks[c] == r else 0
+    if _safe_to_discard(v, c, r):
+        return bits | CLS_USELESS
+    if r == n_ranks - 1 or v.discards[card] == copies_of_rank(n_ranks, r) - 1:
+        bits |= CLS_NECESSARY
+    return bits
+
+
+@_kernel
+def _is_playable(v, card):
+    n_ranks = v.cfg[CFG_RANKS]
+    return v.fireworks[card // n_ranks] == card % n_ranks
+
+
+@_kernel
+def _usable(v, c, r):
+    if v.scal[V_INFO] < v.cfg[CFG_MAX_INFO] and _safe_to_discard(v, c, r):
+        return True
+    return c >= 0 and r >= 0 and r == v.fireworks[c]
+
+
+@_kernel
+def _knows_safe(v, p, k):
+    return _safe_to_discard(v, _known_colour(v, p, k), _known_rank(v, p, k))
+
+
+# =============================================================================================
+# Candidate pools and probabilities (RULES.md §2.4, §2.5)
+# =============================================================================================
+
+
+@_kernel
+def _card_table(v, out):
+    # The hot path of every decision: the per-card class is computed here without calls
+    # (same conditions as _card_class; a test checks that they agree).
+    n_ranks = v.cfg[CFG_RANKS]
+    low = _min_height(v)
+    for c in range(v.cfg[CFG_COLORS]):
+        h = v.fireworks[c]
+        reach = _max_reachable(v, c)
+        card = c * n_ranks
+        for r in range(n_ranks):
+            copies = copies_of_rank(n_ranks, r)
+            dis = v.discards[card]
+            out[TAB_COUNT, card] = copies - dis - (1 if h > r else 0)
+            if h >= n_ranks or r < h or r < low or r >= reach:  # safeToDiscard (a)-(d)
+                bits = CLS_USELESS
+            elif r == n_ranks - 1 or dis == copies - 1:
+                bits = CLS_NECESSARY
+            else:
+                bits = 0
+            out[TAB_CLASS, card] = bits | (CLS_PLAYABLE if h == r else 0)
+            card += 1
+    me = v.scal[V_SEAT]
+    for p in range(v.cfg[CFG_PLAYERS]):
+        for k in range(v.hand_len[p]):
+            card = v.cards[p, k]
+            if p == me or card < 0:
+                break
+            out[TAB_COUNT, card] -= 1
+
+
+@_kernel
+def _new_table(v):
+    tab = np.empty((2, v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]), dtype=np.int64)
+    _card_table(v, tab)
+    return tab
+
+
+@_kernel
+def _partner_table(v, t, tab, out):
+    for card in range(tab.shape[1]):
+        out[TAB_COUNT, card] = tab[TAB_COUNT, card]
+        out[TAB_CLASS, card] = tab[TAB_CLASS, card]
+    for k in range(_hand_len(v, t)):
+        card = _card(v, t, k)
+        if card < 0:
+            break
+        out[TAB_COUNT, card] += 1
+
+
+@_kernel
+def _cand_counts(v, tab, cm, rm):
+    n_ranks = v.cfg[CFG_RANKS]
+    total = _ZERO
+    n_play = _ZERO
+    n_useless = _ZERO
+    n_nec = _ZERO
+    for c in range(v.cfg[CFG_COLORS]):
+        if not (cm >> c) & 1:
+            continue
+        bits = rm
+        card = c * n_ranks
+        while bits > 0:  # the set ranks, lowest first
+            n = tab[TAB_COUNT, card]
+            if bits & 1 and n > 0:
+                cls = tab[TAB_CLASS, card]
+                total += n
+                n_play += n * (cls & CLS_PLAYABLE)
+                n_useless += n * ((cls & CLS_USELESS) >> 1)
+                n_nec += n * ((cls & CLS_NECESSARY) >> 2)
+            bits >>= 1
+            card += 1
+    return total, n_play, n_useless, n_nec
+
+
+@_kernel
+def _slot_counts(v, tab, p, k):
+    return _cand_counts(v, tab, np.int64(v.col_plaus[p, k]), np.int64(v.rank_plaus[p, k]))
+
+
+@_kernel
+def _hint_of(v, i):
+    n_ranks = v.cfg[CFG_RANKS]
+    if i < n_ranks:
+        return False, i
+    return True, i - n_ranks
+
+
+@_kernel
+def _touches(v, card, i):
+    """Whether hint number ``i`` touches ``card`` (RULES.md §2.5 enumeration)."""
+    n_ranks = v.cfg[CFG_RANKS]
+    c = card // n_ranks
+    if i < n_ranks:
+        return card - c * n_ranks == i
+    return c == i - n_ranks
+
+
+@_kernel
+def _simulate_hint(v, t, i, cm, rm):
+    is_colour, value = _hint_of(v, i)
+    touched = _ZERO
+    for k in range(_hand_len(v, t)):
+        card = _card(v, t, k)
+        if card < 0:
+            break
+        cm[k] = v.col_plaus[t, k]
+        rm[k] = v.rank_plaus[t, k]
+        hit = _touches(v, card, i)
+        if hit:
+            touched += 1
+        if is_colour:
+            cm[k] = 1 << value if hit else cm[k] & ~(1 << value)
+        else:
+            rm[k] = 1 << value if hit else rm[k] & ~(1 << value)
+    return touched
+
+
+@_kernel
+def _count_touched(v, p, i):
+    """Number of ``p``'s cards hint number ``i`` touches (known attributes included)."""
+    n = _ZERO
+    for k in range(_hand_len(v, p)):
+        card = _card(v, p, k)
+        if card < 0:
+            break
+        if _touches(v, card, i):
+            n += 1
+    return n
+
+
+# =============================================================================================
+# Actions, hint helpers, history helpers (RULES.md §2.6, §2.7)
+# =============================================================================================
+
+
+@_kernel
+def _play(v, k):
+    return encode_action(v.cfg, v.scal[V_SEAT], _PLAY, k, _NO, _NO)
+
+
+@_kernel
+def _discard(v, k):
+    return encode_action(v.cfg, v.scal[V_SEAT], _DISCARD, k, _NO, _NO)
+
+
+@_kernel
+def _tell_value(v, t, rank):
+    return encode_action(v.cfg, v.scal[V_SEAT], _REVEAL_RANK, _NO, t, rank)
+
+
+@_kernel
+def _tell_colour(v, t, colour):
+    return encode_action(v.cfg, v.scal[V_SEAT], _REVEAL_COLOR, _NO, t, colour)
+
+
+@_kernel
+def _tell_hint(v, t, i):
+    is_colour, value = _hint_of(v, i)
+    if is_colour:
+        return _tell_colour(v, t, value)
+    return _tell_value(v, t, value)
+
+
+@_kernel
+def _tell_missing(v, t, k, value_first):
+    n_ranks = v.cfg[CFG_RANKS]
+    card = _card(v, t, k)
+    rank_known = _known_rank(v, t, k) >= 0
+    if value_first and not rank_known:
+        return _tell_value(v, t, card % n_ranks)
+    if _known_colour(v, t, k) < 0:
+        return _tell_colour(v, t, card // n_ranks)
+    if not rank_known:
+        return _tell_value(v, t, card % n_ranks)
+    return -1
+
+
+@_kernel
+def _turn_order(v, i):
+    return (v.scal[V_SEAT] + 1 + i) % v.cfg[CFG_PLAYERS]
+
+
+@_kernel
+def _next_player(v):
+    return (v.scal[V_SEAT] + 1) % v.cfg[CFG_PLAYERS]
+
+
+@_kernel
+def _slot_of_uid(v, p, uid):
+    """Current slot of the card ``uid`` in ``p``'s hand, or -1 if it is no longer there."""
+    if uid < 0:
+        return -1
+    for k in range(_hand_len(v, p)):
+        if v.uids[p, k] == uid:
+            return k
+    return -1
+
+
+@_kernel
+def _is_hint_to(v, m, p):
+    """Whether history record ``m`` is a hint (colour or value) whose target is ``p``."""
+    kind = v.hist[m, H_KIND]
+    return (kind == REVEAL_COLOR or kind == REVEAL_RANK) and v.hist[m, H_TARGET] == p
+
+
+@_kernel
+def _ge(g, t, bg, bt):
+    """Whether ``g/t >= bg/bt`` (cross-multiplied, RULES.md §2.10; ``t, bt > 0``)."""
+    return g * bt >= bg * t
+
+
+@_kernel
+def _own_slot_end(v, k):
+    """Whether my slot ``k`` is past the end of my hand (loop guard)."""
+    return v.uids[v.scal[V_SEAT], k] < 0
+
+
+# =============================================================================================
+# Play rules (RULES.md §3.1)
+# =============================================================================================
+
+
+@_kernel
+def rule_play_finesse(v):
+    """PlayFinesse (0), v0.2.4 semantics (RULES.md §3.1)."""
+    me = v.scal[V_SEAT]
+    m = v.scal[V_N_MOVES] - 1
+    nxt = _next_player(v)
+    if v.cfg[CFG_PLAYERS] == 2 or m < 0 or _hand_len(v, me) == 0 or not _is_hint_to(v, m, nxt):
+        return -1
+    n_ranks = v.cfg[CFG_RANKS]
+    for j in range(v.hist_uids.shape[1]):
+        uid = v.hist_uids[m, j]
+        if uid < 0:
+            break
+        k = _slot_of_uid(v, nxt, uid)
+        if k >= 0:
+            card = _card(v, nxt, k)
+            if card % n_ranks == v.fireworks[card // n_ranks] + 1:
+                return _play(v, _hand_len(v, me) - 1)
+    return -1
+
+
+@_kernel
+def rule_play_finesse_told(v):
+    """PlayFinesseTold (1), v0.2.4 semantics (RULES.md §3.1)."""
+    me = v.scal[V_SEAT]
+    m = v.scal[V_N_MOVES] - 1
+    if v.cfg[CFG_PLAYERS] == 2 or m < 1 or v.hist[m, H_KIND] != PLAY:
+        return -1
+    if not _is_hint_to(v, m - 1, me) or popcount(v.hist[m - 1, H_TOUCHED]) != 1:
+        return -1
+    k = _slot_of_uid(v, me, v.hist_uids[m - 1, 0])
+    return _play(v, k) if k >= 0 else -1
+
+
+@_kernel
+def rule_play_if_certain(v):
+    """PlayIfCertain (2): lowest slot known to be playable by colour and value (RULES.md §3.1)."""
+    me = v.scal[V_SEAT]
+    for k in range(_hand_len(v, me)):
+        c = _known_colour(v, me, k)
+        if c >= 0 and _known_rank(v, me, k) == v.fireworks[c]:
+            return _play(v, k)
+    return -1
+
+
+@_kernel
+def rule_play_safe_card(v, tab):
+    """PlaySafeCard (8): lowest slot with P_me(playable) = 1 (RULES.md §3.1)."""
+    me = v.scal[V_SEAT]
+    for k in range(_hand_len(v, me)):
+        total, n_play, _, _ = _slot_counts(v, tab, me, k)
+        if total > 0 and n_play == total:
+            return _play(v, k)
+    return -1
+
+
+@_kernel
+def _best_own_slot(v, tab, useless, num, den):
+    """My slot with the highest P_me(playable, or useless) >= num/den, ties → highest slot."""
+    me = v.scal[V_SEAT]
+    best = _NO
+    bg = _ZERO
+    bt = _ONE
+    for k in range(_hand_len(v, me)):
+        if _own_slot_end(v, k):
+            break
+        t, n_play, n_useless, _ = _slot_counts(v, tab, me, k)
+        g = n_useless if useless else n_play
+        if t > 0 and g * den >= num * t and (best < 0 or _ge(g, t, bg, bt)):
+            best = k
+            bg = g
+            bt = t
+    return best
+
+
+@_kernel
+def rule_play_probably_safe(v, tab, num, den):
+    """PlayProbablySafeCard(num/den) (3–7, 49; inside 41–47 and X1) (RULES.md §3.1)."""
+    k = _best_own_slot(v, tab, _FALSE, num, den)
+    return _play(v, k) if k >= 0 else -1
+
+
+@_kernel
+def rule_play_unique_possible(v, tab):
+    """PlayUniquePossibleCard (9), with height + 1 and card identity (RULES.md §3.1)."""
+    me = v.scal[V_SEAT]
+    n_ranks = v.cfg[CFG_RANKS]
+    for m in range(v.scal[V_N_MOVES] - 1, -1, -1):
+        if not _is_hint_to(v, m, me) or popcount(v.hist[m, H_TOUCHED]) != 1:
+            continue
+        k = _slot_of_uid(v, me, v.hist_uids[m, 0])
+        if k < 0:
+            continue
+        if v.hist[m, H_KIND] == REVEAL_COLOR:
+            c = v.hist[m, H_COLOR]
+            h = v.fireworks[c]
+            if h < n_ranks and tab[TAB_COUNT, c * n_ranks + h] > 0:
+                return _play(v, k)
+            continue
+        r = v.hist[m, H_RANK]
+        for c in range(v.cfg[CFG_COLORS]):
+            if v.fireworks[c] == r and tab[TAB_COUNT, c * n_ranks + r] > 0:
+                return _play(v, k)
+    return -1
+
+
+@_kernel
+def _mark_recent_hints(v, singled_out, out):
+    """Mark in ``out`` my slots touched by a recent hint (PlayJustHinted steps 1–2)."""
+    me = v.scal[V_SEAT]
+    for m in range(v.scal[V_N_MOVES] - 1, -1, -1):
+        to_me = _is_hint_to(v, m, me)
+        if v.hist[m, H_ACTOR] != me and not to_me:
+            break
+        if not to_me or (singled_out and popcount(v.hist[m, H_TOUCHED]) != 1):
+            continue
+        for j in range(v.hist_uids.shape[1]):
+            uid = v.hist_uids[m, j]
+            if uid < 0:
+                break
+            k = _slot_of_uid(v, me, uid)
+            if k >= 0:
+                out[k] = True
+
+
+@_kernel
+def rule_play_just_hinted(v, tab, singled_out, newest_only, min_lives, num, den):
+    """PlayJustHinted(singledOut, newestOnly, minLives, num/den) (50–66) (RULES.md §3.1)."""
+    me = v.scal[V_SEAT]
+    n = _hand_len(v, me)
+    eligible = np.zeros(v.cfg[CFG_HAND], dtype=np.bool_)
+    _mark_recent_hints(v, singled_out != 0, eligible)
+    best = _NO
+    bg = _ZERO
+    bt = _ONE
+    for k in range(n):
+        if _own_slot_end(v, k):
+            break
+        if not eligible[k] or (newest_only != 0 and k != n - 1):
+            continue
+        t, g, _, _ = _slot_counts(v, tab, me, k)
+        if t > 0 and (best < 0 or _ge(g, t, bg, bt)):
+            best = k
+            bg = g
+            bt = t
+    if best < 0:
+        return -1
+    if bg == bt or (bg * den >= num * bt and v.scal[V_LIFE] > min_lives):
+        return _play(v, best)
+    return -1
+
+
+# =============================================================================================
+# Tell rules (RULES.md §3.2)
+# =============================================================================================
+
+
+@_kernel
+def rule_tell_useful(v, value_first):
+    """TellAnyoneAboutUsefulCard (13, value first) / ...OldestUsefulCard (12, colour first).
+
+    The first playable card not fully known to its owner, players in turn order, slots
+    ascending (RULES.md §3.2); under our slot order both rules pick the same card.
+    """
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        p = _turn_order(v, i)
+        for k in range(_hand_len(v, p)):
+            if _is_playable(v, _card(v, p, k)) and not _fully_known(v, p, k):
+                return _tell_missing(v, p, k, value_first != 0)
+    return -1
+
+
+@_kernel
+def rule_complete_tell_useful(v):
+    """CompleteTellUsefulCard (10): a playable card with exactly one attribute known."""
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        p = _turn_order(v, i)
+        for k in range(_hand_len(v, p)):
+            one_known = (_known_colour(v, p, k) >= 0) != (_known_rank(v, p, k) >= 0)
+            if one_known and _is_playable(v, _card(v, p, k)):
+                return _tell_missing(v, p, k, one_known)
+    return -1
+
+
+@_kernel
+def rule_tell_playable(v, rng):
+    """TellPlayableCard (20, random): hint the next player's lowest-slot playable card.
+
+    One draw (RULES.md §2.9): 0 → its value, 1 → its colour (RULES.md §3.2).
+    """
+    p = _next_player(v)
+    n_ranks = v.cfg[CFG_RANKS]
+    for k in range(_hand_len(v, p)):
+        card = _card(v, p, k)
+        if _is_playable(v, card):
+            if rng_below(rng, np.int64(2)) == 0:
+                return _tell_value(v, p, card % n_ranks)
+            return _tell_colour(v, p, card // n_ranks)
+    return -1
+
+
+@_kernel
+def rule_tell_playable_outer(v):
+    """TellPlayableCardOuter (21): next player's lowest playable, not fully known card."""
+    p = _next_player(v)
+    for k in range(_hand_len(v, p)):
+        if _is_playable(v, _card(v, p, k)) and not _fully_known(v, p, k):
+            return _tell_missing(v, p, k, _TRUE)
+    return -1
+
+
+@_kernel
+def rule_tell_about_ones(v):
+    """TellAboutOnes (11): next player's lowest 1 that is not fully known (RULES.md §3.2)."""
+    p = _next_player(v)
+    for k in range(_hand_len(v, p)):
+        if _card(v, p, k) % v.cfg[CFG_RANKS] == 0 and not _fully_known(v, p, k):
+            return _tell_missing(v, p, k, _TRUE)
+    return -1
+
+
+@_kernel
+def rule_tell_fives(v):
+    """TellFives (17): TellValue(5) to the first player holding a 5 of unknown value."""
+    top = v.cfg[CFG_RANKS] - 1
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        p = _turn_order(v, i)
+        for k in range(_hand_len(v, p)):
+            if _card(v, p, k) % v.cfg[CFG_RANKS] == top and _known_rank(v, p, k) < 0:
+                return _tell_value(v, p, top)
+    return -1
+
+
+@_kernel
+def rule_tell_unknown(v):
+    """TellUnknown (23): next player's lowest not fully known card, colour first."""
+    p = _next_player(v)
+    for k in range(_hand_len(v, p)):
+        if not _fully_known(v, p, k):
+            return _tell_missing(v, p, k, _FALSE)
+    return -1
+
+
+@_kernel
+def rule_tell_randomly(v, rng):
+    """TellRandomly (22, random): draw x in [0, 2h); slot x // 2, even → value, odd → colour."""
+    p = _next_player(v)
+    h = _hand_len(v, p)
+    if h == 0:
+        return -1
+    x = rng_below(rng, 2 * h)
+    card = _card(v, p, x // 2)
+    if x % 2 == 0:
+        return _tell_value(v, p, card % v.cfg[CFG_RANKS])
+    return _tell_colour(v, p, card // v.cfg[CFG_RANKS])
+
+
+@_kernel
+def rule_tell_most_information(v):
+    """TellMostInformation (19, "in total"): the hint touching most cards, absolute order."""
+    me = v.scal[V_SEAT]
+    best = _NO
+    best_t = _NO
+    best_score = _ZERO
+    for p in range(v.cfg[CFG_PLAYERS]):
+        if p == me:
+            continue
+        for i in range(v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]):
+            score = _count_touched(v, p, i)
+            if score > best_score:
+                best_score = score
+                best = i
+                best_t = p
+    return _tell_hint(v, best_t, best) if best >= 0 else -1
+
+
+@_kernel
+def rule_tell_useless(v):
+    """TellAnyoneAboutUselessCard (14): first useless card not fully known to its owner."""
+    n_ranks = v.cfg[CFG_RANKS]
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        p = _turn_order(v, i)
+        for k in range(_hand_len(v, p)):
+            card = _card(v, p, k)
+            if _safe_to_discard(v, card // n_ranks, card % n_ranks) and not _fully_known(v, p, k):
+                return _tell_missing(v, p, k, _TRUE)
+    return -1
+
+
+@_kernel
+def rule_tell_dispensable(v):
+    """TellDispensable (15; 48 under its predicate), absolute order (RULES.md §3.2)."""
+    me = v.scal[V_SEAT]
+    n_ranks = v.cfg[CFG_RANKS]
+    low = _min_height(v)
+    for p in range(v.cfg[CFG_PLAYERS]):
+        for k in range(_hand_len(v, p)):
+            card = _card(v, p, k)
+            if p == me or card < 0:
+                break
+            c = card // n_ranks
+            r = card % n_ranks
+            kc = _known_colour(v, p, k) >= 0
+            kr = _known_rank(v, p, k) >= 0
+            if not kc and v.fireworks[c] == n_ranks:
+                return _tell_colour(v, p, c)  # (i)
+            if not kr and r < low:
+                return _tell_value(v, p, r)  # (ii)
+            if kc != kr and r < v.fireworks[c]:
+                return _tell_missing(v, p, k, kc)  # (iii) the missing attribute
+    return -1
+
+
+@_kernel
+def rule_tell_ill_informed(v):
+    """TellIllInformed (18): first usable card (actual identity) not fully known."""
+    n_ranks = v.cfg[CFG_RANKS]
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        p = _turn_order(v, i)
+        for k in range(_hand_len(v, p)):
+            card = _card(v, p, k)
+            if _usable(v, card // n_ranks, card % n_ranks) and not _fully_known(v, p, k):
+                return _tell_missing(v, p, k, _TRUE)
+    return -1
+
+
+@_kernel
+def _finesse_hint(v, f, k, n_colour, n_value):
+    """Steps (1)–(3) of TellFinesse for ``f``'s slot ``k`` (RULES.md §3.2); -1 if none."""
+    n_ranks = v.cfg[CFG_RANKS]
+    card = _card(v, f, k)
+    if n_colour == 1 and n_value == 1:
+        if _known_rank(v, f, k) >= 0:
+            return _tell_colour(v, f, card // n_ranks)
+        if _known_colour(v, f, k) >= 0:
+            return _tell_value(v, f, card % n_ranks)
+    if n_value == 1:
+        return _tell_value(v, f, card % n_ranks)
+    if n_colour == 1:
+        return _tell_colour(v, f, card // n_ranks)
+    return -1
+
+
+@_kernel
+def rule_tell_finesse(v):
+    """TellFinesse (16), v0.2.4 semantics (RULES.md §3.2)."""
+    n_ranks = v.cfg[CFG_RANKS]
+    nxt = _next_player(v)
+    if v.cfg[CFG_PLAYERS] == 2 or _hand_len(v, nxt) == 0:
+        return -1
+    x = _card(v, nxt, _hand_len(v, nxt) - 1)
+    if not _is_playable(v, x) or x % n_ranks == n_ranks - 1:
+        return -1
+    wanted = x + 1  # (x.colour, x.value + 1)
+    f = (v.scal[V_SEAT] + 2) % v.cfg[CFG_PLAYERS]
+    n_colour = _count_touched(v, f, n_ranks + wanted // n_ranks)
+    n_value = _count_touched(v, f, wanted % n_ranks)
+    for k in range(_hand_len(v, f)):
+        if _card(v, f, k) == wanted:
+            a = _finesse_hint(v, f, k, n_colour, n_value)
+            if a >= 0:
+                return a
+    return -1
+
+
+@_kernel
+def _collisions(v, p, k, is_colour):
+    """(cP, cU) of a TellUnambiguous candidate (RULES.md §3.2).
+
+    The other cards of ``p`` the same hint touches and whose same attribute ``p`` does not
+    know yet, split into actually playable (cP) and unplayable (cU).
+    """
+    n_ranks = v.cfg[CFG_RANKS]
+    card = _card(v, p, k)
+    i = n_ranks + card // n_ranks if is_colour else card % n_ranks
+    c_play = _ZERO
+    c_unplay = _ZERO
+    for j in range(_hand_len(v, p)):
+        other = _card(v, p, j)
+        if other < 0:
+            break
+        known = _known_colour(v, p, j) if is_colour else _known_rank(v, p, j)
+        if j != k and known < 0 and _touches(v, other, i):
+            if _is_playable(v, other):
+                c_play += 1
+            else:
+                c_unplay += 1
+    return c_play, c_unplay
+
+
+@_kernel
+def _unambiguous_better(mode, w_p, w_u, cp, cu, bp, bu):
+    """Whether candidate (cp, cu) strictly beats the best so far (bp, bu).
+
+    ``mode`` 0: maximise cP then minimise cU; 1: minimise cU then maximise cP; 2: maximise
+    ``w_p * cP + w_u * cU`` (RULES.md §3.2, TellUnambiguous / TellUnambiguous3).
+    """
+    if mode == 0:
+        return cp > bp or (cp == bp and cu < bu)
+    if mode == 1:
+        return cu < bu or (cu == bu and cp > bp)
+    return w_p * cp + w_u * cu > w_p * bp + w_u * bu
+
+
+@_kernel
+def rule_tell_unambiguous(v, mode, w_p, w_u):
+    """TellUnambiguous (67/68: ``mode`` 0/1) and TellUnambiguous3(wP, wU) (72–77: ``mode`` 2).
+
+    RULES.md §3.2. The target is the first player in turn order holding a playable card it
+    does not fully know. Candidates, per playable card in ascending slots: its value hint (if
+    the value is unknown), then its colour hint (if the colour is unknown). The first
+    candidate is accepted; later ones replace it only if strictly better.
+    """
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        p = _turn_order(v, i)
+        best_k = _NO
+        best_colour = False
+        bp = _ZERO
+        bu = _ZERO
+        for k in range(_hand_len(v, p)):
+            if not _is_playable(v, _card(v, p, k)):
+                continue
+            for a in range(2):
+                is_colour = a == 1
+                known = _known_colour(v, p, k) if is_colour else _known_rank(v, p, k)
+                if known >= 0:
+                    continue
+                cp, cu = _collisions(v, p, k, is_colour)
+                if best_k < 0 or _unambiguous_better(mode, w_p, w_u, cp, cu, bp, bu):
+                    best_k = k
+                    best_colour = is_colour
+                    bp = cp
+                    bu = cu
+        if best_k >= 0:
+            return _tell_missing(v, p, best_k, not best_colour)
+    return -1
+
+
+@_kernel
+def _has_class(v, tab, p, cls):
+    """Whether ``p`` holds an actual card of class ``cls`` (playable / useless bit)."""
+    for k in range(_hand_len(v, p)):
+        card = _card(v, p, k)
+        if card >= 0 and tab[TAB_CLASS, card] & cls:
+            return True
+    return False
+
+
+@_kernel
+def _new_masks(v):
+    """Scratch knowledge masks ``(cm, rm)`` for hint simulation, ``(hand_size,)`` int64."""
+    h = v.cfg[CFG_HAND]
+    return np.zeros(h, dtype=np.int64), np.zeros(h, dtype=np.int64)
+
+
+@_kernel
+def _unambiguous2_score(v, tab_t, t, cm, rm, w_p, w_u):
+    """Σ_s w(s) · P_{me→t}(playable | s) under the simulated masks (TellUnambiguous2)."""
+    score = 0.0
+    for k in range(_hand_len(v, t)):
+        card = _card(v, t, k)
+        if card < 0:
+            break
+        total, n_play, _, _ = _cand_counts(v, tab_t, cm[k], rm[k])
+        w = w_p if tab_t[TAB_CLASS, card] & CLS_PLAYABLE else w_u
+        if total > 0:
+            score += w * n_play / total
+    return score
+
+
+@_kernel
+def rule_tell_unambiguous2(v, tab, w_p, w_u):
+    """TellUnambiguous2(wP, wU) (69–71), any hand size (RULES.md §3.2).
+
+    Target: the first player in turn order holding a playable card. Every hint of §2.5 is
+    simulated and scored Σ_s w(s) · P_{me→t}(playable | s) with w(s) = wP on actually playable
+    cards, wU otherwise; the first is accepted, later ones only if better by more than 1e-9.
+    """
+    cm, rm = _new_masks(v)
+    tab_t = np.empty_like(tab)
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        t = _turn_order(v, i)
+        if not _has_class(v, tab, t, np.int64(CLS_PLAYABLE)):
+            continue
+        _partner_table(v, t, tab, tab_t)
+        best = _NO
+        best_score = 0.0
+        for j in range(v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]):
+            if _simulate_hint(v, t, j, cm, rm) == 0:
+                continue
+            score = _unambiguous2_score(v, tab_t, t, cm, rm, w_p, w_u)
+            if best < 0 or score > best_score + TOL:
+                best = j
+                best_score = score
+        return _tell_hint(v, t, best)
+    return -1
+
+
+@_kernel
+def _count_sure_useless(v, tab_t, cm, rm, n):
+    """Number of slots ``< n`` whose P(useless) under ``cm`` / ``rm`` exceeds 0.99."""
+    cnt = _ZERO
+    for k in range(n):
+        total, _, n_useless, _ = _cand_counts(v, tab_t, cm[k], rm[k])
+        if total > 0 and n_useless * 100 > 99 * total:
+            cnt += 1
+    return cnt
+
+
+@_kernel
+def _at_least_n_target(v, tab, tab_t, cm, rm):
+    """TellAtLeastNUseless' target (RULES.md §3.2), or -1; leaves its pool in ``tab_t``.
+
+    The first player in turn order holding an actually useless card and no slot with
+    P_{me→t}(useless) > 0.99 under its current knowledge.
+    """
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        t = _turn_order(v, i)
+        n = _hand_len(v, t)
+        if not _has_class(v, tab, t, np.int64(CLS_USELESS)):
+            continue
+        _partner_table(v, t, tab, tab_t)
+        for k in range(n):
+            cm[k] = v.col_plaus[t, k]
+            rm[k] = v.rank_plaus[t, k]
+        if _count_sure_useless(v, tab_t, cm, rm, n) == 0:
+            return t
+    return -1
+
+
+@_kernel
+def rule_tell_at_least_n_useless(v, tab, n_min):
+    """TellAtLeastNUseless(N) (78–82) (RULES.md §3.2).
+
+    The hint to the target leaving the most slots with P_{me→t}(useless) > 0.99 is told if
+    that number is at least ``n_min`` (first wins ties); otherwise the rule does not fire.
+    """
+    cm, rm = _new_masks(v)
+    tab_t = np.empty_like(tab)
+    t = _at_least_n_target(v, tab, tab_t, cm, rm)
+    if t < 0:
+        return -1
+    best = _NO
+    best_cnt = _ZERO
+    for j in range(v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]):
+        if _simulate_hint(v, t, j, cm, rm) == 0:
+            continue
+        cnt = _count_sure_useless(v, tab_t, cm, rm, _hand_len(v, t))
+        if cnt >= n_min and cnt > best_cnt:
+            best = j
+            best_cnt = cnt
+    return _tell_hint(v, t, best) if best >= 0 else -1
+
+
+@_kernel
+def _mistake_slot(v, tab_t, p, false_positive, num, den):
+    """The slot TellHighProbabilityMistake picks in ``p``'s hand, or -1 (RULES.md §3.2)."""
+    best = _NO
+    bg = _ZERO
+    bt = _ONE
+    for k in range(_hand_len(v, p)):
+        card = _card(v, p, k)
+        if card < 0:
+            break
+        t, g, _, _ = _slot_counts(v, tab_t, p, k)
+        if t == 0 or (tab_t[TAB_CLASS, card] & CLS_PLAYABLE != 0) == false_positive:
+            continue
+        if false_positive:  # P >= num/den, highest P, ties → highest slot
+            ok = g * den >= num * t and (best < 0 or _ge(g, t, bg, bt))
+        else:  # P <= num/den, lowest P, ties → highest slot
+            ok = g * den <= num * t and (best < 0 or _ge(bg, bt, g, t))
+        if ok:
+            best = k
+            bg = g
+            bt = t
+    return best
+
+
+@_kernel
+def rule_tell_high_probability_mistake(v, tab, false_positive, num, den):
+    """TellHighProbabilityMistake(falsePositive, num/den) (83–104) (RULES.md §3.2).
+
+    Hints the scanned player (not the loop offset), with any hand size. Stops without firing
+    if the chosen card is already fully known to its owner.
+    """
+    tab_t = np.empty_like(tab)
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        p = _turn_order(v, i)
+        _partner_table(v, p, tab, tab_t)
+        k = _mistake_slot(v, tab_t, p, false_positive != 0, num, den)
+        if k >= 0:
+            return _tell_missing(v, p, k, _TRUE)
+    return -1
+
+
+# =============================================================================================
+# Discard rules (RULES.md §3.3)
+# =============================================================================================
+
+
+@_kernel
+def rule_discard_safe(v):
+    """DiscardSafeCard (35): lowest slot with knowsSafe(me, s)."""
+    me = v.scal[V_SEAT]
+    for k in range(_hand_len(v, me)):
+        if _knows_safe(v, me, k):
+            return _discard(v, k)
+    return -1
+
+
+@_kernel
+def _least_candidate_rank(v, tab, c, rm):
+    """The lowest rank ``r`` in mask ``rm`` with (c, r) in the pool of ``tab``; -1 if none."""
+    n_ranks = v.cfg[CFG_RANKS]
+    for r in range(n_ranks):
+        if (rm >> r) & 1 and tab[TAB_COUNT, c * n_ranks + r] > 0:
+            return r
+    return -1
+
+
+@_kernel
+def rule_discard_useless(v, tab):
+    """DiscardUselessCard (37): discard a known-colour slot that is out of reach.
+
+    The slot's value (known, or else the least candidate value) is beyond maxReachable of
+    its colour (RULES.md §3.3).
+    """
+    me = v.scal[V_SEAT]
+    for k in range(_hand_len(v, me)):
+        c = _known_colour(v, me, k)
+        if c < 0:
+            continue
+        r = _known_rank(v, me, k)
+        if r < 0:
+            r = _least_candidate_rank(v, tab, c, np.int64(v.rank_plaus[me, k]))
+        if r >= 0 and r >= _max_reachable(v, c):
+            return _discard(v, k)
+    return -1
+
+
+@_kernel
+def rule_discard_if_certain(v):
+    """DiscardIfCertain (25): lowest fully known slot with value <= height(colour)."""
+    me = v.scal[V_SEAT]
+    for k in range(_hand_len(v, me)):
+        c = _known_colour(v, me, k)
+        r = _known_rank(v, me, k)
+        if c >= 0 and r >= 0 and r < v.fireworks[c]:
+            return _discard(v, k)
+    return -1
+
+
+@_kernel
+def rule_discard_highest(v):
+    """DiscardHighest (24): the highest known value, ties → lowest slot."""
+    me = v.scal[V_SEAT]
+    best = _NO
+    best_r = _NO
+    for k in range(_hand_len(v, me)):
+        if _own_slot_end(v, k):
+            break
+        r = _known_rank(v, me, k)
+        if r > best_r:
+            best = k
+            best_r = r
+    return _discard(v, best) if best >= 0 else -1
+
+
+@_kernel
+def rule_discard_unidentified(v):
+    """DiscardUnidentifiedCard (36) ≡ DiscardOldestNoInfoFirst (28): lowest no-info slot."""
+    me = v.scal[V_SEAT]
+    for k in range(_hand_len(v, me)):
+        if _known_colour(v, me, k) < 0 and _known_rank(v, me, k) < 0:
+            return _discard(v, k)
+    return -1
+
+
+@_kernel
+def rule_discard_probably_useless(v, tab, num, den):
+    """DiscardProbablyUselessCard(num/den) (29–33, X2): highest P_me(useless), ties → highest."""
+    k = _best_own_slot(v, tab, _TRUE, num, den)
+    return _discard(v, k) if k >= 0 else -1
+
+
+@_kernel
+def rule_discard_least_necessary(v, tab):
+    """DiscardLeastLikelyToBeNecessary (26): lowest P_me(necessary), ties → highest slot."""
+    me = v.scal[V_SEAT]
+    best = _NO
+    bg = _ZERO
+    bt = _ONE
+    for k in range(_hand_len(v, me)):
+        if _own_slot_end(v, k):
+            break
+        t, _, _, g = _slot_counts(v, tab, me, k)
+        if t > 0 and (best < 0 or _ge(bg, bt, g, t)):
+            best = k
+            bg = g
+            bt = t
+    return _discard(v, best) if best >= 0 else -1
+
+
+@_kernel
+def rule_discard_randomly(v, rng):
+    """DiscardRandomly (34, random): Discard(x), x uniform in [0, |hand(me)|) (RULES.md §2.9)."""
+    h = _hand_len(v, v.scal[V_SEAT])
+    if h == 0:
+        return -1
+    return _discard(v, rng_below(rng, h))
+
+
+# =============================================================================================
+# Legal moves and the other rules (RULES.md §3.4)
+# =============================================================================================
+
+
+@_kernel
+def _is_legal(v, a):
+    """Whether move uid ``a`` is legal for the viewer (``_engine.is_legal``, from the view)."""
+    if v.scal[V_DONE] != 0 or a < 0 or a >= v.cfg[CFG_N_ACTIONS]:
+        return False
+    n = v.cfg[CFG_PLAYERS]
+    n_colors = v.cfg[CFG_COLORS]
+    n_ranks = v.cfg[CFG_RANKS]
+    h = v.cfg[CFG_HAND]
+    me = v.scal[V_SEAT]
+    info = v.scal[V_INFO]
+    if a < h:
+        return a < _hand_len(v, me) and info < v.cfg[CFG_MAX_INFO]
+    if a < 2 * h:
+        return a - h < _hand_len(v, me)
+    if info <= 0:
+        return False
+    x = a - 2 * h
+    if x < (n - 1) * n_colors:  # colour hints, by target offset then colour
+        return _count_touched(v, (me + 1 + x // n_colors) % n, n_ranks + x % n_colors) > 0
+    x -= (n - 1) * n_colors  # rank hints, by target offset then rank
+    return _count_touched(v, (me + 1 + x // n_ranks) % n, x % n_ranks) > 0
+
+
+@_kernel
+def _legal_mask(v, out):
+    n = _ZERO
+    for a in range(out.shape[0]):
+        if _is_legal(v, a):
+            out[a] = 1
+            n += 1
+        else:
+            out[a] = 0
+    return n
+
+
+@_kernel
+def _random_legal(v, rng):
+    """LegalRandom (39): one draw over the ascending legal-move list; -1 (no draw) if empty."""
+    n_actions = v.cfg[CFG_N_ACTIONS]
+    n = _ZERO
+    for a in range(n_actions):
+        if _is_legal(v, a):
+            n += 1
+    if n == 0:
+        return -1
+    x = rng_below(rng, n)
+    for a in range(n_actions):
+        if _is_legal(v, a):
+            if x == 0:
+                return a
+            x -= 1
+    return -1
+
+
+@_kernel
+def _unblocking_slot(v, p):
+    """Step 1 of TryToUnBlock from ``p``'s knowledge (RULES.md §3.4).
+
+    Returns the slot to discard (>= 0), ``-2 - slot`` to play (a known 5 whose colour is at 4),
+    or -1 if none.
+    """
+    top = v.cfg[CFG_RANKS] - 1
+    for k in range(_hand_len(v, p)):
+        if _knows_safe(v, p, k):
+            return k
+        c = _known_colour(v, p, k)
+        if c >= 0 and _known_rank(v, p, k) == top and v.fireworks[c] == top:
+            return -2 - k
+    return -1
+
+
+@_kernel
+def _is_blocked(v, p):
+    """Whether ``p`` knows no card safe to discard (with T < T_max) nor playable."""
+    can_discard = v.scal[V_INFO] < v.cfg[CFG_MAX_INFO]
+    for k in range(_hand_len(v, p)):
+        if can_discard and _knows_safe(v, p, k):
+            return False
+        c = _known_colour(v, p, k)
+        if c >= 0 and _known_rank(v, p, k) == v.fireworks[c]:
+            return False
+    return True
+
+
+@_kernel
+def rule_try_to_unblock(v):
+    """TryToUnBlock (40): only at T = 0 (RULES.md §3.4)."""
+    if v.scal[V_INFO] != 0:
+        return -1
+    mine = _unblocking_slot(v, v.scal[V_SEAT])
+    if mine == -1:
+        return -1
+    for i in range(v.cfg[CFG_PLAYERS] - 1):
+        p = _turn_order(v, i)
+        if _is_blocked(v, p):
+            return _discard(v, mine) if mine >= 0 else _play(v, -2 - mine)
+        if _unblocking_slot(v, p) != -1:
+            return -1
+    return -1
+
+
+# =============================================================================================
+# Dispatch (RULES.md §1 parameters, §2.8 gating and IF-predicates)
+# =============================================================================================
+
+
+@_kernel
+def _gate_open(v, kind, pred):
+    """Token gating of ``kind`` and the IF-predicate ``pred`` (RULES.md §2.8)."""
+    info = v.scal[V_INFO]
+    life = v.scal[V_LIFE]
+    if kind == KIND_TELL and info <= 0:
+        return False
+    if kind == KIND_DISCARD and info >= v.cfg[CFG_MAX_INFO]:
+        return False
+    if pred == PRED_MORE_THAN_ONE_LIFE:
+        return life > 1
+    if pred == PRED_HAIL_MARY:
+        return life > 1 and v.scal[V_DECK] == 0
+    if pred == PRED_INFO_LESS_THAN_4:
+        return info < 4
+    return True
+
+
+@_kernel
+def _apply_rule_table(rule_id, v, rng, tab):
+    # One flat dispatch: every call level re-optimises all callees (see the module docstring).
+    if rule_id < 0 or rule_id >= N_RULE_IDS or v.scal[V_DONE] != 0:
+        return -1
+    row = RULE_TABLE[rule_id]
+    if not _gate_open(v, row[R_KIND], row[R_PRED]):
+        return -1
+    cls = row[R_CLASS]
+    p0 = row[R_P0]
+    p1 = row[R_P1]
+    p2 = row[R_P2]
+    # play rules (RULES.md §3.1)
+    if cls == C_FINESSE:
+        return rule_play_finesse(v)
+    if cls == C_FINESSE_TOLD:
+        return rule_play_finesse_told(v)
+    if cls == C_IF_CERTAIN:
+        return rule_play_if_certain(v)
+    if cls == C_PROBABLY_SAFE:
+        return rule_play_probably_safe(v, tab, p0, p1)
+    if cls == C_SAFE:
+        return rule_play_safe_card(v, tab)
+    if cls == C_UNIQUE_POSSIBLE:
+        return rule_play_unique_possible(v, tab)
+    if cls == C_JUST_HINTED:
+        return rule_play_just_hinted(v, tab, p0, p1, p2, row[R_P3], row[R_P4])
+    if cls == C_X1:  # IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeCard (RULES.md §4)
+        if v.scal[V_LIFE] > 1:
+            return rule_play_probably_safe(v, tab, p0, p1)
+        return rule_play_safe_card(v, tab)
+    # tell rules (RULES.md §3.2)
+    if cls == C_COMPLETE_USEFUL:
+        return rule_complete_tell_useful(v)
+    if cls == C_ONES:
+        return rule_tell_about_ones(v)
+    if cls == C_USEFUL:
+        return rule_tell_useful(v, p0)
+    if cls == C_USELESS:
+        return rule_tell_useless(v)
+    if cls == C_DISPENSABLE:
+        return rule_tell_dispensable(v)
+    if cls == C_TELL_FINESSE:
+        return rule_tell_finesse(v)
+    if cls == C_FIVES:
+        return rule_tell_fives(v)
+    if cls == C_ILL_INFORMED:
+        return rule_tell_ill_informed(v)
+    if cls == C_MOST_INFORMATION:
+        return rule_tell_most_information(v)
+    if cls == C_PLAYABLE_RANDOM:
+        return rule_tell_playable(v, rng)
+    if cls == C_PLAYABLE_OUTER:
+        return rule_tell_playable_outer(v)
+    if cls == C_TELL_RANDOMLY:
+        return rule_tell_randomly(v, rng)
+    if cls == C_UNKNOWN:
+        return rule_tell_unknown(v)
+    if cls == C_UNAMBIGUOUS:
+        return rule_tell_unambiguous(v, p0, p1, p2)
+    if cls == C_UNAMBIGUOUS2:
+        return rule_tell_unambiguous2(v, tab, float(p0), float(p1))
+    if cls == C_AT_LEAST_N_USELESS:
+        return rule_tell_at_least_n_useless(v, tab, p0)
+    if cls == C_MISTAKE:
+        return rule_tell_high_probability_mistake(v, tab, p0, p1, p2)
+    # discard rules (RULES.md §3.3)
+    if cls == C_DISCARD_HIGHEST:
+        return rule_discard_highest(v)
+    if cls == C_DISCARD_IF_CERTAIN:
+        return rule_discard_if_certain(v)
+    if cls == C_DISCARD_LEAST_NECESSARY:
+        return rule_discard_least_necessary(v, tab)
+    if cls == C_DISCARD_OLDEST:
+        return _discard(v, _ZERO) if _hand_len(v, v.scal[V_SEAT]) > 0 else -1
+    if cls == C_DISCARD_NO_INFO:
+        return rule_discard_unidentified(v)
+    if cls == C_DISCARD_PROBABLY_USELESS:
+        return rule_discard_probably_useless(v, tab, p0, p1)
+    if cls == C_DISCARD_RANDOMLY:
+        return rule_discard_randomly(v, rng)
+    if cls == C_DISCARD_SAFE:
+        return rule_discard_safe(v)
+    if cls == C_DISCARD_USELESS:
+        return rule_discard_useless(v, tab)
+    if cls == C_OSAWA_DISCARD:
+        a = rule_discard_safe(v)
+        return a if a >= 0 else rule_discard_useless(v, tab)
+    # other rules (RULES.md §3.4)
+    if cls == C_LEGAL_RANDOM:
+        return _random_legal(v, rng)
+    if cls == C_UNBLOCK:
+        return rule_try_to_unblock(v)
+    return -1
+
+
+# =============================================================================================
+# Public API (callable from Python and from compiled code)
+# =============================================================================================
+
+
+@njit
+def known_colour(v, p, k):
+    """Colour ``p`` knows for its slot ``k`` (|Col| = 1, RULES.md §2.2), or -1 if unknown."""
+    return _known_colour(v, p, k)
+
+
+@njit
+def known_rank(v, p, k):
+    """Rank ``p`` knows for its slot ``k`` (|Val| = 1, RULES.md §2.2), or -1 if unknown."""
+    return _known_rank(v, p, k)
+
+
+@njit
+def max_reachable(v, c):
+    """maxReachable(c): the highest value still reachable for colour ``c`` (RULES.md §2.3).
+
+    Returns the value (0..n_ranks) just below the lowest rank ``>= height(c)`` whose copies
+    are all in the discard pile, else ``n_ranks``. A card of rank ``r`` (value ``r + 1``) is
+    out of reach iff ``r >= max_reachable(v, c)``.
+    """
+    return _max_reachable(v, c)
+
+
+@njit
+def safe_to_discard(v, c, r):
+    """safeToDiscard(c?, v?) of RULES.md §2.3, with ``c`` or ``r`` = -1 for unknown."""
+    return _safe_to_discard(v, c, r)
+
+
+@njit
+def is_playable(v, card):
+    """playable(x): x.value = height(x.colour) + 1 (RULES.md §2.3)."""
+    return _is_playable(v, card)
+
+
+@njit
+def is_useless(v, card):
+    """useless(x) = safeToDiscard(x.colour, x.value) for an actual card (RULES.md §2.3)."""
+    return _card_class(v, card) & CLS_USELESS != 0
+
+
+@njit
+def is_necessary(v, card):
+    """necessary(x): not useless, and a 5 or the last copy outside the discards (RULES.md §2.3)."""
+    return _card_class(v, card) & CLS_NECESSARY != 0
+
+
+@njit
+def usable(v, c, r):
+    """Predicate *usable*(c?, v?) of RULES.md §2.3, with ``c`` or ``r`` = -1 for unknown."""
+    return _usable(v, c, r)
+
+
+@njit
+def knows_safe(v, p, k):
+    """knowsSafe(p, k): safeToDiscard on ``p``'s own knowledge of slot ``k`` (RULES.md §2.3)."""
+    return _knows_safe(v, p, k)
+
+
+@njit
+def card_table(v, out):
+    """Fill the viewer's card table ``out`` (U_me counts and class bits, RULES.md §2.3–§2.4).
+
+    Args:
+        v: the viewer's view.
+        out: ``(2, n_colors * n_ranks)`` int64. Row ``TAB_COUNT`` gets U_me, the cards the
+            viewer cannot see (full deck minus the discards, the fireworks and every other
+            player's hand = draw pile + own hand); row ``TAB_CLASS`` the class bits
+            (``CLS_PLAYABLE | CLS_USELESS | CLS_NECESSARY``) of every card.
+    """
+    _card_table(v, out)
+
+
+@njit
+def new_card_table(v):
+    """Allocate and fill the viewer's card table (see :func:`card_table`)."""
+    return _new_table(v)
+
+
+@njit
+def partner_table(v, t, tab, out):
+    """Write the card table of U_{me→t} = U_me + hand(t) (RULES.md §2.5) to ``out``.
+
+    The documented approximation of RULES.md §2.5: the pool keeps the viewer's own hand,
+    which ``t`` can see.
+
+    Args:
+        v: the viewer's view.
+        t: the target seat (not the viewer).
+        tab: the viewer's table from :func:`card_table`.
+        out: ``(2, n_colors * n_ranks)`` int64, overwritten.
+    """
+    _partner_table(v, t, tab, out)
+
+
+@njit
+def cand_counts(v, tab, cm, rm):
+    """Candidate counts of a slot with colour / rank knowledge bitmasks ``cm`` / ``rm``.
+
+    Args:
+        v: the view.
+        tab: a card table (its count row is the pool: U_me or U_{me→t}).
+        cm: int64 bitmask of the plausible colours.
+        rm: int64 bitmask of the plausible ranks.
+
+    Returns:
+        ``(total, playable, useless, necessary)``: |cand(s)| (pool cards possible under the
+        masks, with multiplicity) and how many have each property (RULES.md §2.4). A
+        probability P(φ | s) is ``count / total``.
+    """
+    return _cand_counts(v, tab, cm, rm)
+
+
+@njit
+def slot_counts(v, tab, p, k):
+    """:func:`cand_counts` of ``p``'s slot ``k`` under ``p``'s current knowledge.
+
+    With the viewer's table and ``p`` = viewer this is cand_me(k) (RULES.md §2.4); with a
+    :func:`partner_table` for ``p`` it is cand_{me→p}(k) (RULES.md §2.5).
+    """
+    return _slot_counts(v, tab, p, k)
+
+
+@njit
+def own_probability(v, k, cls):
+    """P_me(φ | k) for the viewer's slot ``k`` (RULES.md §2.4), as a float.
+
+    Args:
+        v: the viewer's view.
+        k: the viewer's slot.
+        cls: φ as a class bit: ``CLS_PLAYABLE``, ``CLS_USELESS`` or ``CLS_NECESSARY``.
+
+    Returns:
+        The probability; 0.0 if the slot has no candidate.
+    """
+    total, n_play, n_useless, n_nec = _slot_counts(v, _new_table(v), v.scal[V_SEAT], k)
+    good = n_play if cls == CLS_PLAYABLE else (n_useless if cls == CLS_USELESS else n_nec)
+    return good / total if total > 0 else 0.0
+
+
+@njit
+def partner_probability(v, t, k, cls, hint):
+    """P_{me→t}(φ | k) (RULES.md §2.5), optionally after a simulated hint.
+
+    Args:
+        v: the viewer's view.
+        t: another seat.
+        k: ``t``'s slot.
+        cls: φ as a class bit: ``CLS_PLAYABLE``, ``CLS_USELESS`` or ``CLS_NECESSARY``.
+        hint: -1 for ``t``'s current knowledge, else a hint number (:func:`hint_of`) applied
+            to a copy of ``t``'s knowledge first.
+
+    Returns:
+        The probability; 0.0 if the slot has no candidate (impossible for a held card).
+    """
+    tab = _new_table(v)
+    tab_t = np.empty_like(tab)
+    _partner_table(v, t, tab, tab_t)
+    cm, rm = _new_masks(v)
+    for j in range(_hand_len(v, t)):
+        cm[j] = v.col_plaus[t, j]
+        rm[j] = v.rank_plaus[t, j]
+    if hint >= 0:
+        _simulate_hint(v, t, hint, cm, rm)
+    total, n_play, n_useless, n_nec = _cand_counts(v, tab_t, cm[k], rm[k])
+    good = n_play if cls == CLS_PLAYABLE else (n_useless if cls == CLS_USELESS else n_nec)
+    return good / total if total > 0 else 0.0
+
+
+@njit
+def n_hints(v):
+    """Number of hints in the enumeration of RULES.md §2.5 (``n_ranks + n_colors``)."""
+    return v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]
+
+
+@njit
+def hint_of(v, i):
+    """Hint number ``i`` of the enumeration (RULES.md §2.5) as ``(is_colour, value)``.
+
+    Values 1..5 first (``i < n_ranks`` → rank ``i``), then colours R..B (``n_ranks + c``).
+    """
+    return _hint_of(v, i)
+
+
+@njit
+def simulate_hint(v, t, i, cm, rm):
+    """Apply hint number ``i`` to a COPY of ``t``'s knowledge (RULES.md §2.5).
+
+    Args:
+        v: the viewer's view.
+        t: the target seat (its cards are visible to the viewer).
+        i: the hint number (:func:`hint_of`).
+        cm: ``(hand_size,)`` int64 output, ``t``'s colour masks after the hint (positive and
+            negative information), for slots ``< hand_len[t]``.
+        rm: the same for the rank masks.
+
+    Returns:
+        The number of ``t``'s cards the hint touches (0: not a legal hint).
+    """
+    return _simulate_hint(v, t, i, cm, rm)
+
+
+@njit
+def hint_action(v, t, i):
+    """Move uid of hint number ``i`` (:func:`hint_of`) from the viewer to seat ``t``."""
+    return _tell_hint(v, t, i)
+
+
+@njit
+def tell_missing(v, t, k, value_first):
+    """The tellMissing helper (RULES.md §2.6) about ``t``'s slot ``k``.
+
+    Args:
+        v: the viewer's view.
+        t: the target seat.
+        k: the slot.
+        value_first: check the value before the colour (else the colour first).
+
+    Returns:
+        The hint's move uid, or -1 if ``t`` knows both attributes.
+    """
+    return _tell_missing(v, t, k, value_first)
+
+
+@njit
+def turn_order(v, i):
+    """The ``i``-th other player in turn order (``i`` = 0..N−2): me+1, me+2, ... (RULES.md §2.7).
+
+    Absolute order (RULES.md §2.7) is simply ``0..N−1`` skipping the viewer.
+    """
+    return _turn_order(v, i)
+
+
+@njit
+def is_legal_view(v, a):
+    """Whether move uid ``a`` is legal for the viewer (``_engine.is_legal``, from the view)."""
+    return _is_legal(v, a)
+
+
+@njit
+def legal_mask_view(v, out):
+    """Fill ``out`` with the viewer's legal moves, computed from the view.
+
+    Same semantics as :func:`hanabi_env._engine.legal_mask` for the seat to move: every play,
+    every discard if T < T_max, every hint that touches a card if T > 0; all zeros once the
+    game is over.
+
+    Args:
+        v: the viewer's view.
+        out: ``(n_actions,)`` int8, overwritten with 0/1.
+
+    Returns:
+        The number of legal moves.
+    """
+    return _legal_mask(v, out)
+
+
+@njit
+def rule_kind(rule_id):
+    """Gating kind ``KIND_*`` of a compiled rule id (RULES.md §1, §2.8); -1 if unknown."""
+    if rule_id < 0 or rule_id >= N_RULE_IDS:
+        return -1
+    return RULE_TABLE[rule_id, R_KIND]
+
+
+@njit
+def apply_rule_table(rule_id, v, rng, tab):
+    """:func:`apply_rule` with the viewer's card table precomputed (:func:`new_card_table`).
+
+    For compiled loops that evaluate several rules on one view.
+    """
+    return _apply_rule_table(rule_id, v, rng, tab)
+
+
+@njit
+def apply_rule(rule_id, v, rng):
+    """Evaluate one rule for the viewer of ``v`` (RULES.md §1–§4).
+
+    Args:
+        rule_id: an alphabet index ``0..104``, :data:`RULE_X1` or :data:`RULE_X2`.
+        v: the acting seat's view (:class:`hanabi_env._view.View`).
+        rng: the agent's generator (int64[4]); drawn from exactly once iff a randomised rule
+            fires.
+
+    Returns:
+        A move uid legal for the viewer, or -1 if the rule does not fire (also for unknown
+        ids and once the game is over).
+    """
+    return _apply_rule_table(rule_id, v, rng, _new_table(v))
+
+
+@njit
+def choose_action(rules, n_rules, v, rng, mask):
+    """Run a rule list: the first rule that fires wins, else the fallback (RULES.md §2.9).
+
+    Args:
+        rules: int64 array of rule ids, tried in order.
+        n_rules: how many entries of ``rules`` to use.
+        v: the acting seat's view.
+        rng: the agent's generator (int64[4]).
+        mask: ``(n_actions,)`` int8 scratch buffer; holds the legal-move mask on return if
+            the fallback was used.
+
+    Returns:
+        A legal move uid: the first firing rule's move, or else one uniformly random legal
+        move (one draw over the ascending legal-move list, RULES.md §0.3.3); -1 only once the
+        game is over.
+    """
+    tab = _new_table(v)
+    for i in range(n_rules):
+        a = _apply_rule_table(rules[i], v, rng, tab)
+        if a >= 0:
+            return a
+    n = _legal_mask(v, mask)
+    if n == 0:
+        return -1
+    x = rng_below(rng, n)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if x == 0:
+                return a
+            x -= 1
+    return -1
+
+
+__all__ = [
+    "CLS_NECESSARY",
+    "CLS_PLAYABLE",
+    "CLS_USELESS",
+    "KIND_DISCARD",
+    "KIND_OTHER",
+    "KIND_PLAY",
+    "KIND_TELL",
+    "N_ALPHABET",
+    "RULE_TABLE",
+    "RULE_X1",
+    "RULE_X2",
+    "TAB_CLASS",
+    "TAB_COUNT",
+    "apply_rule",
+    "apply_rule_table",
+    "cand_counts",
+    "card_table",
+    "choose_action",
+    "hint_action",
+    "hint_of",
+    "is_legal_view",
+    "is_necessary",
+    "is_playable",
+    "is_useless",
+    "known_colour",
+    "known_rank",
+    "knows_safe",
+    "legal_mask_view",
+    "max_reachable",
+    "n_hints",
+    "new_card_table",
+    "own_probability",
+    "partner_probability",
+    "partner_table",
+    "rule_kind",
+    "safe_to_discard",
+    "simulate_hint",
+    "slot_counts",
+    "tell_missing",
+    "turn_order",
+    "usable",
+]

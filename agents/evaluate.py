@@ -1,0 +1,574 @@
+"""Playing and evaluating policies: the fast compiled evaluator and mirror/mixed protocols.
+
+* :func:`play_games` plays games with one policy per seat and returns per-game scores and
+  per-seat behaviour counters. When every policy is a :class:`~agents.policy.RuleAgent`, whole
+  games run inside one compiled kernel (:func:`play_rule_games_kernel`); otherwise the generic
+  path steps :class:`hanabi_env.HanabiGame` and asks each policy for its move.
+* :func:`evaluate` implements [CIG18]'s **mirror** and **mixed** evaluation (PAPERS.md §2,
+  RULES.md §6) over game sizes, with common random numbers, strict or lenient scoring, results
+  as mean ± s.e.m. per game size and overall, and the evaluated agent's communicativeness and
+  IPP (ratio of sums over its seats, RULES.md §5).
+
+Seeds (RULES.md §6): everything derives from one ``seed``. Per game: (mixed only) the
+candidate's seat, the deal seed, then one agent seed per seat, all drawn up front in the parent
+process, so results do not depend on the number of workers. Games are split into chunks that
+run in a process pool on all local cores by default.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agents import _rules as R
+from agents.policy import Policy, RuleAgent, make
+from agents.rulebase import TEST_POOL
+from hanabi_env import _engine as E
+from hanabi_env import _view as V
+from hanabi_env._jit import njit
+from hanabi_env._rng import rng_seed
+from hanabi_env.config import HanabiConfig
+
+__all__ = [
+    "EvaluationResult",
+    "GameBatch",
+    "evaluate",
+    "game_seeds",
+    "hle_hand_size",
+    "play",
+    "play_games",
+]
+
+SEED_LIMIT = 2**62
+
+
+def hle_hand_size(players: int) -> int:
+    """Hand size of the papers and HLE's default: 5 for 2–3 players, 4 for 4–5."""
+    return 5 if players <= 3 else 4
+
+
+# --------------------------------------------------------------------------------------------
+# compiled kernel
+# --------------------------------------------------------------------------------------------
+
+
+@njit
+def play_rule_games_kernel(
+    s,
+    v,
+    mask,
+    rule_table,
+    rule_lens,
+    seat_agents,
+    deal_seeds,
+    agent_seeds,
+    out_scores,
+    out_counters,
+    out_actions,
+):
+    """Play ``len(deal_seeds)`` games of rule agents entirely in compiled code.
+
+    Args:
+        s: A :class:`hanabi_env._engine.State` for the configuration (its scoring variant is used).
+        v: A view buffer (:func:`hanabi_env._view.new_view`).
+        mask: ``(n_actions,)`` int8 scratch.
+        rule_table: ``(n_agents, max_rules)`` int64 rule ids per agent.
+        rule_lens: ``(n_agents,)`` int64 rule-list lengths.
+        seat_agents: ``(n_games, n_players)`` int64, which agent sits in each seat.
+        deal_seeds: ``(n_games,)`` int64 deal seeds.
+        agent_seeds: ``(n_games, n_players)`` int64 per-seat agent seeds.
+        out_scores: ``(n_games,)`` int64 final scores (written).
+        out_counters: ``(n_games, n_players, N_COUNTERS)`` float64 counters (written).
+        out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has
+            ``n_games`` rows (pass a ``(0, 0)`` array not to record).
+
+    Returns:
+        Total number of moves played.
+    """
+    n_players = s.cfg[E.CFG_PLAYERS]
+    rngs = np.zeros((n_players, 4), dtype=np.int64)
+    moves = 0
+    record = out_actions.shape[0] == deal_seeds.shape[0]
+    for g in range(deal_seeds.shape[0]):
+        E.reset_state(s, deal_seeds[g], False)
+        for p in range(n_players):
+            rng_seed(rngs[p], agent_seeds[g, p])
+        while not s.scal[E.S_DONE]:
+            cur = s.scal[E.S_CUR]
+            V.fill_view(s, cur, v, False)
+            R.legal_mask_view(v, mask)
+            agent = seat_agents[g, cur]
+            action = R.choose_action(rule_table[agent], rule_lens[agent], v, rngs[cur], mask)
+            if record:
+                out_actions[g, s.scal[E.S_N_MOVES]] = action
+            E.apply_move(s, action)
+            moves += 1
+        out_scores[g] = E.score(s)
+        out_counters[g, :, :] = s.counters
+    return moves
+
+
+# --------------------------------------------------------------------------------------------
+# batches of games
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GameBatch:
+    """Results of a batch of games.
+
+    Attributes:
+        scores: ``(n_games,)`` int64 final scores (points, 0–25 for the standard deck).
+        counters: ``(n_games, n_players, N_COUNTERS)`` float64 behaviour counters per seat
+            (columns :data:`hanabi_env._engine.COUNTER_NAMES`).
+        seat_agents: ``(n_games, n_players)`` int64 index of the policy in each seat.
+        moves: Total moves played.
+        actions: ``(n_games, max_moves)`` int16 move uids (-1 padded) if recorded, else None.
+    """
+
+    scores: np.ndarray
+    counters: np.ndarray
+    seat_agents: np.ndarray
+    moves: int = 0
+    actions: np.ndarray | None = None
+
+    def seat_metrics(self) -> dict[str, np.ndarray]:
+        """Per-game, per-seat metrics: ``(n_games, n_players)`` float64 arrays.
+
+        Keys ``communicativeness``, ``ipp``, ``risk_aversion`` (NaN where undefined, RULES.md
+        §5) and ``plays``, ``hints_given``.
+        """
+        c = self.counters
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return {
+                "communicativeness": c[..., E.C_HINTS_GIVEN] / c[..., E.C_HINT_OPPORTUNITIES],
+                "ipp": c[..., E.C_SUM_KNOWN_ATTRS] / (2 * c[..., E.C_PLAYS]),
+                "risk_aversion": c[..., E.C_SUM_P_PLAYABLE] / c[..., E.C_PLAYS],
+                "plays": c[..., E.C_PLAYS].copy(),
+                "hints_given": c[..., E.C_HINTS_GIVEN].copy(),
+            }
+
+    def metrics(self, agent: int | None = None) -> dict:
+        """Aggregated metrics over the seats of ``agent`` (all seats if None), ratio of sums."""
+        c = self.counters
+        if agent is not None:
+            c = c[self.seat_agents == agent]
+        else:
+            c = c.reshape(-1, c.shape[-1])
+        return _metrics_of_sums(c.sum(axis=0))
+
+
+def _metrics_of_sums(sums: np.ndarray) -> dict:
+    def ratio(a: float, b: float) -> float:
+        return float(a) / float(b) if b else math.nan
+
+    return {
+        "communicativeness": ratio(sums[E.C_HINTS_GIVEN], sums[E.C_HINT_OPPORTUNITIES]),
+        "ipp": ratio(sums[E.C_SUM_KNOWN_ATTRS], 2 * sums[E.C_PLAYS]),
+        "risk_aversion": ratio(sums[E.C_SUM_P_PLAYABLE], sums[E.C_PLAYS]),
+        "counters": {name: float(sums[i]) for i, name in enumerate(E.COUNTER_NAMES)},
+    }
+
+
+def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tuple:
+    """Per-game seeds derived from ``seed`` (RULES.md §6), identical for any worker count.
+
+    Returns:
+        ``(seats, deal_seeds, agent_seeds)``: ``(n_games,)`` int64 candidate seats (zeros if not
+        ``random_seat``), ``(n_games,)`` int64 deal seeds, ``(n_games, n_players)`` int64 seeds.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(n_players)]))
+    seats = rng.integers(0, n_players, n_games) if random_seat else np.zeros(n_games, np.int64)
+    deals = rng.integers(0, SEED_LIMIT, n_games, dtype=np.int64)
+    agent_seeds = rng.integers(0, SEED_LIMIT, (n_games, n_players), dtype=np.int64)
+    return seats.astype(np.int64), deals, agent_seeds
+
+
+def _rule_table(policies: Sequence[RuleAgent]) -> tuple[np.ndarray, np.ndarray]:
+    width = max(p.rules.size for p in policies)
+    table = np.zeros((len(policies), width), dtype=np.int64)
+    lens = np.zeros(len(policies), dtype=np.int64)
+    for i, p in enumerate(policies):
+        table[i, : p.rules.size] = p.rules
+        lens[i] = p.rules.size
+    return table, lens
+
+
+def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    cfg, table, lens, seat_agents, deals, agent_seeds, record = args
+    s = E.new_state(
+        cfg.players,
+        cfg.colors,
+        cfg.ranks,
+        cfg.hand_size,
+        cfg.max_information_tokens,
+        cfg.max_life_tokens,
+        cfg.lenient,
+    )
+    v = V.new_view(s)
+    mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
+    scores = np.zeros(len(deals), dtype=np.int64)
+    counters = np.zeros((len(deals), cfg.players, E.N_COUNTERS), dtype=np.float64)
+    shape = (len(deals), int(s.cfg[E.CFG_MAX_MOVES])) if record else (0, 0)
+    actions = np.full(shape, -1, dtype=np.int16)
+    moves = play_rule_games_kernel(
+        s, v, mask, table, lens, seat_agents, deals, agent_seeds, scores, counters, actions
+    )
+    return scores, counters, int(moves), actions
+
+
+def _run_policy_games(
+    cfg: HanabiConfig,
+    policies: Sequence[Policy],
+    seat_agents: np.ndarray,
+    deals: np.ndarray,
+    agent_seeds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    from hanabi_env.game import HanabiGame
+
+    game = HanabiGame(cfg)
+    scores = np.zeros(len(deals), dtype=np.int64)
+    counters = np.zeros((len(deals), cfg.players, E.N_COUNTERS), dtype=np.float64)
+    actions = np.full((len(deals), int(game.state.cfg[E.CFG_MAX_MOVES])), -1, dtype=np.int16)
+    moves = 0
+    # one instance per seat, so that a policy sitting in several seats keeps separate state
+    per_seat = [[copy.deepcopy(pol) for pol in policies] for _ in range(cfg.players)]
+    for g in range(len(deals)):
+        game.reset(int(deals[g]))
+        seat_policies = [per_seat[p][a] for p, a in enumerate(seat_agents[g])]
+        for p, pol in enumerate(seat_policies):
+            pol.reset(int(agent_seeds[g, p]))
+        while not game.is_terminal:
+            cur = game.current_player
+            action = int(seat_policies[cur].act(game.view(cur)))
+            actions[g, game.n_moves] = action
+            game.step(action)
+            moves += 1
+        scores[g] = game.score
+        counters[g] = game.state.counters
+    return scores, counters, moves, actions
+
+
+def default_workers() -> int:
+    """All local cores (``os.sched_getaffinity`` where available)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def play_games(
+    policies: Sequence[Policy],
+    seat_agents: np.ndarray,
+    deal_seeds: np.ndarray,
+    agent_seeds: np.ndarray,
+    config: HanabiConfig,
+    workers: int | None = 1,
+    chunk_size: int = 200,
+    progress: Callable[[int], None] | None = None,
+    record_actions: bool = False,
+) -> GameBatch:
+    """Play games with the given seating; the fast kernel when all policies are rule agents.
+
+    Args:
+        policies: The distinct policies; ``seat_agents`` indexes into this list.
+        seat_agents: ``(n_games, players)`` int policy index per seat.
+        deal_seeds: ``(n_games,)`` deal seeds.
+        agent_seeds: ``(n_games, players)`` per-seat policy seeds (each policy is reset with its
+            seat's seed before every game, so a policy instance may sit in several seats).
+        config: Game configuration (its ``scoring`` is used).
+        workers: Processes for the rule-agent kernel (None = all cores). Results do not depend
+            on it. Non-rule policies run in this process.
+        chunk_size: Games per task.
+        progress: Called with the number of games finished after each chunk.
+        record_actions: Keep every game's move list in :attr:`GameBatch.actions`.
+
+    Returns:
+        A :class:`GameBatch`.
+
+    Raises:
+        ValueError: Arrays of inconsistent shapes.
+    """
+    seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
+    deal_seeds = np.ascontiguousarray(deal_seeds, dtype=np.int64)
+    agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
+    n = len(deal_seeds)
+    if seat_agents.shape != (n, config.players) or agent_seeds.shape != (n, config.players):
+        raise ValueError(
+            f"seat_agents and agent_seeds must have shape ({n}, {config.players}), got "
+            f"{seat_agents.shape} and {agent_seeds.shape}"
+        )
+    chunks = [slice(i, min(n, i + chunk_size)) for i in range(0, n, chunk_size)]
+    scores = np.zeros(n, dtype=np.int64)
+    counters = np.zeros((n, config.players, E.N_COUNTERS), dtype=np.float64)
+    max_moves = E.max_moves_of(
+        config.players, config.colors, config.ranks, config.max_information_tokens
+    )
+    actions = np.full((n, max_moves), -1, dtype=np.int16) if record_actions else None
+    moves = 0
+    if all(isinstance(p, RuleAgent) for p in policies):
+        table, lens = _rule_table(policies)  # type: ignore[arg-type]
+        tasks = [
+            (config, table, lens, seat_agents[c], deal_seeds[c], agent_seeds[c], record_actions)
+            for c in chunks
+        ]
+        workers = default_workers() if workers is None else max(1, int(workers))
+        if workers == 1 or len(tasks) == 1:
+            results = map(_run_rule_chunk, tasks)
+            pool = None
+        else:
+            pool = ProcessPoolExecutor(max_workers=workers)
+            results = pool.map(_run_rule_chunk, tasks)
+        try:
+            for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
+                scores[c], counters[c] = sc, cn
+                if actions is not None:
+                    actions[c] = ac
+                moves += mv
+                if progress is not None:
+                    progress(c.stop - c.start)
+        finally:
+            if pool is not None:
+                pool.shutdown()
+    else:
+        for c in chunks:
+            sc, cn, mv, ac = _run_policy_games(
+                config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]
+            )
+            scores[c], counters[c] = sc, cn
+            if actions is not None:
+                actions[c, : ac.shape[1]] = ac
+            moves += mv
+            if progress is not None:
+                progress(c.stop - c.start)
+    return GameBatch(
+        scores=scores, counters=counters, seat_agents=seat_agents, moves=moves, actions=actions
+    )
+
+
+def play(
+    policies: Sequence[Policy | str],
+    games: int = 1,
+    seed: int = 0,
+    workers: int | None = 1,
+    **config,
+) -> GameBatch:
+    """Play ``games`` games with ``policies[i]`` in seat ``i``; the simplest entry point.
+
+    Args:
+        policies: One policy (or baseline name) per seat; the number of players is their count.
+        games: Number of games (>= 1); game ``g`` uses seeds derived from ``(seed, g)``.
+        seed: Master seed.
+        workers: Processes for rule agents (None = all cores).
+        **config: Other :class:`hanabi_env.HanabiConfig` fields (``scoring``, ``hand_size``, ...;
+            default hand size 5 for 2–3 players, 4 for 4–5).
+
+    Returns:
+        A :class:`GameBatch`: ``scores`` per game, ``counters`` and :meth:`GameBatch.seat_metrics`
+        per game and seat.
+
+    Raises:
+        ValueError: Fewer than 2 or more than 5 policies, or ``games`` < 1.
+    """
+    if not 2 <= len(policies) <= 5:
+        raise ValueError(f"policies must have 2 to 5 entries (one per seat), got {len(policies)}")
+    if int(games) < 1:
+        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    players = len(policies)
+    config.setdefault("hand_size", hle_hand_size(players))
+    cfg = HanabiConfig(players=players, **config)
+    seated = [make(p) if isinstance(p, str) else p for p in policies]
+    _, deals, agent_seeds = game_seeds(seed, int(games), players, random_seat=False)
+    seat_agents = np.tile(np.arange(players, dtype=np.int64), (int(games), 1))
+    return play_games(seated, seat_agents, deals, agent_seeds, cfg, workers=workers)
+
+
+# --------------------------------------------------------------------------------------------
+# mirror / mixed evaluation
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class EvaluationResult:
+    """Result of :func:`evaluate`.
+
+    Attributes:
+        agent: Name of the evaluated agent.
+        mode: ``"mirror"`` or ``"mixed"``.
+        scoring: ``"strict"`` or ``"lenient"``.
+        players: Game sizes evaluated.
+        games: Games per game size (and per pool partner in mixed mode).
+        rows: One dict per (partner, players) cell: ``partner`` (``"self"`` in mirror mode),
+            ``players``, ``games``, ``mean``, ``sem`` (points), and the evaluated agent's
+            ``communicativeness``, ``ipp``, ``risk_aversion`` (NaN where undefined).
+        mean: Overall fitness: mean over sizes (mirror), or mean over partners of the mean over
+            sizes (mixed) — [CIG18], PAPERS.md §2.
+        sem: Standard error of ``mean`` (propagated from the cells, which are independent).
+        metrics: The evaluated agent's metrics over all its seats and games (ratio of sums).
+    """
+
+    agent: str
+    mode: str
+    scoring: str
+    players: tuple[int, ...]
+    games: int
+    rows: list[dict] = field(default_factory=list)
+    mean: float = math.nan
+    sem: float = math.nan
+    metrics: dict = field(default_factory=dict)
+
+    def per_size(self) -> dict[int, tuple[float, float]]:
+        """Mean ± s.e.m. per game size (over partners in mixed mode)."""
+        out = {}
+        for p in self.players:
+            cells = [r for r in self.rows if r["players"] == p]
+            means = np.array([r["mean"] for r in cells])
+            sems = np.array([r["sem"] for r in cells])
+            out[p] = (float(means.mean()), float(np.sqrt((sems**2).sum()) / len(cells)))
+        return out
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable dict (NaN becomes None)."""
+
+        def clean(x):
+            if isinstance(x, float) and math.isnan(x):
+                return None
+            if isinstance(x, dict):
+                return {k: clean(v) for k, v in x.items()}
+            if isinstance(x, (list, tuple)):
+                return [clean(v) for v in x]
+            return x
+
+        return clean(
+            {
+                "agent": self.agent,
+                "mode": self.mode,
+                "scoring": self.scoring,
+                "players": list(self.players),
+                "games": self.games,
+                "mean": self.mean,
+                "sem": self.sem,
+                "per_size": {str(k): list(v) for k, v in self.per_size().items()},
+                "metrics": self.metrics,
+                "rows": self.rows,
+            }
+        )
+
+
+def _sem(x: np.ndarray) -> float:
+    return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else math.nan
+
+
+def evaluate(
+    agent: Policy | str,
+    mode: str = "mirror",
+    players: Sequence[int] = (2, 3, 4, 5),
+    games: int = 100,
+    pool: Sequence[Policy | str] = TEST_POOL,
+    scoring: str = "lenient",
+    seed: int = 0,
+    workers: int | None = None,
+    hand_size: Callable[[int], int] = hle_hand_size,
+    progress: bool = False,
+) -> EvaluationResult:
+    """Mirror or mixed evaluation of ``agent`` ([CIG18], PAPERS.md §2; RULES.md §6).
+
+    Mirror: every seat plays a copy of ``agent`` (separate generators per seat), ``games`` games
+    per size. Mixed: for each partner in ``pool`` and each size, ``games`` games where the agent
+    sits in a uniformly random seat and every other seat is a copy of the partner. Every
+    individual evaluated with the same ``seed`` plays the same deals, seats and seat seeds
+    (common random numbers).
+
+    Args:
+        agent: A policy or a baseline name (``agents.make``).
+        mode: ``"mirror"`` or ``"mixed"``.
+        players: Game sizes, each in 2..5.
+        games: Games per size (per partner and size in mixed mode), >= 1.
+        pool: Partners for mixed mode (policies or baseline names); default the 7-agent test pool.
+        scoring: ``"lenient"`` (the papers) or ``"strict"``.
+        seed: Master seed.
+        workers: Processes (None = all local cores); results do not depend on it.
+        hand_size: Hand size per player count (default 5 for 2–3 players, 4 for 4–5).
+        progress: Show a tqdm progress bar.
+
+    Returns:
+        An :class:`EvaluationResult` (scores in points; metrics in [0, 1]).
+
+    Raises:
+        ValueError: Bad ``mode``, ``players``, ``games`` or ``scoring``.
+    """
+    if mode not in ("mirror", "mixed"):
+        raise ValueError(f"mode={mode!r} is not allowed; allowed: 'mirror', 'mixed'")
+    players = tuple(int(p) for p in players)
+    if not players or any(not 2 <= p <= 5 for p in players):
+        raise ValueError(f"players={players} is out of range; allowed: sizes in [2, 5]")
+    if int(games) < 1:
+        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    if scoring not in ("strict", "lenient"):
+        raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'strict', 'lenient'")
+    agent = make(agent) if isinstance(agent, str) else agent
+    partners = [make(p) if isinstance(p, str) else p for p in pool] if mode == "mixed" else [None]
+    total = games * len(players) * len(partners)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=f"{agent.name} {mode}", unit="game")
+    result = EvaluationResult(agent.name, mode, scoring, players, int(games))
+    sums = np.zeros(E.N_COUNTERS)
+    try:
+        for partner in partners:
+            for p in players:
+                cfg = HanabiConfig(players=p, hand_size=hand_size(p), scoring=scoring)
+                seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=mode == "mixed")
+                if partner is None:
+                    policies = [agent]
+                    seat_agents = np.zeros((games, p), dtype=np.int64)
+                else:
+                    policies = [agent, partner]
+                    seat_agents = np.ones((games, p), dtype=np.int64)
+                    seat_agents[np.arange(games), seats] = 0
+                batch = play_games(
+                    policies,
+                    seat_agents,
+                    deals,
+                    agent_seeds,
+                    cfg,
+                    workers=workers,
+                    progress=bar.update if bar is not None else None,
+                )
+                m = batch.metrics(agent=0)
+                sums += batch.counters[batch.seat_agents == 0].sum(axis=0)
+                result.rows.append(
+                    {
+                        "partner": "self" if partner is None else partner.name,
+                        "players": p,
+                        "games": int(games),
+                        "mean": float(batch.scores.mean()),
+                        "sem": _sem(batch.scores.astype(float)),
+                        "communicativeness": m["communicativeness"],
+                        "ipp": m["ipp"],
+                        "risk_aversion": m["risk_aversion"],
+                    }
+                )
+    finally:
+        if bar is not None:
+            bar.close()
+    # overall: mean over sizes per partner, then over partners; cells are independent
+    per_partner = []
+    per_partner_var = []
+    for partner in partners:
+        name = "self" if partner is None else partner.name
+        cells = [r for r in result.rows if r["partner"] == name]
+        per_partner.append(np.mean([r["mean"] for r in cells]))
+        per_partner_var.append(sum(r["sem"] ** 2 for r in cells) / len(cells) ** 2)
+    result.mean = float(np.mean(per_partner))
+    result.sem = float(np.sqrt(sum(per_partner_var)) / len(per_partner))
+    result.metrics = _metrics_of_sums(sums)
+    return result

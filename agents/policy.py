@@ -1,0 +1,169 @@
+"""The policy protocol shared by every agent of the project, and rule-based policies.
+
+A policy decides from the **player view** of its seat (never the state), returns a legal action
+index (HLE move uid), and can be reset between games (STYLE.md lessons 2 and 4). It plugs into a
+plain PettingZoo loop with one line::
+
+    for agent in env.agent_iter():
+        env.step(policies[agent](env, agent))   # None on dead steps, else policy.act(view)
+
+and, when it is a :class:`RuleAgent`, into the compiled evaluator (:mod:`agents.evaluate`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+
+from agents import _rules as R
+from agents import rulebase
+from hanabi_env import _engine as E
+from hanabi_env import _view as V
+from hanabi_env._rng import new_rng, rng_seed
+from hanabi_env.game import PlayerView
+
+__all__ = ["Policy", "RuleAgent", "make", "rule_ids"]
+
+
+class Policy(ABC):
+    """Base class of every policy (rule-based, random, meta-agent, SB3 model).
+
+    Subclasses implement :meth:`act`; :meth:`reset` is called before each game.
+    """
+
+    name: str = "policy"
+
+    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
+        """Prepare for a new game (reseed the policy's generator when ``seed`` is given)."""
+
+    @abstractmethod
+    def act(self, view: PlayerView) -> int:
+        """Return a legal action index for the seat of ``view`` (which must be on turn)."""
+
+    def __call__(self, env, agent: str) -> int | None:
+        """One-line PettingZoo integration: ``env.step(policy(env, agent))``.
+
+        Returns ``None`` for a terminated or truncated agent (PettingZoo's dead step),
+        otherwise ``self.act(env.unwrapped.view(agent))``.
+        """
+        base = env.unwrapped
+        if base.terminations.get(agent, False) or base.truncations.get(agent, False):
+            return None
+        return self.act(base.view(agent))
+
+
+def rule_ids(rules: Sequence[int | str]) -> np.ndarray:
+    """Compiled rule ids (``int64``) from alphabet indices and/or rule names.
+
+    Ints 0–104 are the alphabet (RULES.md §1); 105 and 106 are VanDenBergh's extra rules X1 and
+    X2 (RULES.md §4; usable in rule lists, never chromosome genes). Names are published labels
+    or canonical names (whitespace and commas ignored), or ``"X1"``/``"X2"``.
+
+    Raises:
+        ValueError: An index is out of range or a name is unknown.
+        TypeError: An element is neither int nor str.
+    """
+    out = []
+    for r in rules:
+        if isinstance(r, str):
+            if r in rulebase.EXTRA_RULES:
+                out.append(rulebase.EXTRA_RULES[r].rule_id)
+                continue
+            try:
+                out.append(rulebase.index_of(r))
+            except KeyError:
+                raise ValueError(
+                    f"unknown rule name {r!r} (see agents.rulebase.ALPHABET)"
+                ) from None
+        elif isinstance(r, (int, np.integer)) and not isinstance(r, bool):
+            if not 0 <= int(r) < rulebase.N_RULE_IDS:
+                raise ValueError(
+                    f"rule index {r} is out of range; allowed: [0, {rulebase.N_ALPHABET - 1}] "
+                    f"(and {rulebase.RULE_X1}, {rulebase.RULE_X2} for X1, X2)"
+                )
+            out.append(int(r))
+        else:
+            raise TypeError(f"rules must be ints or names, got {type(r).__name__} {r!r}")
+    return np.asarray(out, dtype=np.int64)
+
+
+def _agent_key(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+_BASELINE_KEYS = {_agent_key(k): k for k in rulebase.BASELINES}
+
+
+class RuleAgent(Policy):
+    """An ordered rule list plus the always-legal fallback (RULES.md §2.9).
+
+    The rules run in the compiled kernel :func:`agents._rules.choose_action`; the first rule that
+    fires gives the action, else one uniformly random legal move. Randomised rules and the
+    fallback draw from the agent's own generator.
+
+    Args:
+        rules: Alphabet indices (a chromosome) and/or rule names, tried in order.
+        seed: Seed of the agent's generator (re-seeded by :meth:`reset` when given a seed).
+        name: Display name.
+
+    Raises:
+        ValueError: Empty rule list, or an unknown rule.
+    """
+
+    def __init__(self, rules: Sequence[int | str], seed: int = 0, name: str | None = None):
+        """See the class docstring."""
+        self.rules = rule_ids(rules)
+        if self.rules.size == 0:
+            raise ValueError("rules must contain at least one rule")
+        self.rng = new_rng(seed)
+        self.name = name or "rules" + str(self.rules.tolist())
+        self._view: V.View | None = None
+        self._mask: np.ndarray | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the generator when ``seed`` is given (rules keep no other memory)."""
+        if seed is not None:
+            rng_seed(self.rng, int(seed))
+
+    @property
+    def chromosome(self) -> tuple[int, ...]:
+        """The rule ids as a tuple."""
+        return tuple(int(r) for r in self.rules)
+
+    def act(self, view: PlayerView) -> int:
+        """Decide from ``view`` (see the class docstring); always a legal move."""
+        raw = view.raw
+        if (
+            self._view is None
+            or self._view.cards.shape != raw.cards.shape
+            or (self._view.hist.shape != raw.hist.shape)
+        ):
+            self._view = V.View(*(np.array(a, copy=True) for a in raw))
+            self._mask = np.zeros(int(raw.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
+        else:
+            for dst, src in zip(self._view, raw, strict=True):
+                np.copyto(dst, src)
+        R.legal_mask_view(self._view, self._mask)
+        return int(R.choose_action(self.rules, self.rules.size, self._view, self.rng, self._mask))
+
+    def __repr__(self) -> str:
+        """Name and rules."""
+        return f"RuleAgent({self.name!r}, rules={self.rules.tolist()})"
+
+
+def make(name: str, seed: int = 0) -> RuleAgent:
+    """A baseline agent by name (case-insensitive; RULES.md §4), e.g. ``make("piers", seed=1)``.
+
+    Names (case, spaces, ``_`` and ``-`` ignored): IGGI, Internal, Outer, LegalRandom,
+    VanDenBergh, Flawed, Piers, Cautious.
+
+    Raises:
+        ValueError: Unknown name (the message lists the known ones).
+    """
+    key = _BASELINE_KEYS.get(_agent_key(name))
+    if key is None:
+        known = ", ".join(rulebase.BASELINES)
+        raise ValueError(f"unknown agent {name!r}; known: {known}")
+    return RuleAgent(rulebase.BASELINES[key], seed=seed, name=key)

@@ -1,0 +1,139 @@
+"""Reproduction of the rule-based agents' published numbers (issue 3; not a test).
+
+1. Mixed evaluation of IGGI, Outer, Legal Random, Van den Bergh, Flawed and Piers against the
+   7-agent test pool (lenient scoring, game sizes 2–5), compared with [CIG18]'s validation table
+   (PAPERS.md §2).
+2. Mirror scores per game size of the pool agents, compared with RULES.md §11.
+3. The published chromosomes (``../shared/fixtures/published_chromosomes.json``) in mirror play
+   at their own player count, compared with their claimed scores.
+
+Usage::
+
+    python3 benchmarks/reproduce_agents.py --games 400 --out bench_results/reproduce_agents.json
+
+Prints Markdown tables (mean ± s.e.m.) ready for the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.evaluate import evaluate  # noqa: E402
+from agents.policy import RuleAgent, make  # noqa: E402
+
+CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); PAPERS.md §2
+    "IGGI": (10.96, 10.98),
+    "Outer": (10.2, 9.70),
+    "LegalRandom": (4.59, 4.52),
+    "VanDenBergh": (10.88, 11.02),
+    "Flawed": (5.02, 4.46),
+    "Piers": (11.18, 11.28),
+}
+REFERENCE_MIRROR = {  # RULES.md §11 (Java reference, lenient, 200 games per size)
+    "IGGI": (16.5, 16.8, 16.1, 15.0),
+    "Internal": (11.0, 10.8, 10.3, 9.8),
+    "Outer": (14.5, 14.7, 13.1, 12.7),
+    "LegalRandom": ("1.1–1.4",) * 4,
+    "VanDenBergh": (13.2, 17.3, 17.1, 16.1),
+    "Flawed": ("1.5–1.8",) * 4,
+    "Piers": (17.3, 17.6, 17.0, 16.2),
+}
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+
+
+def _pm(m: float, s: float) -> str:
+    return f"{m:.2f} ± {s:.2f}"
+
+
+def mixed_table(games: int, seed: int, workers: int | None) -> tuple[list[str], dict]:
+    lines = [
+        "| agent | ours (mixed, lenient) | [CIG18] re-impl. | original | ours − [CIG18] |",
+        "|---|---|---|---|---|",
+    ]
+    out = {}
+    for name, (orig, cig) in CIG18_MIXED.items():
+        r = evaluate(
+            make(name), mode="mixed", games=games, seed=seed, workers=workers, progress=True
+        )
+        out[name] = r.to_dict()
+        lines.append(
+            f"| {name} | {_pm(r.mean, r.sem)} | {cig:.2f} | {orig:.2f} | {r.mean - cig:+.2f} |"
+        )
+    return lines, out
+
+
+def mirror_table(games: int, seed: int, workers: int | None) -> tuple[list[str], dict]:
+    lines = [
+        "| agent | 2p | 3p | 4p | 5p | reference 2p/3p/4p/5p (RULES.md §11) |",
+        "|---|---|---|---|---|---|",
+    ]
+    out = {}
+    for name, ref in REFERENCE_MIRROR.items():
+        r = evaluate(
+            make(name), mode="mirror", games=games, seed=seed, workers=workers, progress=True
+        )
+        out[name] = r.to_dict()
+        cells = [_pm(*r.per_size()[p]) for p in (2, 3, 4, 5)]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {'/'.join(map(str, ref))} |")
+    return lines, out
+
+
+def chromosome_table(games: int, seed: int, workers: int | None) -> tuple[list[str], dict]:
+    lines = [
+        "| chromosome | players | ours (mirror, lenient) | claimed |",
+        "|---|---|---|---|",
+    ]
+    out = {}
+    data = json.loads((FIXTURES / "published_chromosomes.json").read_text())
+    for entry in data:
+        agent = RuleAgent(entry["chromosome"], name=entry["name"])
+        p = int(entry["players"])
+        r = evaluate(
+            agent,
+            mode="mirror",
+            players=(p,),
+            games=games,
+            seed=seed,
+            workers=workers,
+            progress=True,
+        )
+        out[entry["name"]] = r.to_dict()
+        claim = entry["claimed_mirror_score"]
+        lines.append(
+            f"| {entry['name']} | {p} | {_pm(r.mean, r.sem)} | {'—' if claim is None else claim} |"
+        )
+    return lines, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=400, help="games per cell (default 400)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--out", type=Path, default=None, help="write all results as JSON")
+    parser.add_argument("--only", choices=["mixed", "mirror", "chromosomes"], default=None)
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    results = {}
+    sections = [("mixed", mixed_table), ("mirror", mirror_table), ("chromosomes", chromosome_table)]
+    for key, fn in sections:
+        if args.only and key != args.only:
+            continue
+        lines, results[key] = fn(args.games, args.seed, args.workers)
+        print(f"\n### {key} ({args.games} games per cell, seed {args.seed})\n")
+        print("\n".join(lines))
+    print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
