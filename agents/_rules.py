@@ -1256,29 +1256,58 @@ def _is_legal(v, a):
 
 @_kernel
 def _legal_mask(v, out):
-    n = _ZERO
+    """One pass over the viewer's moves (same semantics as :func:`_is_legal` for every uid)."""
     for a in range(out.shape[0]):
-        if _is_legal(v, a):
-            out[a] = 1
+        out[a] = 0
+    if v.scal[V_DONE] != 0:
+        return _ZERO
+    n_players = v.cfg[CFG_PLAYERS]
+    n_colors = v.cfg[CFG_COLORS]
+    n_ranks = v.cfg[CFG_RANKS]
+    h = v.cfg[CFG_HAND]
+    me = v.scal[V_SEAT]
+    info = v.scal[V_INFO]
+    n = _ZERO
+    for k in range(_hand_len(v, me)):
+        if info < v.cfg[CFG_MAX_INFO]:
+            out[k] = 1
             n += 1
-        else:
-            out[a] = 0
+        out[h + k] = 1
+        n += 1
+    if info <= 0:
+        return n
+    rank_base = 2 * h + (n_players - 1) * n_colors
+    for off in range(1, n_players):
+        t = (me + off) % n_players
+        cm = _ZERO
+        rm = _ZERO
+        for k in range(_hand_len(v, t)):
+            card = _card(v, t, k)
+            if card < 0:
+                break
+            cm |= 1 << (card // n_ranks)
+            rm |= 1 << (card % n_ranks)
+        for c in range(n_colors):
+            if (cm >> c) & 1:
+                out[2 * h + (off - 1) * n_colors + c] = 1
+                n += 1
+        for r in range(n_ranks):
+            if (rm >> r) & 1:
+                out[rank_base + (off - 1) * n_ranks + r] = 1
+                n += 1
     return n
 
 
 @_kernel
 def _random_legal(v, rng):
     """LegalRandom (39): one draw over the ascending legal-move list; -1 (no draw) if empty."""
-    n_actions = v.cfg[CFG_N_ACTIONS]
-    n = _ZERO
-    for a in range(n_actions):
-        if _is_legal(v, a):
-            n += 1
+    mask = np.zeros(v.cfg[CFG_N_ACTIONS], dtype=np.int8)
+    n = _legal_mask(v, mask)
     if n == 0:
         return -1
     x = rng_below(rng, n)
-    for a in range(n_actions):
-        if _is_legal(v, a):
+    for a in range(mask.shape[0]):
+        if mask[a]:
             if x == 0:
                 return a
             x -= 1

@@ -102,7 +102,6 @@ def play_rule_games_kernel(
         while not s.scal[E.S_DONE]:
             cur = s.scal[E.S_CUR]
             V.fill_view(s, cur, v, False)
-            R.legal_mask_view(v, mask)
             agent = seat_agents[g, cur]
             action = R.choose_action(rule_table[agent], rule_lens[agent], v, rngs[cur], mask)
             if record:

@@ -145,7 +145,6 @@ class RuleAgent(Policy):
         else:
             for dst, src in zip(self._view, raw, strict=True):
                 np.copyto(dst, src)
-        R.legal_mask_view(self._view, self._mask)
         return int(R.choose_action(self.rules, self.rules.size, self._view, self.rng, self._mask))
 
     def __repr__(self) -> str:

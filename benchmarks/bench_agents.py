@@ -48,6 +48,10 @@ def aec(games: int, seed: int) -> tuple[float, float, float]:
     env = hanabi_env.env(players=2, scoring="lenient")
     policies = {a: make("piers", seed=i) for i, a in enumerate(env.possible_agents)}
     scores, steps = [], 0
+    for g in range(2):  # warm-up: compiles (or loads) the kernels used from Python
+        env.reset(seed=seed + games + g)
+        for agent in env.agent_iter():
+            env.step(policies[agent](env, agent))
     t0 = time.perf_counter()
     for g in range(games):
         env.reset(seed=seed + g)

@@ -131,6 +131,7 @@ def fill_view(s, seat, v, seer):
     """Write into ``v`` what ``seat`` may see of state ``s`` (own cards only if ``seer``)."""
     n_players = s.cfg[CFG_PLAYERS]
     n_moves = s.scal[S_N_MOVES]
+    prev_moves = v.scal[V_N_MOVES]  # rows >= prev_moves are already -1 (see the end)
     v.cfg[:] = s.cfg
     v.scal[V_SEAT] = seat
     v.scal[V_INFO] = s.scal[S_INFO]
@@ -164,9 +165,11 @@ def fill_view(s, seat, v, seer):
             else:
                 v.cards[p, k] = s.deck[uid]
     v.hist[:n_moves, :] = s.hist[:n_moves, :]
-    v.hist[n_moves:, :] = -1
     v.hist_uids[:n_moves, :] = s.hist_uids[:n_moves, :]
-    v.hist_uids[n_moves:, :] = -1
+    # keep the invariant "rows >= n_moves are -1" by clearing only what the last fill wrote
+    if prev_moves > n_moves:
+        v.hist[n_moves:prev_moves, :] = -1
+        v.hist_uids[n_moves:prev_moves, :] = -1
 
 
 def observation_size(cfg: np.ndarray, obs_type: int) -> int:
