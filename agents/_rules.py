@@ -1777,6 +1777,21 @@ def apply_rule(rule_id, v, rng):
 
 
 @njit
+def first_firing(rules, n_rules, v, rng):
+    """The first firing rule's move, or -1 if no rule fires (no fallback, no draw).
+
+    Used to emulate the reference's "strict era" (RULES.md §2.9), where a turn on which no
+    rule fired ended the game at the current score.
+    """
+    tab = _new_table(v)
+    for i in range(n_rules):
+        a = _apply_rule_table(rules[i], v, rng, tab)
+        if a >= 0:
+            return a
+    return -1
+
+
+@njit
 def choose_action(rules, n_rules, v, rng, mask):
     """Run a rule list: the first rule that fires wins, else the fallback (RULES.md §2.9).
 
@@ -1829,6 +1844,7 @@ __all__ = [
     "cand_counts",
     "card_table",
     "choose_action",
+    "first_firing",
     "hint_action",
     "hint_of",
     "is_legal_view",

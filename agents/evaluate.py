@@ -71,6 +71,7 @@ def play_rule_games_kernel(
     out_scores,
     out_counters,
     out_actions,
+    end_on_no_rule,
 ):
     """Play ``len(deal_seeds)`` games of rule agents entirely in compiled code.
 
@@ -87,6 +88,8 @@ def play_rule_games_kernel(
         out_counters: ``(n_games, n_players, N_COUNTERS)`` float64 counters (written).
         out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has
             ``n_games`` rows (pass a ``(0, 0)`` array not to record).
+        end_on_no_rule: If true, a turn on which no rule fires ends the game at the current
+            score (the reference's strict era, RULES.md §2.9) instead of the random fallback.
 
     Returns:
         Total number of moves played.
@@ -103,7 +106,13 @@ def play_rule_games_kernel(
             cur = s.scal[E.S_CUR]
             V.fill_view(s, cur, v, False)
             agent = seat_agents[g, cur]
-            action = R.choose_action(rule_table[agent], rule_lens[agent], v, rngs[cur], mask)
+            if end_on_no_rule:
+                action = R.first_firing(rule_table[agent], rule_lens[agent], v, rngs[cur])
+                if action < 0:
+                    s.scal[E.S_DONE] = 1
+                    break
+            else:
+                action = R.choose_action(rule_table[agent], rule_lens[agent], v, rngs[cur], mask)
             if record:
                 out_actions[g, s.scal[E.S_N_MOVES]] = action
             E.apply_move(s, action)
@@ -200,7 +209,7 @@ def _rule_table(policies: Sequence[RuleAgent]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    cfg, table, lens, seat_agents, deals, agent_seeds, record = args
+    cfg, table, lens, seat_agents, deals, agent_seeds, record, end_on_no_rule = args
     s = E.new_state(
         cfg.players,
         cfg.colors,
@@ -217,7 +226,18 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
     shape = (len(deals), int(s.cfg[E.CFG_MAX_MOVES])) if record else (0, 0)
     actions = np.full(shape, -1, dtype=np.int16)
     moves = play_rule_games_kernel(
-        s, v, mask, table, lens, seat_agents, deals, agent_seeds, scores, counters, actions
+        s,
+        v,
+        mask,
+        table,
+        lens,
+        seat_agents,
+        deals,
+        agent_seeds,
+        scores,
+        counters,
+        actions,
+        end_on_no_rule,
     )
     return scores, counters, int(moves), actions
 
@@ -272,6 +292,7 @@ def play_games(
     chunk_size: int = 200,
     progress: Callable[[int], None] | None = None,
     record_actions: bool = False,
+    no_rule: str = "fallback",
 ) -> GameBatch:
     """Play games with the given seating; the fast kernel when all policies are rule agents.
 
@@ -287,6 +308,10 @@ def play_games(
         chunk_size: Games per task.
         progress: Called with the number of games finished after each chunk.
         record_actions: Keep every game's move list in :attr:`GameBatch.actions`.
+        no_rule: What a rule agent does when no rule fires: ``"fallback"`` (a random legal
+            move; RULES.md §0.3, the reference from late 2020) or ``"end_game"`` (the game ends
+            at the current score, the reference's 2018–2020 strict era, RULES.md §2.9; rule
+            agents only).
 
     Returns:
         A :class:`GameBatch`.
@@ -294,6 +319,8 @@ def play_games(
     Raises:
         ValueError: Arrays of inconsistent shapes.
     """
+    if no_rule not in ("fallback", "end_game"):
+        raise ValueError(f"no_rule={no_rule!r} is not allowed; allowed: 'fallback', 'end_game'")
     seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
     deal_seeds = np.ascontiguousarray(deal_seeds, dtype=np.int64)
     agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
@@ -314,7 +341,16 @@ def play_games(
     if all(isinstance(p, RuleAgent) for p in policies):
         table, lens = _rule_table(policies)  # type: ignore[arg-type]
         tasks = [
-            (config, table, lens, seat_agents[c], deal_seeds[c], agent_seeds[c], record_actions)
+            (
+                config,
+                table,
+                lens,
+                seat_agents[c],
+                deal_seeds[c],
+                agent_seeds[c],
+                record_actions,
+                no_rule == "end_game",
+            )
             for c in chunks
         ]
         workers = default_workers() if workers is None else max(1, int(workers))
@@ -336,6 +372,8 @@ def play_games(
             if pool is not None:
                 pool.shutdown()
     else:
+        if no_rule != "fallback":
+            raise ValueError("no_rule='end_game' needs rule agents in every seat")
         for c in chunks:
             sc, cn, mv, ac = _run_policy_games(
                 config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]
@@ -475,6 +513,7 @@ def evaluate(
     workers: int | None = None,
     hand_size: Callable[[int], int] = hle_hand_size,
     progress: bool = False,
+    no_rule: str = "fallback",
 ) -> EvaluationResult:
     """Mirror or mixed evaluation of ``agent`` ([CIG18], PAPERS.md §2; RULES.md §6).
 
@@ -495,6 +534,8 @@ def evaluate(
         workers: Processes (None = all local cores); results do not depend on it.
         hand_size: Hand size per player count (default 5 for 2–3 players, 4 for 4–5).
         progress: Show a tqdm progress bar.
+        no_rule: ``"fallback"`` (default) or ``"end_game"`` (strict-era emulation, see
+            :func:`play_games`).
 
     Returns:
         An :class:`EvaluationResult` (scores in points; metrics in [0, 1]).
@@ -541,6 +582,7 @@ def evaluate(
                     cfg,
                     workers=workers,
                     progress=bar.update if bar is not None else None,
+                    no_rule=no_rule,
                 )
                 m = batch.metrics(agent=0)
                 sums += batch.counters[batch.seat_agents == 0].sum(axis=0)

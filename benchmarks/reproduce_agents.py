@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from agents.evaluate import evaluate  # noqa: E402
 from agents.policy import RuleAgent, make  # noqa: E402
+from agents.rulebase import BASELINES, TEST_POOL  # noqa: E402
 
 CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); PAPERS.md §2
     "IGGI": (10.96, 10.98),
@@ -66,6 +67,54 @@ def mixed_table(games: int, seed: int, workers: int | None) -> tuple[list[str], 
         lines.append(
             f"| {name} | {_pm(r.mean, r.sem)} | {cig:.2f} | {orig:.2f} | {r.mean - cig:+.2f} |"
         )
+    return lines, out
+
+
+# Pool definitions before 2018-05-06 (RULES.md §4): IGGI without the final LegalRandom, Outer
+# with TellRandomly instead of TellUnknown. Until 2019-07-31 the reference also registered the
+# Internal list under the name "Outer" and vice versa, so [CIG18]'s "Outer" row is the Internal
+# list's score.
+POOL_2018 = {
+    "IGGI": (2, 8, 13, 38, 27),
+    "Internal": BASELINES["Internal"],
+    "Outer": (8, 38, 21, 22, 34),
+    "LegalRandom": BASELINES["LegalRandom"],
+    "VanDenBergh": BASELINES["VanDenBergh"],
+    "Flawed": BASELINES["Flawed"],
+    "Piers": BASELINES["Piers"],
+}
+
+
+def mixed_variants_table(games: int, seed: int, workers: int | None) -> tuple[list[str], dict]:
+    """Trace the mixed-score gaps to the reference's 2018 behaviour (RULES.md §2.9, §4)."""
+    lines = [
+        "| agent (row of [CIG18]) | ours | strict era | strict era + 2018 pool | [CIG18] |",
+        "|---|---|---|---|---|",
+    ]
+    out = {}
+    pool_2018 = [RuleAgent(POOL_2018[n], name=n) for n in POOL_2018]
+    for name, (_, cig) in CIG18_MIXED.items():
+        cells = []
+        for variant in ("now", "strict", "strict2018"):
+            if variant == "strict2018":
+                # the list that carried this name in 2018 (Internal and Outer were swapped)
+                listed = {"Outer": "Internal"}.get(name, name)
+                agent = RuleAgent(POOL_2018[listed], name=name)
+                pool = pool_2018
+            else:
+                agent, pool = make(name), list(TEST_POOL)
+            r = evaluate(
+                agent,
+                mode="mixed",
+                pool=pool,
+                games=games,
+                seed=seed,
+                workers=workers,
+                no_rule="fallback" if variant == "now" else "end_game",
+            )
+            out[f"{name}/{variant}"] = r.to_dict()
+            cells.append(_pm(r.mean, r.sem))
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {cig:.2f} |")
     return lines, out
 
 
@@ -118,11 +167,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--out", type=Path, default=None, help="write all results as JSON")
-    parser.add_argument("--only", choices=["mixed", "mirror", "chromosomes"], default=None)
+    parser.add_argument(
+        "--only", choices=["mixed", "variants", "mirror", "chromosomes"], default=None
+    )
     args = parser.parse_args()
     t0 = time.perf_counter()
     results = {}
-    sections = [("mixed", mixed_table), ("mirror", mirror_table), ("chromosomes", chromosome_table)]
+    sections = [
+        ("mixed", mixed_table),
+        ("variants", mixed_variants_table),
+        ("mirror", mirror_table),
+        ("chromosomes", chromosome_table),
+    ]
     for key, fn in sections:
         if args.only and key != args.only:
             continue

@@ -278,3 +278,22 @@ def test_play_helper_scores_and_seat_metrics():
     np.testing.assert_array_equal(batch.scores, again.scores)
     with pytest.raises(ValueError, match="policies"):
         play(["piers"])
+
+
+def test_strict_era_emulation_ends_the_game_when_no_rule_fires():
+    # PlayFinesse (0) never fires with 2 players (RULES.md §3.1)
+    never = RuleAgent([0], name="finesse-only")
+    cfg = HanabiConfig(players=2, scoring="lenient")
+    _, deals, seeds = game_seeds(0, 10, 2, random_seat=False)
+    seats = np.zeros((10, 2), dtype=np.int64)
+    ended = play_games([never], seats, deals, seeds, cfg, no_rule="end_game")
+    assert ended.moves == 0
+    assert np.all(ended.scores == 0)
+    fallback = play_games([never], seats, deals, seeds, cfg)
+    assert fallback.moves > 0
+    # agents whose rules always fire are unaffected
+    piers_a = play_games([make("piers")], seats, deals, seeds, cfg, no_rule="end_game")
+    piers_b = play_games([make("piers")], seats, deals, seeds, cfg)
+    np.testing.assert_array_equal(piers_a.scores, piers_b.scores)
+    with pytest.raises(ValueError, match="no_rule"):
+        play_games([never], seats, deals, seeds, cfg, no_rule="crash")
