@@ -7,6 +7,8 @@ Subcommands so far:
 * ``evaluate``: mirror or mixed evaluation of a baseline agent or a chromosome ([CIG18]), e.g.
   ``hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5``; a table, or
   ``--json``/``--csv``.
+* ``map-elites``, ``ga``, ``population``: MAP-Elites runs, the 2018 genetic algorithm, and
+  population analysis (see :mod:`qd.cli`).
 """
 
 from __future__ import annotations
@@ -150,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--csv", metavar="PATH", help="write one row per (partner, size) as CSV")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(func=_evaluate)
+    from qd.cli import add_subcommands
+
+    add_subcommands(sub)  # map-elites, ga, population
     return parser
 
 

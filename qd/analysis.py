@@ -1,0 +1,436 @@
+"""Population analysis: re-evaluation, match-up tables, cross-run diversity (PAPERS.md §3–4).
+
+* :func:`reevaluate` — every elite re-played with more games, all on the same deals (common
+  random numbers; [CoG19] re-evaluates with 1,000 games).
+* :func:`matchup_table` / :func:`archive_matchups` — every **ordered** pair (row agent in seat 0,
+  column agent in seat 1) plays the same ``games`` 2-player deals (RULES.md §9.1); the table
+  stores the mean score and each seat's communicativeness, IPP and risk aversion (ratio of sums
+  over the pair's games, RULES.md §5). It is the input of the meta-agents ([ToG20] §4.1,
+  [Bayes21] §4.2). :meth:`MatchupTable.intra_population_scores` is [ToG20] eq. 1.
+* :func:`cross_run_metrics` — corresponding elites (same cell) of two archives: cross-play
+  score, self-play scores, chromosome Hamming distance and the fraction of recorded game states
+  on which both pick the same action ([Bayes21], PAPERS.md §3).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agents.evaluate import game_seeds, play_games
+from agents.policy import RuleAgent
+from hanabi_env import _engine as E
+from hanabi_env.config import HanabiConfig
+from hanabi_env.game import HanabiGame
+from qd.archive import Archive
+from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
+from qd.measures import MEASURES, Measure, get_measure, measures_from_counters
+
+__all__ = [
+    "MATCHUP_COLUMNS",
+    "MatchupTable",
+    "action_agreement",
+    "archive_matchups",
+    "cross_run_metrics",
+    "matchup_table",
+    "reevaluate",
+]
+
+_METRICS = ("communicativeness", "ipp", "risk_aversion")
+
+
+def reevaluate(
+    archive: Archive,
+    games: int = 1000,
+    seed: int = 0,
+    players: Sequence[int] = (2,),
+    scoring: str = "lenient",
+    backend: Backend | None = None,
+    measures: Sequence[str | Measure] | None = None,
+) -> Archive:
+    """Re-evaluate every elite in mirror self-play on common deals; adds fields in place.
+
+    All elites play the games of seed ``derive_seed(seed, 2)``. Fields added:
+    ``reeval_objective`` (mean score, points), ``reeval_sem`` (its standard error) and
+    ``reeval_<measure>`` for each of the archive's measures (ratio of sums over all seats).
+
+    Args:
+        archive: The archive (modified in place).
+        games: Games per elite and player count.
+        seed: Seed of the re-evaluation.
+        players: Player counts.
+        scoring: ``"lenient"`` or ``"strict"``.
+        backend: Evaluation backend.
+        measures: Measures (default: the archive's measure names, which must be built-ins).
+
+    Returns:
+        ``archive``.
+    """
+    meas = [get_measure(m) for m in (measures or archive.measure_names)]
+    cells = archive.occupied_cells()
+    if not len(cells):
+        return archive
+    crn = derive_seed(seed, 2)
+    ev = evaluate_solutions(
+        archive.solution[cells], [crn] * len(cells), games, players, scoring, backend
+    )
+    values = measures_from_counters(ev.counters, meas)
+    sem_p = (
+        ev.scores.std(axis=2, ddof=1) / np.sqrt(games) if games > 1 else np.nan * ev.scores[..., 0]
+    )
+    sem = np.sqrt((sem_p**2).sum(axis=1)) / ev.scores.shape[1]
+    names = ["reeval_objective", "reeval_sem", *(f"reeval_{m.name}" for m in meas)]
+    for name in names:
+        archive.add_field(name)
+    archive.fields["reeval_objective"][cells] = ev.objective
+    archive.fields["reeval_sem"][cells] = sem
+    for k, m in enumerate(meas):
+        archive.fields[f"reeval_{m.name}"][cells] = values[:, k]
+    return archive
+
+
+MATCHUP_COLUMNS = (
+    "seat0_id",
+    "seat1_id",
+    "games",
+    "mean_score",
+    "sem_score",
+    *(f"seat{s}_{m}" for s in (0, 1) for m in _METRICS),
+)
+"""Columns of the match-up CSV: ids, games, score (points), then each seat's metrics."""
+
+
+@dataclass
+class MatchupTable:
+    """2-player match-ups of every ordered pair of a population.
+
+    Attributes:
+        ids: ``n`` agent ids (cell names ``"[i,j]"`` for archives, RULES.md §9.1).
+        solutions: ``(n, L)`` int64 rule lists (may be empty ``(0, 0)`` when read from CSV).
+        games: Games per ordered pair.
+        scores: ``(n, n)`` float64 mean score (points) with agent ``i`` in seat 0, ``j`` in seat 1.
+        sem: ``(n, n)`` float64 standard error of ``scores``.
+        communicativeness: ``(n, n, 2)`` float64 per seat (``[..., 0]`` = seat 0 = agent i).
+        ipp: ``(n, n, 2)`` float64 per seat.
+        risk_aversion: ``(n, n, 2)`` float64 per seat.
+    """
+
+    ids: list[str]
+    solutions: np.ndarray
+    games: int
+    scores: np.ndarray
+    sem: np.ndarray
+    communicativeness: np.ndarray
+    ipp: np.ndarray
+    risk_aversion: np.ndarray
+
+    def intra_population_scores(self) -> np.ndarray:
+        """[ToG20] eq. 1: each agent's mean score over its match-ups, ``(n,)`` float64.
+
+        The mean over the ``2n − 1`` ordered pairs the agent takes part in (either seat,
+        self-play counted once).
+        """
+        n = len(self.ids)
+        total = self.scores.sum(axis=1) + self.scores.sum(axis=0) - np.diag(self.scores)
+        return total / (2 * n - 1)
+
+    def population_score(self) -> float:
+        """Mean score over all ordered pairs, self-play included ([Bayes21] pairwise score)."""
+        return float(self.scores.mean())
+
+    def self_play(self) -> np.ndarray:
+        """``(n,)`` diagonal of :attr:`scores` (mirror self-play)."""
+        return np.diag(self.scores).copy()
+
+    def generalist(self) -> int:
+        """Index of the agent with the best intra-population score ([ToG20] eq. 2)."""
+        return int(np.argmax(self.intra_population_scores()))
+
+    def rows(self) -> list[dict]:
+        """One dict per ordered pair, keys :data:`MATCHUP_COLUMNS`."""
+        out = []
+        for i, a in enumerate(self.ids):
+            for j, b in enumerate(self.ids):
+                row = {
+                    "seat0_id": a,
+                    "seat1_id": b,
+                    "games": self.games,
+                    "mean_score": float(self.scores[i, j]),
+                    "sem_score": float(self.sem[i, j]),
+                }
+                for s in (0, 1):
+                    for m in _METRICS:
+                        row[f"seat{s}_{m}"] = float(getattr(self, m)[i, j, s])
+                out.append(row)
+        return out
+
+    def to_csv(self, path: str | Path) -> None:
+        """Write :meth:`rows` as CSV (NaN as an empty field)."""
+        with open(path, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(MATCHUP_COLUMNS))
+            w.writeheader()
+            for row in self.rows():
+                w.writerow(
+                    {
+                        k: ("" if isinstance(v, float) and math.isnan(v) else v)
+                        for k, v in row.items()
+                    }
+                )
+
+    @classmethod
+    def from_csv(cls, path: str | Path) -> MatchupTable:
+        """Read a table written by :meth:`to_csv` (``solutions`` is left empty).
+
+        Raises:
+            ValueError: Missing columns or an incomplete set of pairs.
+        """
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        if not rows or set(MATCHUP_COLUMNS) - set(rows[0]):
+            raise ValueError(f"{path}: not a match-up table (columns {MATCHUP_COLUMNS})")
+        ids = list(dict.fromkeys(r["seat0_id"] for r in rows))
+        n = len(ids)
+        if len(rows) != n * n:
+            raise ValueError(f"{path}: {len(rows)} rows for {n} ids (need {n * n})")
+        pos = {a: i for i, a in enumerate(ids)}
+
+        def f(x: str) -> float:
+            return math.nan if x == "" else float(x)
+
+        t = cls(
+            ids,
+            np.zeros((0, 0), np.int64),
+            int(rows[0]["games"]),
+            np.zeros((n, n)),
+            np.zeros((n, n)),
+            np.zeros((n, n, 2)),
+            np.zeros((n, n, 2)),
+            np.zeros((n, n, 2)),
+        )
+        for r in rows:
+            i, j = pos[r["seat0_id"]], pos[r["seat1_id"]]
+            t.scores[i, j] = f(r["mean_score"])
+            t.sem[i, j] = f(r["sem_score"])
+            for s in (0, 1):
+                for m in _METRICS:
+                    getattr(t, m)[i, j, s] = f(r[f"seat{s}_{m}"])
+        return t
+
+
+def matchup_table(
+    solutions: Sequence[Sequence[int]] | np.ndarray,
+    ids: Sequence[str] | None = None,
+    games: int = 400,
+    seed: int = 0,
+    scoring: str = "lenient",
+    backend: Backend | None = None,
+    max_games_per_call: int = 200_000,
+) -> MatchupTable:
+    """Play every ordered pair of ``solutions`` for ``games`` 2-player games.
+
+    Every pair plays the same deals and per-seat agent seeds (``game_seeds(derive_seed(seed,
+    3), games, 2)``, RULES.md §9.1).
+
+    Args:
+        solutions: ``n`` rule lists (equal lengths).
+        ids: Agent ids (default ``"0"``, ``"1"``, …).
+        games: Games per ordered pair, >= 1 (400 in [Bayes21]).
+        seed: Seed.
+        scoring: ``"lenient"`` or ``"strict"``.
+        backend: Evaluation backend.
+        max_games_per_call: Games per backend call (memory bound).
+
+    Returns:
+        A :class:`MatchupTable` (``n × n`` pairs).
+
+    Raises:
+        ValueError: ``games < 1`` or ``ids`` of the wrong length.
+    """
+    sol = np.asarray(solutions, dtype=np.int64)
+    n = len(sol)
+    ids = [str(i) for i in range(n)] if ids is None else [str(i) for i in ids]
+    if len(ids) != n:
+        raise ValueError(f"ids has {len(ids)} entries for {n} solutions")
+    if int(games) < 1:
+        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    backend = backend or SerialBackend()
+    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
+    _, deals, agent_seeds = game_seeds(derive_seed(seed, 3), games, 2, random_seat=False)
+    scores = np.zeros((n, n))
+    sem = np.zeros((n, n))
+    metrics = {m: np.zeros((n, n, 2)) for m in _METRICS}
+    measures = [MEASURES[m] for m in _METRICS]
+    pairs = [(i, j) for i in range(n) for j in range(n)]
+    per_call = max(1, int(max_games_per_call) // games)
+    rules = list(sol)
+    for start in range(0, len(pairs), per_call):
+        block = pairs[start : start + per_call]
+        seat_agents = np.repeat(np.array(block, dtype=np.int64), games, axis=0)
+        sc, cn, _ = backend.play(
+            cfg,
+            rules,
+            seat_agents,
+            np.tile(deals, len(block)),
+            np.tile(agent_seeds, (len(block), 1)),
+        )
+        sc = sc.reshape(len(block), games).astype(np.float64)
+        sums = cn.reshape(len(block), games, 2, E.N_COUNTERS).sum(axis=1)  # (pairs, seat, C)
+        for k, (i, j) in enumerate(block):
+            scores[i, j] = sc[k].mean()
+            sem[i, j] = sc[k].std(ddof=1) / math.sqrt(games) if games > 1 else math.nan
+            values = measures_from_counters(sums[k], measures)  # (seat, metric)
+            for m_idx, m in enumerate(_METRICS):
+                metrics[m][i, j] = values[:, m_idx]
+    return MatchupTable(ids, sol, int(games), scores, sem, **metrics)
+
+
+def archive_matchups(archive: Archive, games: int = 400, seed: int = 0, **kwargs) -> MatchupTable:
+    """:func:`matchup_table` over an archive's elites (cell order; ids ``"[i,j]"``)."""
+    cells = archive.occupied_cells()
+    ids = [archive.cell_name(int(c)) for c in cells]
+    return matchup_table(archive.solution[cells], ids, games, seed, **kwargs)
+
+
+def action_agreement(
+    rules_a: Sequence[int],
+    rules_b: Sequence[int],
+    games: int = 10,
+    seed: int = 0,
+    players: int = 2,
+    scoring: str = "lenient",
+) -> dict:
+    """How often two agents pick the same action on recorded game states ([Bayes21]).
+
+    The states are those of ``games`` mirror self-play games of A and as many of B (same deals).
+    At every state of A's games, B (reset with that seat's agent seed) is asked for its action
+    and compared with the recorded one; likewise A on B's games.
+
+    Args:
+        rules_a: Rule list of agent A.
+        rules_b: Rule list of agent B.
+        games: Recorded games per agent.
+        seed: Seed of the recorded games.
+        players: Player count.
+        scoring: ``"lenient"`` or ``"strict"``.
+
+    Returns:
+        Dict with ``states`` (decisions compared), ``same`` (identical actions), ``fraction``
+        (``same / states``) and ``mean_legal`` (mean number of legal actions at those states).
+    """
+    cfg = HanabiConfig(players=players, hand_size=5 if players <= 3 else 4, scoring=scoring)
+    _, deals, agent_seeds = game_seeds(derive_seed(seed, 4), games, players, random_seat=False)
+    game = HanabiGame(cfg)
+    same = states = legal = 0
+    for recorder, other in ((rules_a, rules_b), (rules_b, rules_a)):
+        batch = play_games(
+            [RuleAgent(recorder)],
+            np.zeros((games, players), np.int64),
+            deals,
+            agent_seeds,
+            cfg,
+            workers=1,
+            record_actions=True,
+        )
+        asked = [RuleAgent(other) for _ in range(players)]
+        for g in range(games):
+            game.reset(int(deals[g]))
+            for p in range(players):
+                asked[p].reset(int(agent_seeds[g, p]))
+            for action in batch.actions[g]:
+                if action < 0:
+                    break
+                seat = game.current_player
+                legal += int(game.legal_mask().sum())
+                same += int(asked[seat].act(game.view(seat)) == int(action))
+                states += 1
+                game.step(int(action))
+    return {
+        "states": states,
+        "same": same,
+        "fraction": same / states if states else math.nan,
+        "mean_legal": legal / states if states else math.nan,
+    }
+
+
+def cross_run_metrics(
+    a: Archive,
+    b: Archive,
+    games: int = 100,
+    seed: int = 0,
+    action_games: int = 10,
+    scoring: str = "lenient",
+    backend: Backend | None = None,
+) -> tuple[list[dict], dict]:
+    """Compare corresponding elites (same cell) of two runs ([Bayes21], PAPERS.md §3).
+
+    For each cell occupied in both archives: the self-play score of each elite and the
+    cross-play score (mean of both seat orders), all on the same ``games`` 2-player deals; the
+    chromosome Hamming distance; and :func:`action_agreement` over ``action_games`` recorded
+    games per agent (0 skips it).
+
+    Args:
+        a: First archive.
+        b: Second archive (same ``dims``).
+        games: 2-player games per self-play and per seat order of the cross-play.
+        seed: Seed.
+        action_games: Recorded games per agent for the action agreement (0 = skip).
+        scoring: ``"lenient"`` or ``"strict"``.
+        backend: Evaluation backend.
+
+    Returns:
+        ``(rows, summary)``: one dict per common cell (``cell``, ``name``, ``self_a``,
+        ``self_b``, ``cross``, ``hamming``, ``same_action``, ``mean_legal``) and the means over
+        cells (plus ``cells``, the number of common cells).
+
+    Raises:
+        ValueError: The archives have different grids.
+    """
+    if a.dims != b.dims or a.solution_dim != b.solution_dim:
+        raise ValueError(f"archives differ in dims/solution_dim: {a.dims} vs {b.dims}")
+    backend = backend or SerialBackend()
+    cells = np.flatnonzero(a.occupied & b.occupied)
+    n = len(cells)
+    rows: list[dict] = []
+    if n == 0:
+        return rows, {"cells": 0}
+    crn = derive_seed(seed, 5)
+    sa, sb = a.solution[cells], b.solution[cells]
+    self_ev = evaluate_solutions(
+        np.concatenate([sa, sb]), [crn] * (2 * n), games, (2,), scoring, backend
+    )
+    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
+    _, deals, agent_seeds = game_seeds(crn, games, 2, random_seat=False)
+    rules = list(sa) + list(sb)
+    seat_agents = np.concatenate(
+        [np.repeat([[i, n + i], [n + i, i]], games, axis=0) for i in range(n)]
+    )
+    sc, _, _ = backend.play(
+        cfg, rules, seat_agents, np.tile(deals, 2 * n), np.tile(agent_seeds, (2 * n, 1))
+    )
+    cross = sc.reshape(n, 2 * games).mean(axis=1)
+    for k, cell in enumerate(cells):
+        agree = (
+            action_agreement(sa[k], sb[k], action_games, seed, 2, scoring)
+            if action_games
+            else {"fraction": math.nan, "mean_legal": math.nan}
+        )
+        rows.append(
+            {
+                "cell": int(cell),
+                "name": a.cell_name(int(cell)),
+                "self_a": float(self_ev.objective[k]),
+                "self_b": float(self_ev.objective[n + k]),
+                "cross": float(cross[k]),
+                "hamming": int((sa[k] != sb[k]).sum()),
+                "same_action": agree["fraction"],
+                "mean_legal": agree["mean_legal"],
+            }
+        )
+    keys = ("self_a", "self_b", "cross", "hamming", "same_action", "mean_legal")
+    summary = {"cells": n, **{k: float(np.mean([r[k] for r in rows])) for k in keys}}
+    return rows, summary

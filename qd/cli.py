@@ -1,0 +1,547 @@
+"""Command-line subcommands of the ``qd`` package: ``map-elites``, ``ga`` and ``population``.
+
+Wire them into a parser with :func:`add_subcommands`; every subcommand sets ``func`` (called
+with the parsed namespace, returns an exit code). Standalone: ``python -m qd.cli map-elites``.
+
+* ``map-elites`` — a MAP-Elites run from a named configuration (``quick`` default, ``paper``,
+  ``paper-20x20``, ``paper-cog19``; :mod:`qd.config`) with every setting overridable; writes the
+  outputs of :mod:`qd.run` into ``--out``; ``--resume`` continues a killed run.
+* ``ga`` — the [CIG18] genetic algorithm (``quick``, ``paper-mirror-old``, ``paper-mirror-new``,
+  ``paper-mixed-old``, ``paper-mixed-new``); ``--situational`` evolves one chromosome per group
+  of game sizes.
+* ``population`` — analysis of an archive JSON or a published population (``5x5``, ``20x20``):
+  re-evaluation, heatmap, match-up table, cross-run comparison with a second archive.
+
+Overrides use their own ``dest`` names (``me_*``, ``ga_*``, ``pop_*``) and default to None
+(= the configuration's value), so they never clash with other subcommands' options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["add_subcommands", "build_parser", "main", "parse_players"]
+
+
+def parse_players(text: str) -> tuple[int, ...]:
+    """``"2"``, ``"2-5"`` or ``"2,4"`` → a tuple of player counts.
+
+    Raises:
+        argparse.ArgumentTypeError: Malformed text.
+    """
+    try:
+        out: list[int] = []
+        for part in str(text).split(","):
+            if "-" in part:
+                a, b = part.split("-")
+                out.extend(range(int(a), int(b) + 1))
+            else:
+                out.append(int(part))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad player counts {text!r} (e.g. 2, 2-5, 2,4)") from None
+    return tuple(out)
+
+
+def _backend_options(p: argparse.ArgumentParser, prefix: str) -> None:
+    g = p.add_argument_group("parallelism (results never depend on it)")
+    g.add_argument(
+        "--workers",
+        dest=f"{prefix}_workers",
+        type=int,
+        default=None,
+        help="local processes or LocalCluster workers (default: all cores; 1 = serial)",
+        metavar="N",
+    )
+    g.add_argument(
+        "--dask", dest=f"{prefix}_dask", action="store_true", help="evaluate on a Dask LocalCluster"
+    )
+    g.add_argument(
+        "--scheduler-address",
+        dest=f"{prefix}_scheduler",
+        default=None,
+        help="evaluate on an existing Dask cluster (e.g. tcp://host:8786)",
+        metavar="ADDRESS",
+    )
+
+
+def _backend(args: argparse.Namespace, prefix: str):
+    from qd.evaluator import make_backend
+
+    return make_backend(
+        getattr(args, f"{prefix}_workers"),
+        getattr(args, f"{prefix}_scheduler"),
+        getattr(args, f"{prefix}_dask"),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# map-elites
+# --------------------------------------------------------------------------------------------
+
+
+def _map_elites(args: argparse.Namespace) -> int:
+    from qd.config import MapElitesConfig, get_config
+    from qd.run import run_map_elites
+    from qd.scheduler import CheckpointError, MapElites
+
+    dims = None
+    if args.me_grid is not None:
+        dims = tuple(args.me_grid) if len(args.me_grid) > 1 else (args.me_grid[0],) * 2
+    overrides = {
+        "candidates": args.me_candidates,
+        "random_candidates": args.me_random,
+        "games": args.me_games,
+        "reeval_games": args.me_reeval_games,
+        "dims": dims,
+        "measures": tuple(args.me_measures) if args.me_measures else None,
+        "players": args.me_players,
+        "crossover_rate": args.me_crossover_rate,
+        "mutation_rate": args.me_mutation_rate,
+        "batch_size": args.me_batch_size,
+        "seed": args.me_seed,
+        "scoring": args.me_scoring,
+        "checkpoint_every": args.me_checkpoint_every,
+    }
+    name = args.me_config or "quick"
+    out = Path(args.me_out or f"runs/map-elites-{name}-seed{args.me_seed or 0}")
+    try:
+        if args.me_resume and args.me_config is None:
+            # continue with the checkpoint's own settings; explicit options must agree with it
+            saved = MapElites.read_checkpoint(out / "checkpoint.json")["config"]
+            config = MapElitesConfig.from_dict(saved).replace(**overrides)
+        else:
+            config = get_config(name, **overrides)
+    except CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        loop, summary = run_map_elites(
+            config,
+            out,
+            resume=args.me_resume,
+            workers=args.me_workers,
+            scheduler_address=args.me_scheduler,
+            dask=args.me_dask,
+            progress=not args.me_quiet,
+        )
+    except CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.me_matchups:
+        from qd.analysis import archive_matchups
+
+        with _backend(args, "me") as backend:
+            table = archive_matchups(loop.archive, args.me_matchups, config.seed, backend=backend)
+        table.to_csv(out / "matchups.csv")
+    _print_summary(summary, out)
+    return 0
+
+
+def _print_summary(summary: dict, out: Path) -> None:
+    c = summary["config"]
+    a = summary["archive_stats"]
+    print(
+        f"MAP-Elites {c['name']}: {summary['candidates']} candidates, grid "
+        f"{'x'.join(str(d) for d in c['dims'])} {' x '.join(c['measures'])}, seed {c['seed']}"
+    )
+    print(
+        f"  time {summary['elapsed_s']:.1f} s, {summary['candidates_per_s']:.1f} candidates/s, "
+        f"{summary['games_per_s']:.0f} games/s"
+    )
+    print(
+        f"  archive: coverage {a['num_elites']} ({a['coverage']:.3f}), max {a['obj_max']:.2f}, "
+        f"mean {a['obj_mean']:.2f}, QD score {a['qd_score']:.1f}"
+    )
+    r = summary.get("reeval_stats")
+    if r:
+        print(
+            f"  re-evaluated ({summary['reeval_games']} games): max {r['obj_max']:.2f}, "
+            f"mean {r['obj_mean']:.2f}, QD score {r['qd_score']:.1f}"
+        )
+    print(f"  outputs in {out}/")
+
+
+def _add_map_elites(sub) -> None:
+    from qd.config import CONFIGS
+    from qd.measures import MEASURES
+
+    p = sub.add_parser(
+        "map-elites",
+        help="MAP-Elites over rule-based agents ([CoG19] Algorithm 1)",
+        description="Run MAP-Elites from a named configuration; every option overrides it. "
+        "Outputs (checkpoint.json, archive.json, elites.csv, summary.json, heatmap.png) go "
+        "to --out.",
+    )
+    p.add_argument(
+        "--config",
+        dest="me_config",
+        choices=list(CONFIGS),
+        default=None,
+        help="named configuration (default quick; with --resume, the checkpoint's settings)",
+    )
+    p.add_argument(
+        "--candidates", dest="me_candidates", type=int, help="total candidates", metavar="N"
+    )
+    p.add_argument(
+        "--random", dest="me_random", type=int, help="phase-1 random candidates", metavar="N"
+    )
+    p.add_argument("--games", dest="me_games", type=int, help="games per evaluation", metavar="N")
+    p.add_argument(
+        "--reeval-games",
+        dest="me_reeval_games",
+        type=int,
+        help="games per elite in the final re-evaluation (0 = none)",
+        metavar="N",
+    )
+    p.add_argument(
+        "--grid",
+        dest="me_grid",
+        type=int,
+        nargs="+",
+        metavar="D",
+        help="cells per dimension, e.g. 5 or 20 20",
+    )
+    p.add_argument(
+        "--measures",
+        dest="me_measures",
+        nargs="+",
+        choices=list(MEASURES),
+        metavar="NAME",
+        help=f"measure names, one per grid dimension ({', '.join(MEASURES)})",
+    )
+    p.add_argument(
+        "--players",
+        dest="me_players",
+        type=parse_players,
+        help="player counts, e.g. 2 or 2-5",
+        metavar="SIZES",
+    )
+    p.add_argument("--crossover-rate", dest="me_crossover_rate", type=float, metavar="P")
+    p.add_argument("--mutation-rate", dest="me_mutation_rate", type=float, metavar="P")
+    p.add_argument(
+        "--batch-size",
+        dest="me_batch_size",
+        type=int,
+        help="candidates per batch (part of the algorithm; not a parallelism knob)",
+        metavar="N",
+    )
+    p.add_argument("--seed", dest="me_seed", type=int, metavar="N")
+    p.add_argument("--scoring", dest="me_scoring", choices=["lenient", "strict"])
+    p.add_argument(
+        "--checkpoint-every",
+        dest="me_checkpoint_every",
+        type=int,
+        help="candidates between checkpoints",
+        metavar="N",
+    )
+    p.add_argument(
+        "--out",
+        dest="me_out",
+        metavar="DIR",
+        help="output folder (default runs/map-elites-NAME-seedS)",
+    )
+    p.add_argument(
+        "--resume", dest="me_resume", action="store_true", help="continue from OUT/checkpoint.json"
+    )
+    p.add_argument(
+        "--matchups",
+        dest="me_matchups",
+        type=int,
+        metavar="GAMES",
+        help="also write OUT/matchups.csv with GAMES games per ordered pair",
+    )
+    p.add_argument("--quiet", dest="me_quiet", action="store_true", help="no progress bar")
+    _backend_options(p, "me")
+    p.set_defaults(func=_map_elites)
+
+
+# --------------------------------------------------------------------------------------------
+# ga
+# --------------------------------------------------------------------------------------------
+
+
+def _ga(args: argparse.Namespace) -> int:
+    from qd.ga import GA_CONFIGS, evaluate_situational, evolve_situational, run_ga
+    from qd.io import atomic_write_json
+
+    try:
+        config = GA_CONFIGS[args.ga_config].replace(
+            population=args.ga_population,
+            generations=args.ga_generations,
+            n_rules=args.ga_rules,
+            n_genes=args.ga_genes,
+            elitism=args.ga_elitism,
+            tournament=args.ga_tournament,
+            crossover_rate=args.ga_crossover_rate,
+            mutation_rate=args.ga_mutation_rate,
+            mode=args.ga_mode,
+            players=args.ga_players,
+            games=args.ga_games,
+            final_top=args.ga_final_top,
+            final_games=args.ga_final_games,
+            seed=args.ga_seed,
+            scoring=args.ga_scoring,
+        )
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    with _backend(args, "ga") as backend:
+        if args.ga_situational:
+            groups = [parse_players(g) for g in args.ga_groups.split(";")]
+            agent, results = evolve_situational(config, groups, backend, not args.ga_quiet)
+            score = evaluate_situational(
+                agent,
+                config.mode,
+                sorted({p for g in groups for p in g}),
+                config.final_games,
+                _report_seed(config.seed),
+                backend.workers,
+                config.scoring,
+            )
+            doc = {
+                "agent": agent.as_dict(),
+                "evaluation": {k: v for k, v in score.items() if k != "results"},
+                "runs": [r.as_dict() for r in results],
+            }
+            print(f"situational agent: {agent.as_dict()['groups']}")
+            print(
+                f"  {config.mode} fitness {score['mean']:.2f}; per size "
+                + ", ".join(f"{p}p {m:.2f}" for p, m in score["per_size"].items())
+            )
+        else:
+            result = run_ga(config, backend, not args.ga_quiet)
+            doc = result.as_dict()
+            print(
+                f"GA {config.name}: {config.mode}, players {list(config.players)}, "
+                f"{config.generations} generations x {config.population}"
+            )
+            for f in result.final:
+                print(
+                    f"  final {f['final_fitness']:.2f} (gen {f['fitness']:.2f}): {f['chromosome']}"
+                )
+    if args.ga_json:
+        atomic_write_json(args.ga_json, doc)
+    return 0
+
+
+def _report_seed(seed: int) -> int:
+    """Seed of the final situational evaluation (distinct from the GA's own seeds)."""
+    from qd.evaluator import derive_seed
+
+    return derive_seed(seed, 14)
+
+
+def _add_ga(sub) -> None:
+    from qd.ga import GA_CONFIGS
+
+    p = sub.add_parser(
+        "ga",
+        help="the 2018 genetic algorithm over rule permutations ([CIG18])",
+        description="Evolve rule permutations with ordered crossover, tournament selection, "
+        "swap mutation and elitism; mirror or mixed fitness over game sizes.",
+    )
+    p.add_argument("--config", dest="ga_config", choices=list(GA_CONFIGS), default="quick")
+    p.add_argument("--population", dest="ga_population", type=int, metavar="N")
+    p.add_argument("--generations", dest="ga_generations", type=int, metavar="N")
+    p.add_argument(
+        "--rules",
+        dest="ga_rules",
+        type=int,
+        help="rule indices permuted (50 old base, 72 new)",
+        metavar="N",
+    )
+    p.add_argument(
+        "--genes", dest="ga_genes", type=int, help="keep only the first N genes", metavar="N"
+    )
+    p.add_argument("--elitism", dest="ga_elitism", type=int, metavar="N")
+    p.add_argument("--tournament", dest="ga_tournament", type=int, metavar="N")
+    p.add_argument("--crossover-rate", dest="ga_crossover_rate", type=float, metavar="P")
+    p.add_argument("--mutation-rate", dest="ga_mutation_rate", type=float, metavar="P")
+    p.add_argument("--mode", dest="ga_mode", choices=["mirror", "mixed"])
+    p.add_argument(
+        "--players", dest="ga_players", type=parse_players, help="e.g. 2-5", metavar="SIZES"
+    )
+    p.add_argument(
+        "--games",
+        dest="ga_games",
+        type=int,
+        help="games per size (and partner) per generation",
+        metavar="N",
+    )
+    p.add_argument("--final-top", dest="ga_final_top", type=int, metavar="N")
+    p.add_argument("--final-games", dest="ga_final_games", type=int, metavar="N")
+    p.add_argument("--seed", dest="ga_seed", type=int, metavar="N")
+    p.add_argument("--scoring", dest="ga_scoring", choices=["lenient", "strict"])
+    p.add_argument(
+        "--situational",
+        dest="ga_situational",
+        action="store_true",
+        help="evolve one chromosome per group of sizes (see --groups)",
+    )
+    p.add_argument(
+        "--groups",
+        dest="ga_groups",
+        default="2;3-5",
+        metavar="GROUPS",
+        help="size groups for --situational (default '2;3-5')",
+    )
+    p.add_argument("--json", dest="ga_json", metavar="PATH", help="write the result as JSON")
+    p.add_argument("--quiet", dest="ga_quiet", action="store_true")
+    _backend_options(p, "ga")
+    p.set_defaults(func=_ga)
+
+
+# --------------------------------------------------------------------------------------------
+# population
+# --------------------------------------------------------------------------------------------
+
+
+def _load(source: str):
+    from qd.io import load_archive, load_population
+
+    path = Path(source)
+    if path.exists():
+        try:
+            doc = json.loads(path.read_text())
+        except json.JSONDecodeError:
+            return load_population(path)  # the reference's text format
+        if isinstance(doc, dict) and doc.get("format") == "hanabi-adhoc/qd-archive":
+            return load_archive(path)
+        return load_population(path)
+    return load_population(source)
+
+
+def _population(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from qd.analysis import archive_matchups, cross_run_metrics, reevaluate
+    from qd.io import atomic_write_json, save_archive
+
+    try:
+        archive = _load(args.pop_source)
+        other = _load(args.pop_compare) if args.pop_compare else None
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.pop_out)
+    out.mkdir(parents=True, exist_ok=True)
+    report: dict = {"source": args.pop_source, "archive_stats": archive.stats().as_dict()}
+    with _backend(args, "pop") as backend:
+        if args.pop_reeval:
+            reevaluate(archive, args.pop_reeval, args.pop_seed, backend=backend)
+            report["reeval_games"] = args.pop_reeval
+            report["reeval_stats"] = archive.stats("reeval_objective").as_dict()
+            if "published_fitness" in archive.fields:
+                d = archive.data()
+                print(
+                    f"{'cell':>7}{'published':>10}{'archive':>9}{'ours':>8}{'s.e.m.':>8}"
+                    f"{'comm':>7}{'ipp':>7}"
+                )
+                for k, cell in enumerate(d["cell"]):
+                    print(
+                        f"{archive.cell_name(int(cell)):>7}{d['published_fitness'][k]:>10.2f}"
+                        f"{d['objective'][k]:>9.2f}{d['reeval_objective'][k]:>8.2f}"
+                        f"{d['reeval_sem'][k]:>8.2f}{d['reeval_communicativeness'][k]:>7.2f}"
+                        f"{d['reeval_ipp'][k]:>7.2f}"
+                    )
+        if args.pop_matchups:
+            table = archive_matchups(archive, args.pop_matchups, args.pop_seed, backend=backend)
+            table.to_csv(out / "matchups.csv")
+            report["matchups"] = {
+                "games": args.pop_matchups,
+                "population_score": table.population_score(),
+                "generalist": table.ids[table.generalist()],
+                "intra_population_scores": dict(
+                    zip(table.ids, table.intra_population_scores().tolist(), strict=True)
+                ),
+            }
+        if other is not None:
+            rows, summary = cross_run_metrics(
+                archive,
+                other,
+                args.pop_cross_games,
+                args.pop_seed,
+                args.pop_action_games,
+                backend=backend,
+            )
+            report["cross_run"] = summary
+            atomic_write_json(out / "cross_run.json", {"summary": summary, "cells": rows})
+    save_archive(archive, out / "archive.json", metadata={"source": args.pop_source})
+    archive.to_csv(out / "elites.csv")
+    field = "reeval_objective" if "reeval_objective" in archive.fields else "objective"
+    if archive.measure_dim == 2 and not np.isnan(archive.data()[field]).any():
+        from qd.plot import heatmap
+
+        heatmap(archive, out / "heatmap.png", field, title=f"{args.pop_source}: {field}")
+    atomic_write_json(out / "report.json", report)
+    print(json.dumps({k: v for k, v in report.items() if k != "matchups"}, indent=1))
+    return 0
+
+
+def _add_population(sub) -> None:
+    p = sub.add_parser(
+        "population",
+        help="analyse a MAP-Elites archive or a published population",
+        description="SOURCE is an archive.json, a population JSON, or 5x5 / 20x20 (the "
+        "published populations in ../shared/fixtures).",
+    )
+    p.add_argument("pop_source", metavar="SOURCE")
+    p.add_argument(
+        "--reeval",
+        dest="pop_reeval",
+        type=int,
+        metavar="GAMES",
+        help="re-evaluate every elite with GAMES self-play games",
+    )
+    p.add_argument(
+        "--matchups",
+        dest="pop_matchups",
+        type=int,
+        metavar="GAMES",
+        help="write matchups.csv with GAMES games per ordered pair",
+    )
+    p.add_argument(
+        "--compare",
+        dest="pop_compare",
+        metavar="OTHER",
+        help="cross-run metrics against a second archive/population",
+    )
+    p.add_argument("--cross-games", dest="pop_cross_games", type=int, default=100, metavar="N")
+    p.add_argument("--action-games", dest="pop_action_games", type=int, default=10, metavar="N")
+    p.add_argument("--seed", dest="pop_seed", type=int, default=0, metavar="N")
+    p.add_argument("--out", dest="pop_out", metavar="DIR", default="runs/population")
+    _backend_options(p, "pop")
+    p.set_defaults(func=_population)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def add_subcommands(subparsers) -> None:
+    """Add ``map-elites``, ``ga`` and ``population`` to an ``argparse`` subparsers object."""
+    _add_map_elites(subparsers)
+    _add_ga(subparsers)
+    _add_population(subparsers)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A standalone parser with the ``qd`` subcommands (``python -m qd.cli``)."""
+    parser = argparse.ArgumentParser(prog="python -m qd.cli", description=__doc__.split("\n")[0])
+    add_subcommands(parser.add_subparsers(dest="command", required=True))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Standalone entry point."""
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,386 @@
+"""Evaluation of solutions: the plain evaluator function and its parallel backends.
+
+:func:`evaluate_solutions` is the MAP-Elites evaluator ([CoG19] Algorithm 1; RULES.md §6, §7.1):
+each solution (a rule list) plays ``games`` mirror self-play games at each player count, every
+seat a copy of itself with its own generator; the **objective** is the mean score (points),
+averaged over player counts, and the **counter sums** (summed over games, seats and player
+counts, RULES.md §5) give the measures (:mod:`qd.measures`).
+
+Seeds (RULES.md §6): solution ``i`` plays the games of ``agents.evaluate.game_seeds(seeds[i],
+games, players)``. Evaluating an incumbent with a candidate's seed therefore replays the
+candidate's exact deals and per-seat agent seeds (common random numbers). Seeds come from
+:func:`derive_seed`, a pure function of integers (e.g. the run seed and the candidate number).
+
+Backends run the games of a whole batch (every solution and player count of one call) and are
+interchangeable: each game's outcome depends only on its policy and seeds, games are cut into
+contiguous chunks, and all reductions happen in this process in a fixed order, so **results are
+bit-identical whatever the backend or the number of workers**.
+
+* :class:`SerialBackend` — one ``agents.evaluate.play_games`` call in this process.
+* :class:`ProcessBackend` — a persistent local process pool (all cores by default). A persistent
+  pool is used instead of ``play_games(workers=n)``, which starts a new pool per call (≈ 50 ms),
+  because the paired replacement makes several small calls per batch.
+* :class:`DaskBackend` — Dask distributed: an existing cluster (``scheduler_address``) or a
+  ``LocalCluster``; ``dask`` is imported only when this backend is created.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.evaluate import default_workers, game_seeds, hle_hand_size, play_games
+from agents.policy import RuleAgent
+from hanabi_env import _engine as E
+from hanabi_env.config import HanabiConfig
+
+__all__ = [
+    "Backend",
+    "DaskBackend",
+    "Evaluation",
+    "ProcessBackend",
+    "SerialBackend",
+    "derive_seed",
+    "evaluate_solutions",
+    "make_backend",
+    "warm_up",
+]
+
+SEED_LIMIT = 2**62
+
+
+def derive_seed(*keys: int) -> int:
+    """A seed in ``[0, 2**62)`` derived from integers (``numpy.random.SeedSequence``).
+
+    Example: the evaluation seed of candidate ``k`` of a run is ``derive_seed(seed, 1, k)``.
+    """
+    words = np.random.SeedSequence([int(k) for k in keys]).generate_state(2, np.uint32)
+    return int((int(words[0]) << 32 | int(words[1])) % SEED_LIMIT)
+
+
+# --------------------------------------------------------------------------------------------
+# backends
+# --------------------------------------------------------------------------------------------
+
+
+def _play_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int]:
+    """Worker task: play one contiguous chunk of games (module-level, hence picklable)."""
+    config, rules, seat_agents, deals, agent_seeds = args
+    used, local = np.unique(seat_agents, return_inverse=True)
+    policies = [RuleAgent(rules[int(a)]) for a in used]
+    batch = play_games(
+        policies,
+        local.reshape(seat_agents.shape),
+        deals,
+        agent_seeds,
+        config,
+        workers=1,
+        chunk_size=max(1, len(deals)),
+    )
+    return batch.scores, batch.counters, int(batch.moves)
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the rule-game kernel by playing one short game."""
+    cfg = HanabiConfig(players=2, scoring="lenient")
+    _play_chunk(
+        (
+            cfg,
+            [np.array([39], dtype=np.int64)],
+            np.zeros((1, 2), np.int64),
+            np.zeros(1, np.int64),
+            np.zeros((1, 2), np.int64),
+        )
+    )
+
+
+def _split(n: int, workers: int, min_chunk: int, tasks_per_worker: int) -> list[slice]:
+    k = max(1, min(-(-n // max(1, min_chunk)), workers * tasks_per_worker))
+    edges = np.linspace(0, n, k + 1).round().astype(int)
+    return [slice(int(a), int(b)) for a, b in itertools.pairwise(edges.tolist()) if b > a]
+
+
+class Backend(ABC):
+    """Plays batches of rule-agent games; see the module docstring.
+
+    Attributes:
+        workers: Parallel workers (1 for the serial backend).
+    """
+
+    workers: int = 1
+
+    def play(
+        self,
+        config: HanabiConfig,
+        rules: Sequence[np.ndarray],
+        seat_agents: np.ndarray,
+        deal_seeds: np.ndarray,
+        agent_seeds: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Play games of rule agents.
+
+        Args:
+            config: Game configuration (``players`` seats, scoring variant).
+            rules: Rule lists (int64 arrays of compiled rule ids), indexed by ``seat_agents``.
+            seat_agents: ``(n_games, players)`` int64 rule list per seat.
+            deal_seeds: ``(n_games,)`` int64 deal seeds.
+            agent_seeds: ``(n_games, players)`` int64 per-seat agent seeds.
+
+        Returns:
+            ``(scores, counters, moves)``: ``(n_games,)`` int64 scores (points),
+            ``(n_games, players, N_COUNTERS)`` float64 behaviour counters, total moves.
+        """
+        n = len(deal_seeds)
+        if n == 0:
+            return (
+                np.zeros(0, np.int64),
+                np.zeros((0, config.players, E.N_COUNTERS)),
+                0,
+            )
+        rules = [np.asarray(r, dtype=np.int64) for r in rules]
+        tasks = [
+            (config, rules, seat_agents[c], deal_seeds[c], agent_seeds[c]) for c in self._chunks(n)
+        ]
+        results = self._map(tasks)
+        scores = np.concatenate([r[0] for r in results])
+        counters = np.concatenate([r[1] for r in results])
+        return scores, counters, int(sum(r[2] for r in results))
+
+    def _chunks(self, n: int) -> list[slice]:
+        return [slice(0, n)]
+
+    @abstractmethod
+    def _map(self, tasks: list[tuple]) -> list[tuple]:
+        """Run :func:`_play_chunk` on each task, results in task order."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release workers (idempotent)."""
+
+    def __enter__(self) -> Backend:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class SerialBackend(Backend):
+    """All games of a call in one ``play_games`` call in this process."""
+
+    workers = 1
+
+    def _map(self, tasks: list[tuple]) -> list[tuple]:
+        return [_play_chunk(t) for t in tasks]
+
+
+class ProcessBackend(Backend):
+    """A persistent pool of local worker processes.
+
+    Args:
+        workers: Processes (None = all local cores).
+        min_chunk: Smallest number of games per task.
+        tasks_per_worker: Tasks per worker and call (load balancing).
+
+    Raises:
+        ValueError: ``workers < 1``.
+    """
+
+    def __init__(self, workers: int | None = None, min_chunk: int = 50, tasks_per_worker: int = 2):
+        """See the class docstring."""
+        self.workers = default_workers() if workers is None else int(workers)
+        if self.workers < 1:
+            raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
+        self.min_chunk = int(min_chunk)
+        self.tasks_per_worker = int(tasks_per_worker)
+        warm_up()  # compile once here; forked workers inherit the compiled kernels
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(self.workers, mp_context=ctx)
+        self._pool.submit(int).result()  # fork every worker now, before any other thread starts
+
+    def _chunks(self, n: int) -> list[slice]:
+        return _split(n, self.workers, self.min_chunk, self.tasks_per_worker)
+
+    def _map(self, tasks: list[tuple]) -> list[tuple]:
+        if self._pool is None:
+            raise RuntimeError("the backend is closed")
+        if len(tasks) == 1:
+            return [_play_chunk(tasks[0])]
+        return list(self._pool.map(_play_chunk, tasks))
+
+    def close(self) -> None:
+        """Shut the pool down."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+class DaskBackend(Backend):
+    """Dask distributed: an existing cluster, or a ``LocalCluster`` of single-thread workers.
+
+    Args:
+        scheduler_address: Address of a running scheduler (e.g. ``"tcp://10.0.0.1:8786"``);
+            None starts a ``LocalCluster``.
+        workers: Worker processes of the ``LocalCluster`` (None = all local cores); ignored
+            with ``scheduler_address``.
+        min_chunk: Smallest number of games per task.
+        tasks_per_worker: Tasks per worker and call.
+
+    Raises:
+        ImportError: ``dask[distributed]`` is not installed.
+    """
+
+    def __init__(
+        self,
+        scheduler_address: str | None = None,
+        workers: int | None = None,
+        min_chunk: int = 200,
+        tasks_per_worker: int = 2,
+    ):
+        """See the class docstring."""
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                'the Dask backend needs dask[distributed]: pip install "dask[distributed]"'
+            ) from exc
+        self._cluster = None
+        if scheduler_address:
+            self._client = Client(scheduler_address)
+        else:
+            n = default_workers() if workers is None else int(workers)
+            self._cluster = LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
+            )
+            self._client = Client(self._cluster)
+        info = self._client.scheduler_info()
+        self.workers = max(1, len(info.get("workers", {})))
+        self.min_chunk = int(min_chunk)
+        self.tasks_per_worker = int(tasks_per_worker)
+
+    def _chunks(self, n: int) -> list[slice]:
+        return _split(n, self.workers, self.min_chunk, self.tasks_per_worker)
+
+    def _map(self, tasks: list[tuple]) -> list[tuple]:
+        futures = self._client.map(_play_chunk, tasks, pure=False)
+        return self._client.gather(futures)
+
+    def close(self) -> None:
+        """Close the client (and the ``LocalCluster`` if this backend started it)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+
+def make_backend(
+    workers: int | None = None, scheduler_address: str | None = None, dask: bool = False
+) -> Backend:
+    """The backend for a run: Dask if asked (or given an address), else local processes.
+
+    Args:
+        workers: Local processes or LocalCluster workers (None = all local cores; 1 = serial).
+        scheduler_address: Dask scheduler to connect to (implies Dask).
+        dask: Use a Dask ``LocalCluster`` when no address is given.
+
+    Returns:
+        A :class:`Backend` (close it when done, or use it as a context manager).
+    """
+    if scheduler_address or dask:
+        return DaskBackend(scheduler_address, workers)
+    n = default_workers() if workers is None else int(workers)
+    if n < 1:
+        raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
+    return SerialBackend() if n == 1 else ProcessBackend(n)
+
+
+# --------------------------------------------------------------------------------------------
+# the evaluator
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Evaluation:
+    """Results of :func:`evaluate_solutions` for ``n`` solutions.
+
+    Attributes:
+        objective: ``(n,)`` float64 mean score (points), averaged over player counts.
+        counters: ``(n, N_COUNTERS)`` float64 counter sums over games, seats and player counts.
+        scores: ``(n, n_player_counts, games)`` int64 per-game scores.
+        games: Games played in total.
+        moves: Moves played in total.
+    """
+
+    objective: np.ndarray
+    counters: np.ndarray
+    scores: np.ndarray
+    games: int
+    moves: int
+
+
+def evaluate_solutions(
+    solutions: Sequence[Sequence[int]] | np.ndarray,
+    seeds: Sequence[int] | np.ndarray,
+    games: int,
+    players: Sequence[int] = (2,),
+    scoring: str = "lenient",
+    backend: Backend | None = None,
+) -> Evaluation:
+    """Mirror self-play evaluation of solutions ([CoG19] Algorithm 1; RULES.md §6, §7.1).
+
+    Args:
+        solutions: ``(n, L)`` rule indices (one chromosome per row).
+        seeds: ``(n,)`` evaluation seeds; solution ``i`` plays
+            ``game_seeds(seeds[i], games, p)`` at each player count ``p``.
+        games: Games per player count, >= 1.
+        players: Player counts (2 in the papers); hand size 5 for 2–3 players, 4 for 4–5.
+        scoring: ``"lenient"`` (the papers) or ``"strict"``.
+        backend: Where the games run (default: :class:`SerialBackend`).
+
+    Returns:
+        An :class:`Evaluation`.
+
+    Raises:
+        ValueError: Bad ``games``, ``players``, or mismatched ``solutions``/``seeds``.
+    """
+    sol = np.asarray(solutions, dtype=np.int64)
+    seeds = np.asarray(seeds, dtype=np.int64).reshape(-1)
+    if sol.ndim != 2 or len(sol) != len(seeds):
+        raise ValueError(
+            f"solutions must be (n, L) with n = len(seeds); got {sol.shape} and {seeds.shape}"
+        )
+    if int(games) < 1:
+        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    players = tuple(int(p) for p in players)
+    if not players or any(not 2 <= p <= 5 for p in players):
+        raise ValueError(f"players={players} is out of range; allowed: sizes in [2, 5]")
+    backend = backend or SerialBackend()
+    n, g = len(sol), int(games)
+    rules = list(sol)
+    scores = np.zeros((n, len(players), g), dtype=np.int64)
+    counters = np.zeros((n, E.N_COUNTERS), dtype=np.float64)
+    moves = 0
+    for k, p in enumerate(players):
+        if n == 0:
+            break
+        cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
+        deals = np.empty(n * g, dtype=np.int64)
+        agent_seeds = np.empty((n * g, p), dtype=np.int64)
+        for i in range(n):
+            _, d, a = game_seeds(int(seeds[i]), g, p, random_seat=False)
+            deals[i * g : (i + 1) * g] = d
+            agent_seeds[i * g : (i + 1) * g] = a
+        seat_agents = np.repeat(np.arange(n, dtype=np.int64), g)[:, None].repeat(p, axis=1)
+        sc, cn, mv = backend.play(cfg, rules, seat_agents, deals, agent_seeds)
+        scores[:, k] = sc.reshape(n, g)
+        counters += cn.reshape(n, g * p, E.N_COUNTERS).sum(axis=1)
+        moves += mv
+    objective = scores.mean(axis=2).mean(axis=1) if n else np.zeros(0)
+    return Evaluation(objective, counters, scores, n * g * len(players), moves)

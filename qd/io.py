@@ -1,0 +1,225 @@
+"""Files: atomic writes, the published populations, and run outputs (never pickle).
+
+Published populations (``../shared/fixtures/`` next to the repository, RULES.md §10, read with
+:func:`load_population`) become an :class:`~qd.archive.Archive` whose ``objective`` is the
+fitness MAP-Elites stored (``archive_fitness``; NaN when the file has none) with extra fields
+``published_fitness`` (the authors' re-evaluation) and ``line_index`` (20×20 files). Their
+measures are unknown and set to the cell centres; re-evaluate them (:func:`qd.analysis.reevaluate`)
+to measure them in our engine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from qd.archive import Archive
+
+__all__ = [
+    "atomic_write_json",
+    "atomic_write_text",
+    "fixtures_dir",
+    "load_archive",
+    "load_population",
+    "save_archive",
+]
+
+POPULATIONS = {
+    "5x5": "population_5x5_run1.json",
+    "20x20": "population_20x20_run1.json",
+}
+"""Short names of the published populations in the fixtures directory."""
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
+
+    A reader (or a killed writer) never sees a half-written file.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _json_default(x):
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return _nan_to_none(float(x))
+    if isinstance(x, np.ndarray):
+        return [_json_default(v) if isinstance(v, np.generic) else v for v in x.tolist()]
+    raise TypeError(f"not JSON-serialisable: {type(x).__name__}")
+
+
+def _nan_to_none(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _nan_to_none(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_nan_to_none(v) for v in x]
+    return x
+
+
+def atomic_write_json(path: str | Path, obj, indent: int | None = 1) -> None:
+    """Atomically write ``obj`` as strict JSON (NaN and infinities become ``null``)."""
+    text = json.dumps(_nan_to_none(obj), indent=indent, default=_json_default, allow_nan=False)
+    atomic_write_text(path, text + "\n")
+
+
+def save_archive(archive: Archive, path: str | Path, metadata: dict | None = None) -> None:
+    """Write ``archive`` (schema in :mod:`qd.archive`) atomically as JSON."""
+    atomic_write_json(path, archive.as_dict(metadata))
+
+
+def load_archive(path: str | Path) -> Archive:
+    """Read an archive JSON written by :func:`save_archive`.
+
+    Raises:
+        ValueError: The file is not valid JSON or not an archive document.
+    """
+    try:
+        doc = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from exc
+    return Archive.from_dict(doc)
+
+
+def fixtures_dir() -> Path:
+    """``../shared/fixtures`` relative to the repository root (the folder holding ``qd/``)."""
+    return Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+
+
+def load_population(source: str | Path = "5x5") -> Archive:
+    """Load a published MAP-Elites population (RULES.md §10) into an :class:`Archive`.
+
+    Besides the converted fixtures (``"cells"`` documents), the reference's own formats load
+    too: its MAP-Elites JSON (``"population"`` entries with string chromosomes) and its text
+    populations (d² lines of genes, all-zero = empty; RULES.md §10).
+
+    Args:
+        source: ``"5x5"``, ``"20x20"``, a file name inside :func:`fixtures_dir`, or a path.
+
+    Returns:
+        An archive with the file's ``grid`` and ``measures``; objective = ``archive_fitness``
+        (NaN if absent); fields ``published_fitness`` and ``line_index`` (NaN if absent);
+        measures = cell centres; ``index`` = -1. The document's top-level fields (without the
+        cells) are kept in ``archive.metadata``.
+
+    Raises:
+        FileNotFoundError: No such population.
+        ValueError: The file is not a population document.
+    """
+    path = Path(source)
+    if str(source) in POPULATIONS:
+        path = fixtures_dir() / POPULATIONS[str(source)]
+    elif not path.exists() and (fixtures_dir() / str(source)).exists():
+        path = fixtures_dir() / str(source)
+    if not path.exists():
+        raise FileNotFoundError(
+            f"population {source!r} not found (looked for {path} and in {fixtures_dir()})"
+        )
+    text = path.read_text()
+    if not text.lstrip().startswith("{"):
+        return _load_text_population(text, path)
+    try:
+        doc = json.loads(text)
+        if "population" in doc and "cells" not in doc:
+            return _load_reference_json(doc, path)
+        dims = [int(d) for d in doc["grid"]]
+        measures = [str(m) for m in doc["measures"]]
+        cells = doc["cells"]
+        lengths = {len(c["chromosome"]) for c in cells}
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a population document ({exc!r})") from exc
+    if len(lengths) > 1:
+        raise ValueError(f"{path}: chromosomes of different lengths {sorted(lengths)}")
+    archive = Archive(
+        dims,
+        measures=measures,
+        solution_dim=lengths.pop() if lengths else 15,
+        fields=("published_fitness", "line_index"),
+    )
+    for c in cells:
+        grid = np.array([[int(c["comm_index"]), int(c["ipp_index"])]])
+        cell = int(archive.grid_to_int_index(grid)[0])
+        fitness = c.get("archive_fitness")
+        archive.insert(
+            cell,
+            c["chromosome"],
+            math.nan if fitness is None else float(fitness),
+            archive.cell_centers(np.array([cell]))[0],
+            published_fitness=_num(c.get("published_fitness")),
+            line_index=_num(c.get("line_index")),
+        )
+    archive.metadata = {k: v for k, v in doc.items() if k != "cells"}
+    archive.metadata["path"] = str(path)
+    return archive
+
+
+def _num(x) -> float:
+    return math.nan if x is None else float(x)
+
+
+def _load_text_population(text: str, path: Path) -> Archive:
+    """Parse a reference text population (RULES.md §10).
+
+    d² lines of comma-separated genes, row-major (line k = cell (k div d, k mod d)); an all-zero
+    line is an empty cell.
+    """
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    d = round(math.sqrt(len(lines)))
+    if d * d != len(lines):
+        raise ValueError(f"{path}: {len(lines)} lines is not a square grid")
+    try:
+        genes = [[int(g) for g in ln.replace(" ", "").split(",") if g] for ln in lines]
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a population text file ({exc})") from exc
+    archive = Archive(
+        (d, d), solution_dim=len(genes[0]), fields=("published_fitness", "line_index")
+    )
+    for k, g in enumerate(genes):
+        if any(g):
+            archive.insert(k, g, math.nan, archive.cell_centers(np.array([k]))[0], line_index=k)
+    archive.metadata = {"path": str(path), "format": "reference text population"}
+    return archive
+
+
+def _load_reference_json(doc: dict, path: Path) -> Archive:
+    """Parse the reference MAP-Elites JSON (RULES.md §10).
+
+    ``"info"`` + ``"population"`` entries with ``Communicativeness_index``, ``IPP_index``,
+    ``Fitness``, ``valid`` and a string ``Chromosome`` such as ``"[1, 2, 3]"``.
+    """
+    try:
+        dims = [int(x) for x in str(doc["info"]["Map Dimensions"]).strip("{}[] ").split(",")]
+        entries = [e for e in doc["population"] if e.get("valid", True)]
+        genes = [
+            [int(g) for g in str(e["Chromosome"]).strip("[] ").split(",") if g.strip()]
+            for e in entries
+        ]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: not a reference population JSON ({exc!r})") from exc
+    archive = Archive(dims, solution_dim=len(genes[0]) if genes else 15)
+    for e, g in zip(entries, genes, strict=True):
+        grid = np.array([[int(e["Communicativeness_index"]), int(e["IPP_index"])]])
+        cell = int(archive.grid_to_int_index(grid)[0])
+        fit = _num(e.get("Fitness"))
+        archive.insert(cell, g, fit, archive.cell_centers(np.array([cell]))[0])
+    archive.metadata = {"path": str(path), "info": doc.get("info", {})}
+    return archive

@@ -1,0 +1,172 @@
+"""Running MAP-Elites end to end: backend, checkpoints/resume, re-evaluation, output files.
+
+:func:`run_map_elites` writes into ``out_dir`` (every file atomically; never pickle):
+
+| file | content |
+|---|---|
+| ``checkpoint.json`` | the resumable state (schema in :mod:`qd.scheduler`) |
+| ``archive.json`` | the final archive (schema in :mod:`qd.archive`); ``metadata`` = the summary |
+| ``elites.csv`` | one row per elite (columns in :meth:`qd.archive.Archive.to_csv`) |
+| ``summary.json`` | the summary below |
+| ``heatmap.png`` | objective per cell (re-evaluated objective when ``reeval_games > 0``) |
+| ``heatmap_archive.png`` | the stored (insertion-time) objective per cell |
+
+``summary.json``: ``{"format": "hanabi-adhoc/qd-summary", "version": 1, "config": {...},
+"candidates": int, "elapsed_s": float, "candidates_per_s": float, "games_per_s": float,
+"counters": {...RunCounters...}, "archive_stats": {...ArchiveStats...}, "reeval_games": int,
+"reeval_stats": {...} | null, "best": {"cell", "name", "solution", "objective",
+"reeval_objective"} | null, "backend": str, "workers": int}``. Coverage, max and mean are the
+papers' table entries (PAPERS.md §3).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from qd.analysis import reevaluate
+from qd.config import MapElitesConfig
+from qd.evaluator import Backend, make_backend
+from qd.io import atomic_write_json, save_archive
+from qd.measures import Measure
+from qd.scheduler import CheckpointError, MapElites
+
+__all__ = ["SUMMARY_FORMAT", "run_map_elites", "summarize", "write_outputs"]
+
+SUMMARY_FORMAT = "hanabi-adhoc/qd-summary"
+
+
+def summarize(loop: MapElites, backend: Backend | None = None) -> dict:
+    """The summary dict of a run (schema in the module docstring)."""
+    archive = loop.archive
+    reeval = "reeval_objective" in archive.fields
+    best = archive.best_elite()
+    elapsed = loop.elapsed
+    return {
+        "format": SUMMARY_FORMAT,
+        "version": 1,
+        "config": loop.config.as_dict(),
+        "candidates": loop.n_evaluated,
+        "elapsed_s": elapsed,
+        "candidates_per_s": loop.n_evaluated / elapsed if elapsed else math.nan,
+        "games_per_s": loop.counters.games / elapsed if elapsed else math.nan,
+        "counters": dataclasses.asdict(loop.counters),
+        "archive_stats": archive.stats().as_dict(),
+        "reeval_games": loop.config.reeval_games if reeval else 0,
+        "reeval_stats": archive.stats("reeval_objective").as_dict() if reeval else None,
+        "best": None
+        if best is None
+        else {
+            "cell": int(best["cell"]),
+            "name": archive.cell_name(int(best["cell"])),
+            "solution": [int(g) for g in best["solution"]],
+            "objective": float(best["objective"]),
+            "reeval_objective": float(best["reeval_objective"]) if reeval else None,
+        },
+        "backend": type(backend).__name__ if backend is not None else None,
+        "workers": backend.workers if backend is not None else None,
+    }
+
+
+def write_outputs(loop: MapElites, out_dir: str | Path, backend: Backend | None = None) -> dict:
+    """Write ``archive.json``, ``elites.csv``, ``summary.json`` and the heatmaps.
+
+    Heatmaps are skipped (with a note in the summary) if ``ribs``/``matplotlib`` are missing.
+
+    Returns:
+        The summary dict.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarize(loop, backend)
+    save_archive(loop.archive, out / "archive.json", metadata=summary)
+    tmp = out / ".elites.csv.tmp"
+    loop.archive.to_csv(tmp)
+    tmp.replace(out / "elites.csv")
+    if loop.archive.measure_dim == 2 and len(loop.archive):
+        try:
+            from qd.plot import heatmap
+
+            name = loop.config.name
+            heatmap(
+                loop.archive,
+                out / "heatmap_archive.png",
+                "objective",
+                title=f"{name}: stored objective",
+            )
+            field = "reeval_objective" if "reeval_objective" in loop.archive.fields else "objective"
+            heatmap(loop.archive, out / "heatmap.png", field, title=f"{name}: {field}")
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            summary["heatmap_error"] = f'{exc} (pip install "ribs[visualize]" matplotlib)'
+    atomic_write_json(out / "summary.json", summary)
+    return summary
+
+
+def run_map_elites(
+    config: MapElitesConfig,
+    out_dir: str | Path,
+    resume: bool = False,
+    workers: int | None = None,
+    scheduler_address: str | None = None,
+    dask: bool = False,
+    progress: bool = True,
+    measures: Sequence[str | Measure | Callable] | None = None,
+    backend: Backend | None = None,
+    stop_after: int | None = None,
+) -> tuple[MapElites, dict]:
+    """Run (or resume) MAP-Elites, re-evaluate the elites and write the outputs.
+
+    Args:
+        config: The run configuration.
+        out_dir: Output folder (created).
+        resume: Continue from ``out_dir/checkpoint.json`` (must exist and match ``config``).
+        workers: Local processes or Dask LocalCluster workers (None = all local cores).
+        scheduler_address: Dask scheduler address (implies the Dask backend).
+        dask: Use a Dask LocalCluster.
+        progress: Show progress bars.
+        measures: Measure overrides (see :class:`~qd.scheduler.MapElites`).
+        backend: A ready backend (overrides ``workers``/``scheduler_address``/``dask``; not
+            closed here).
+        stop_after: Stop after this many candidates (checkpointed; no re-evaluation/outputs).
+
+    Returns:
+        ``(loop, summary)``; ``summary`` is empty when stopped early.
+
+    Raises:
+        CheckpointError: ``resume`` without a valid matching checkpoint, or a checkpoint
+            already in ``out_dir`` without ``resume``.
+    """
+    out = Path(out_dir)
+    ckpt = out / "checkpoint.json"
+    if not resume and ckpt.exists():
+        raise CheckpointError(
+            f"{ckpt} exists: pass resume=True (--resume) to continue it, or use another out_dir"
+        )
+    own = backend is None
+    backend = backend or make_backend(workers, scheduler_address, dask)
+    try:
+        if resume:
+            loop = MapElites.from_checkpoint(ckpt, config, backend, measures)
+        else:
+            loop = MapElites(config, backend, measures)
+        out.mkdir(parents=True, exist_ok=True)
+        loop.run(progress=progress, checkpoint=ckpt, stop_after=stop_after)
+        if not loop.done:
+            return loop, {}
+        if config.reeval_games > 0:
+            reevaluate(
+                loop.archive,
+                config.reeval_games,
+                config.seed,
+                config.players,
+                config.scoring,
+                backend,
+                loop.measures,
+            )
+        summary = write_outputs(loop, out, backend)
+    finally:
+        if own:
+            backend.close()
+    return loop, summary
