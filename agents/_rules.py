@@ -790,16 +790,30 @@ def rule_tell_most_information(v):
 
 
 @_kernel
-def rule_tell_useless(v):
-    """TellAnyoneAboutUselessCard (14): first useless card not fully known to its owner."""
+def _tell_first_not_fully_known(v, usable_test):
+    """Shared scan of TellAnyoneAboutUselessCard (14) and TellIllInformed (18), RULES.md §3.2.
+
+    Players in turn order, slots ascending: at the first card that is useless (``usable_test``
+    false) or usable (true) by its actual identity and not fully known to its owner,
+    tellMissing(value first); -1 if none.
+    """
     n_ranks = v.cfg[CFG_RANKS]
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
         for k in range(_hand_len(v, p)):
             card = _card(v, p, k)
-            if _safe_to_discard(v, card // n_ranks, card % n_ranks) and not _fully_known(v, p, k):
+            c = card // n_ranks
+            r = card % n_ranks
+            hit = _usable(v, c, r) if usable_test else _safe_to_discard(v, c, r)
+            if hit and not _fully_known(v, p, k):
                 return _tell_missing(v, p, k, _TRUE)
     return -1
+
+
+@_kernel
+def rule_tell_useless(v):
+    """TellAnyoneAboutUselessCard (14): first useless card not fully known to its owner."""
+    return _tell_first_not_fully_known(v, _FALSE)
 
 
 @_kernel
@@ -829,14 +843,7 @@ def rule_tell_dispensable(v):
 @_kernel
 def rule_tell_ill_informed(v):
     """TellIllInformed (18): first usable card (actual identity) not fully known."""
-    n_ranks = v.cfg[CFG_RANKS]
-    for i in range(v.cfg[CFG_PLAYERS] - 1):
-        p = _turn_order(v, i)
-        for k in range(_hand_len(v, p)):
-            card = _card(v, p, k)
-            if _usable(v, card // n_ranks, card % n_ranks) and not _fully_known(v, p, k):
-                return _tell_missing(v, p, k, _TRUE)
-    return -1
+    return _tell_first_not_fully_known(v, _TRUE)
 
 
 @_kernel

@@ -241,31 +241,20 @@ class raw_env(AECEnv, EzPickle):
         scoring: str = "strict",
     ):
         """Validate the configuration and build spaces (see the class docstring)."""
-        EzPickle.__init__(
-            self,
-            colors=colors,
-            ranks=ranks,
-            players=players,
-            hand_size=hand_size,
-            max_information_tokens=max_information_tokens,
-            max_life_tokens=max_life_tokens,
-            observation_type=observation_type,
-            random_start_player=random_start_player,
-            render_mode=render_mode,
-            scoring=scoring,
-        )
+        game_kwargs = {
+            "colors": colors,
+            "ranks": ranks,
+            "players": players,
+            "hand_size": hand_size,
+            "max_information_tokens": max_information_tokens,
+            "max_life_tokens": max_life_tokens,
+            "observation_type": observation_type,
+            "random_start_player": random_start_player,
+            "scoring": scoring,
+        }
+        EzPickle.__init__(self, render_mode=render_mode, **game_kwargs)
         super().__init__()
-        self.config = HanabiConfig(
-            colors=colors,
-            ranks=ranks,
-            players=players,
-            hand_size=hand_size,
-            max_information_tokens=max_information_tokens,
-            max_life_tokens=max_life_tokens,
-            observation_type=observation_type,
-            random_start_player=random_start_player,
-            scoring=scoring,
-        )
+        self.config = HanabiConfig(**game_kwargs)
         if render_mode is not None and not isinstance(render_mode, str):
             raise TypeError(f"render_mode must be None or a str, got {type(render_mode).__name__}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
