@@ -31,6 +31,7 @@ from agents.policy import Policy, RuleAgent, make
 from agents.rulebase import TEST_POOL
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
+from hanabi_env._borrow import borrow, borrow_state, borrow_view
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
 from hanabi_env.config import HanabiConfig
@@ -95,7 +96,12 @@ def play_rule_games_kernel(
         Total number of moves played.
     """
     n_players = s.cfg[E.CFG_PLAYERS]
-    rngs = np.zeros((n_players, 4), dtype=np.int64)
+    rngs_owner = np.zeros((n_players, 4), dtype=np.int64)
+    # borrowed (non-refcounted) aliases: the rule kernels take the 13-array view on every call
+    s = borrow_state(s)
+    v = borrow_view(v)
+    rngs = borrow(rngs_owner)
+    rule_table = borrow(rule_table)
     moves = 0
     record = out_actions.shape[0] == deal_seeds.shape[0]
     for g in range(deal_seeds.shape[0]):
