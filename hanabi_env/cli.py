@@ -53,18 +53,6 @@ def _fmt(x: float | None) -> str:
     return "  n/a" if x is None else f"{x:.2f}"
 
 
-def _parse_players(text: str) -> tuple[int, ...]:
-    """``"2-5"`` -> (2, 3, 4, 5); ``"2,4"`` -> (2, 4); ``"3"`` -> (3,)."""
-    out: list[int] = []
-    for part in text.split(","):
-        if "-" in part:
-            lo, hi = (int(x) for x in part.split("-", 1))
-            out.extend(range(lo, hi + 1))
-        else:
-            out.append(int(part))
-    return tuple(out)
-
-
 def _parse_agent(text: str, seed: int):
     from agents.policy import RuleAgent, make
 
@@ -79,10 +67,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     import json
 
     from agents.evaluate import evaluate
+    from qd.cli import parse_players
 
     try:
         agent = _parse_agent(args.agent, args.seed)
-        players = _parse_players(args.players)
+        players = parse_players(args.players)
         result = evaluate(
             agent,
             mode=args.mode,
@@ -93,7 +82,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             workers=args.workers,
             progress=not args.quiet,
         )
-    except ValueError as err:
+    except (ValueError, argparse.ArgumentTypeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     if args.json:
