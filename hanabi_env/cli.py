@@ -9,6 +9,8 @@ Subcommands so far:
   ``--json``/``--csv``.
 * ``map-elites``, ``ga``, ``population``: MAP-Elites runs, the 2018 genetic algorithm, and
   population analysis (see :mod:`qd.cli`).
+* ``meta-table``, ``meta-eval``: the meta-agents' offline response table and the papers'
+  evaluation protocol (see :mod:`meta.cli`).
 """
 
 from __future__ import annotations
@@ -144,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     from qd.cli import add_subcommands
 
     add_subcommands(sub)  # map-elites, ga, population
+    from meta.cli import add_subcommands as add_meta_subcommands
+
+    add_meta_subcommands(sub)  # meta-table, meta-eval
     return parser
 
 

@@ -1,0 +1,404 @@
+"""Offline training of the meta-agents: the response × hypothesis match-up table I(r, h).
+
+For pools R (responses) and H (hypotheses) of any policies, every ordered pair (r, h) plays
+``games`` 2-player games with r in seat 0 and h in seat 1 ([Bayes21], PAPERS.md §4.2; RULES.md
+§9.1). **Every pair plays the same deal sequence and the same per-seat agent seeds** (common
+random numbers, RULES.md §6). Rule agents run in the compiled kernel through
+:func:`agents.evaluate.play_games`; other policies step :class:`hanabi_env.HanabiGame`.
+
+The table stores, per pair, the mean score and its s.e.m., and the behaviour displayed by h on
+its seat: communicativeness and IPP as ratios of sums over the games (RULES.md §5), plus the raw
+counter sums so that the ratios can be recomputed.
+
+CSV schema (one row per pair, columns :data:`TABLE_COLUMNS`; NaN written as an empty field):
+
+====================  ==============================================================
+``response_id``       id of r (seat 0)
+``hypothesis_id``     id of h (seat 1)
+``games``             games played by the pair
+``seed``              master seed of the deal sequence (equal for every pair)
+``scoring``           ``lenient`` or ``strict``
+``mean_score``        mean final score (points)
+``sem_score``         standard error of ``mean_score`` (NaN with one game)
+``h_communicativeness``  Σ hints_given / Σ hint_opportunities over h's seat
+``h_ipp``             Σ sum_known_attrs / (2 Σ plays) over h's seat
+``h_risk_aversion``   Σ sum_p_playable / Σ plays over h's seat
+``h_hint_opportunities``, ``h_hints_given``, ``h_plays``, ``h_sum_known_attrs``: the sums
+====================  ==============================================================
+
+A file is resumable: :func:`build_table` with ``path`` skips the pairs already in the file
+(checking that their ``games``, ``seed`` and ``scoring`` match) and appends each new pair as
+soon as it is played.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from agents.evaluate import game_seeds, play_games
+from agents.policy import Policy, RuleAgent
+from hanabi_env import _engine as E
+from hanabi_env.config import HanabiConfig
+
+__all__ = [
+    "TABLE_COLUMNS",
+    "ResponseTable",
+    "build_table",
+    "policy_ids",
+]
+
+TABLE_COLUMNS = (
+    "response_id",
+    "hypothesis_id",
+    "games",
+    "seed",
+    "scoring",
+    "mean_score",
+    "sem_score",
+    "h_communicativeness",
+    "h_ipp",
+    "h_risk_aversion",
+    "h_hint_opportunities",
+    "h_hints_given",
+    "h_plays",
+    "h_sum_known_attrs",
+)
+"""Columns of the table CSV (see the module docstring)."""
+
+_SUMS = {
+    "h_hint_opportunities": E.C_HINT_OPPORTUNITIES,
+    "h_hints_given": E.C_HINTS_GIVEN,
+    "h_plays": E.C_PLAYS,
+    "h_sum_known_attrs": E.C_SUM_KNOWN_ATTRS,
+}
+
+
+def _ratio(a: float, b: float) -> float:
+    return float(a) / float(b) if b else math.nan
+
+
+def policy_ids(policies: Sequence[Policy], ids: Sequence[str] | None = None) -> list[str]:
+    """Unique ids for a pool: ``ids`` if given, else the policies' names.
+
+    Raises:
+        ValueError: ``ids`` has the wrong length, or the ids are not unique (pass ``ids``).
+    """
+    out = [str(p.name) for p in policies] if ids is None else [str(i) for i in ids]
+    if len(out) != len(policies):
+        raise ValueError(f"ids has {len(out)} entries for {len(policies)} policies")
+    if len(set(out)) != len(out):
+        raise ValueError(f"ids must be unique, got {out} (pass explicit ids)")
+    return out
+
+
+@dataclass
+class ResponseTable:
+    """The offline table I(r, h) of [Bayes21] (PAPERS.md §4.2, RULES.md §9.1).
+
+    Attributes:
+        response_ids: ``nR`` ids of the responses (rows, pool order).
+        hypothesis_ids: ``nH`` ids of the hypotheses (columns, pool order).
+        games: Games per pair.
+        seed: Master seed of the deal sequence.
+        scoring: ``"lenient"`` or ``"strict"``.
+        scores: ``(nR, nH)`` mean score with r in seat 0 and h in seat 1.
+        sem: ``(nR, nH)`` standard error of ``scores``.
+        communicativeness: ``(nR, nH)`` h's communicativeness in the pair (ratio of sums).
+        ipp: ``(nR, nH)`` h's IPP in the pair (ratio of sums).
+        risk_aversion: ``(nR, nH)`` h's risk aversion in the pair (ratio of sums).
+        sums: ``(nR, nH, 4)`` h's counter sums, columns ``hint_opportunities, hints_given,
+            plays, sum_known_attrs``.
+    """
+
+    response_ids: list[str]
+    hypothesis_ids: list[str]
+    games: int
+    seed: int
+    scoring: str
+    scores: np.ndarray
+    sem: np.ndarray
+    communicativeness: np.ndarray
+    ipp: np.ndarray
+    risk_aversion: np.ndarray
+    sums: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(nR, nH)``."""
+        return self.scores.shape
+
+    def generalist(self) -> int:
+        """Index of Generalist(R, H) = argmax_r Σ_h score(r, h) ([Bayes21]; ties → first r)."""
+        return int(np.argmax(self.scores.sum(axis=1)))
+
+    def oracle(self, h: int) -> int:
+        """Index of Oracle(R, h) = argmax_r score(r, h) ([Bayes21]; ties → first r)."""
+        return int(np.argmax(self.scores[:, int(h)]))
+
+    def best_response(self, belief: np.ndarray) -> int:
+        """[Bayes21] eq. 7: argmax_r Σ_h score(r, h) · B(h) (ties → first r in pool order)."""
+        return int(np.argmax(self.scores @ np.asarray(belief, dtype=np.float64)))
+
+    def rows(self) -> list[dict]:
+        """One dict per pair (row-major), keys :data:`TABLE_COLUMNS`."""
+        out = []
+        for i, r in enumerate(self.response_ids):
+            for j, h in enumerate(self.hypothesis_ids):
+                out.append(self._row(i, j, r, h))
+        return out
+
+    def _row(self, i: int, j: int, r: str, h: str) -> dict:
+        row = {
+            "response_id": r,
+            "hypothesis_id": h,
+            "games": self.games,
+            "seed": self.seed,
+            "scoring": self.scoring,
+            "mean_score": float(self.scores[i, j]),
+            "sem_score": float(self.sem[i, j]),
+            "h_communicativeness": float(self.communicativeness[i, j]),
+            "h_ipp": float(self.ipp[i, j]),
+            "h_risk_aversion": float(self.risk_aversion[i, j]),
+        }
+        for k, name in enumerate(_SUMS):
+            row[name] = float(self.sums[i, j, k])
+        return row
+
+    def to_csv(self, path: str | Path) -> None:
+        """Write the table as CSV (schema in the module docstring)."""
+        with open(path, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
+            w.writeheader()
+            for row in self.rows():
+                w.writerow(_clean(row))
+
+    @classmethod
+    def from_csv(
+        cls,
+        path: str | Path,
+        response_ids: Sequence[str] | None = None,
+        hypothesis_ids: Sequence[str] | None = None,
+    ) -> ResponseTable:
+        """Read a table CSV.
+
+        Args:
+            path: The file.
+            response_ids: Row order (default: order of first appearance in the file).
+            hypothesis_ids: Column order (default: order of first appearance in the file).
+
+        Raises:
+            ValueError: Missing columns, a missing pair, or mixed ``games``/``seed``/``scoring``.
+        """
+        rows = _read_rows(path)
+        if not rows:
+            raise ValueError(f"{path}: empty table")
+        r_ids = list(response_ids or dict.fromkeys(r["response_id"] for r in rows))
+        h_ids = list(hypothesis_ids or dict.fromkeys(r["hypothesis_id"] for r in rows))
+        by_pair = {(r["response_id"], r["hypothesis_id"]): r for r in rows}
+        meta = {(r["games"], r["seed"], r["scoring"]) for r in rows}
+        if len(meta) != 1:
+            raise ValueError(f"{path}: rows mix (games, seed, scoring) settings: {sorted(meta)}")
+        games, seed, scoring = next(iter(meta))
+        t = _empty(r_ids, h_ids, int(games), int(seed), scoring)
+        for i, r in enumerate(r_ids):
+            for j, h in enumerate(h_ids):
+                if (r, h) not in by_pair:
+                    raise ValueError(f"{path}: missing pair ({r!r}, {h!r})")
+                _fill(t, i, j, by_pair[r, h])
+        return t
+
+
+def _clean(row: dict) -> dict:
+    return {k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+
+
+def _f(x: str) -> float:
+    return math.nan if x == "" else float(x)
+
+
+def _read_rows(path: str | Path) -> list[dict]:
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = set(TABLE_COLUMNS) - set(reader.fieldnames or ())
+        if missing:
+            raise ValueError(f"{path}: not a response table (missing columns {sorted(missing)})")
+        return list(reader)
+
+
+def _empty(r_ids: list[str], h_ids: list[str], games: int, seed: int, scoring: str):
+    nr, nh = len(r_ids), len(h_ids)
+    nan = np.full((nr, nh), math.nan)
+    return ResponseTable(
+        list(r_ids),
+        list(h_ids),
+        games,
+        seed,
+        scoring,
+        nan.copy(),
+        nan.copy(),
+        nan.copy(),
+        nan.copy(),
+        nan.copy(),
+        np.zeros((nr, nh, len(_SUMS))),
+    )
+
+
+def _fill(t: ResponseTable, i: int, j: int, row: dict) -> None:
+    t.scores[i, j] = _f(row["mean_score"])
+    t.sem[i, j] = _f(row["sem_score"])
+    t.communicativeness[i, j] = _f(row["h_communicativeness"])
+    t.ipp[i, j] = _f(row["h_ipp"])
+    t.risk_aversion[i, j] = _f(row["h_risk_aversion"])
+    for k, name in enumerate(_SUMS):
+        t.sums[i, j, k] = _f(row[name])
+
+
+def _pair_values(scores: np.ndarray, counters: np.ndarray) -> dict:
+    """Table entries of one pair from its games' scores and h's-seat counters ``(games, C)``."""
+    sc = scores.astype(np.float64)
+    n = len(sc)
+    s = counters.sum(axis=0)
+    return {
+        "mean_score": float(sc.mean()),
+        "sem_score": float(sc.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
+        "h_communicativeness": _ratio(s[E.C_HINTS_GIVEN], s[E.C_HINT_OPPORTUNITIES]),
+        "h_ipp": _ratio(s[E.C_SUM_KNOWN_ATTRS], 2 * s[E.C_PLAYS]),
+        "h_risk_aversion": _ratio(s[E.C_SUM_P_PLAYABLE], s[E.C_PLAYS]),
+        **{name: float(s[c]) for name, c in _SUMS.items()},
+    }
+
+
+def build_table(
+    responses: Sequence[Policy],
+    hypotheses: Sequence[Policy],
+    games: int = 400,
+    seed: int = 0,
+    response_ids: Sequence[str] | None = None,
+    hypothesis_ids: Sequence[str] | None = None,
+    scoring: str = "lenient",
+    path: str | Path | None = None,
+    workers: int | None = 1,
+    max_games_per_call: int = 50_000,
+    progress: Callable[[int], None] | None = None,
+) -> ResponseTable:
+    """Play every (r, h) pair and return I(r, h) ([Bayes21], RULES.md §9.1).
+
+    Every pair plays the deals and agent seeds ``agents.evaluate.game_seeds(seed, games, 2)``
+    (common random numbers). When every policy is a :class:`~agents.policy.RuleAgent`, several
+    pairs share one compiled-kernel call; results do not depend on the batching or on
+    ``workers``.
+
+    Args:
+        responses: Pool R (seat 0).
+        hypotheses: Pool H (seat 1).
+        games: Games per pair, >= 1 (400 in [Bayes21]).
+        seed: Master seed of the deal sequence.
+        response_ids: Ids of R (default: the policies' names; must be unique).
+        hypothesis_ids: Ids of H (default: the policies' names; must be unique).
+        scoring: ``"lenient"`` (the papers) or ``"strict"``.
+        path: CSV file to resume from and append to (created if absent).
+        workers: Processes for rule-agent games (None = all cores).
+        max_games_per_call: Games per evaluator call for rule agents (memory bound).
+        progress: Called with the number of games finished after each call.
+
+    Returns:
+        The full ``(nR, nH)`` :class:`ResponseTable`.
+
+    Raises:
+        ValueError: Empty pools, ``games`` < 1, bad ``scoring``, bad ids, or a file whose
+            rows were made with other ``games``/``seed``/``scoring``.
+    """
+    if not responses or not hypotheses:
+        raise ValueError("responses and hypotheses must be non-empty pools")
+    if int(games) < 1:
+        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    if scoring not in ("lenient", "strict"):
+        raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'lenient', 'strict'")
+    games, seed = int(games), int(seed)
+    r_ids = policy_ids(responses, response_ids)
+    h_ids = policy_ids(hypotheses, hypothesis_ids)
+    table = _empty(r_ids, h_ids, games, seed, scoring)
+    done: set[tuple[int, int]] = set()
+    path = Path(path) if path is not None else None
+    if path is not None and path.exists() and path.stat().st_size > 0:
+        r_pos = {r: i for i, r in enumerate(r_ids)}
+        h_pos = {h: j for j, h in enumerate(h_ids)}
+        for row in _read_rows(path):
+            if (int(row["games"]), int(row["seed"]), row["scoring"]) != (games, seed, scoring):
+                raise ValueError(
+                    f"{path}: row {row['response_id']!r}/{row['hypothesis_id']!r} was made with "
+                    f"games={row['games']}, seed={row['seed']}, scoring={row['scoring']}; "
+                    f"asked for games={games}, seed={seed}, scoring={scoring}"
+                )
+            i, j = r_pos.get(row["response_id"]), h_pos.get(row["hypothesis_id"])
+            if i is not None and j is not None:
+                _fill(table, i, j, row)
+                done.add((i, j))
+    fh = writer = None
+    if path is not None:
+        new_file = not path.exists() or path.stat().st_size == 0
+        fh = open(path, "a", newline="")  # noqa: SIM115 - closed in finally
+        writer = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
+        if new_file:
+            writer.writeheader()
+    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
+    _, deals, agent_seeds = game_seeds(seed, games, 2, random_seat=False)
+    todo = [(i, j) for i in range(len(r_ids)) for j in range(len(h_ids)) if (i, j) not in done]
+    all_rules = all(isinstance(p, RuleAgent) for p in (*responses, *hypotheses))
+    per_call = max(1, int(max_games_per_call) // games) if all_rules else 1
+    pool = [*responses, *hypotheses]
+    nr = len(responses)
+    try:
+        for start in range(0, len(todo), per_call):
+            block = todo[start : start + per_call]
+            if all_rules:
+                policies = pool
+                seat_agents = np.repeat(
+                    np.array([(i, nr + j) for i, j in block], dtype=np.int64), games, axis=0
+                )
+            else:
+                i, j = block[0]
+                policies = [responses[i], hypotheses[j]]
+                seat_agents = np.tile(np.array([0, 1], dtype=np.int64), (games, 1))
+            batch = play_games(
+                policies,
+                seat_agents,
+                np.tile(deals, len(block)),
+                np.tile(agent_seeds, (len(block), 1)),
+                cfg,
+                workers=workers,
+            )
+            sc = batch.scores.reshape(len(block), games)
+            cn = batch.counters.reshape(len(block), games, 2, E.N_COUNTERS)
+            for k, (i, j) in enumerate(block):
+                row = {
+                    "response_id": r_ids[i],
+                    "hypothesis_id": h_ids[j],
+                    "games": games,
+                    "seed": seed,
+                    "scoring": scoring,
+                    **_pair_values(sc[k], cn[k, :, 1]),
+                }
+                _fill(table, i, j, {k2: _fmt(v) for k2, v in row.items()})
+                if writer is not None:
+                    writer.writerow(_clean(row))
+            if fh is not None:
+                fh.flush()
+            if progress is not None:
+                progress(len(block) * games)
+    finally:
+        if fh is not None:
+            fh.close()
+    return table
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return str(v)
