@@ -35,6 +35,7 @@ from hanabi_env._borrow import borrow, borrow_state, borrow_view
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
 from hanabi_env.config import HanabiConfig
+from hanabi_env.game import metric_ratios
 
 __all__ = [
     "EvaluationResult",
@@ -159,14 +160,11 @@ class GameBatch:
         §5) and ``plays``, ``hints_given``.
         """
         c = self.counters
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return {
-                "communicativeness": c[..., E.C_HINTS_GIVEN] / c[..., E.C_HINT_OPPORTUNITIES],
-                "ipp": c[..., E.C_SUM_KNOWN_ATTRS] / (2 * c[..., E.C_PLAYS]),
-                "risk_aversion": c[..., E.C_SUM_P_PLAYABLE] / c[..., E.C_PLAYS],
-                "plays": c[..., E.C_PLAYS].copy(),
-                "hints_given": c[..., E.C_HINTS_GIVEN].copy(),
-            }
+        return {
+            **metric_ratios(c),
+            "plays": c[..., E.C_PLAYS].copy(),
+            "hints_given": c[..., E.C_HINTS_GIVEN].copy(),
+        }
 
     def metrics(self, agent: int | None = None) -> dict:
         """Aggregated metrics over the seats of ``agent`` (all seats if None), ratio of sums."""
@@ -179,15 +177,8 @@ class GameBatch:
 
 
 def _metrics_of_sums(sums: np.ndarray) -> dict:
-    def ratio(a: float, b: float) -> float:
-        return float(a) / float(b) if b else math.nan
-
-    return {
-        "communicativeness": ratio(sums[E.C_HINTS_GIVEN], sums[E.C_HINT_OPPORTUNITIES]),
-        "ipp": ratio(sums[E.C_SUM_KNOWN_ATTRS], 2 * sums[E.C_PLAYS]),
-        "risk_aversion": ratio(sums[E.C_SUM_P_PLAYABLE], sums[E.C_PLAYS]),
-        "counters": {name: float(sums[i]) for i, name in enumerate(E.COUNTER_NAMES)},
-    }
+    ratios = {k: float(v) for k, v in metric_ratios(sums).items()}
+    return {**ratios, "counters": {name: float(sums[i]) for i, name in enumerate(E.COUNTER_NAMES)}}
 
 
 def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tuple:

@@ -8,7 +8,7 @@ A drop-in for PettingZoo's ``classic/hanabi-v5``: ``hanabi_env.env(**kwargs)`` a
 
 from hanabi_env.config import HanabiConfig
 from hanabi_env.env import env, raw_env
-from hanabi_env.game import HanabiGame, Move, PlayerView, metrics_from_counters
+from hanabi_env.game import HanabiGame, Move, PlayerView, metric_ratios, metrics_from_counters
 
 __version__ = "0.1.0"
 
@@ -18,6 +18,7 @@ __all__ = [
     "Move",
     "PlayerView",
     "env",
+    "metric_ratios",
     "metrics_from_counters",
     "raw_env",
 ]

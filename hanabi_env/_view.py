@@ -17,7 +17,6 @@ import numpy as np
 from hanabi_env._engine import (
     CFG_COLORS,
     CFG_HAND,
-    CFG_LENIENT,
     CFG_MAX_INFO,
     CFG_MAX_LIFE,
     CFG_N_CARDS,
@@ -303,11 +302,6 @@ def observe_into(s, seat, v, obs_type, out):
     """Fill the view buffer ``v`` for ``seat`` and encode it into ``out``; return the length."""
     fill_view(s, seat, v, obs_type == OBS_SEER)
     return encode_observation(v, obs_type, out)
-
-
-def lenient_of(cfg: np.ndarray) -> bool:
-    """Whether a configuration vector uses lenient scoring."""
-    return bool(cfg[CFG_LENIENT])
 
 
 __all__ = [

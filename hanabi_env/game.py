@@ -8,7 +8,6 @@ evaluator).
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass
 
@@ -314,6 +313,28 @@ def metrics_from_counters(counters: np.ndarray) -> dict:
 _INT_COUNTERS = ("hint_opportunities", "hints_given", "plays", "discards", "turns")
 
 
+def metric_ratios(counters: np.ndarray) -> dict[str, np.ndarray]:
+    """Communicativeness, IPP and risk aversion from behaviour counters, vectorised.
+
+    The batch counterpart of :func:`metrics_from_counters` (which stays scalar Python because
+    the AEC env calls it on every step). Counters are summed by the caller first, so
+    aggregates are ratios of sums (RULES.md §5).
+
+    Args:
+        counters: ``(..., N_COUNTERS)`` counters or counter sums.
+
+    Returns:
+        ``communicativeness``, ``ipp``, ``risk_aversion``: float64 arrays of shape ``(...)``
+        in [0, 1], NaN where the denominator is 0.
+    """
+    c = np.asarray(counters, dtype=np.float64)
+    num = c[..., [E.C_HINTS_GIVEN, E.C_SUM_KNOWN_ATTRS, E.C_SUM_P_PLAYABLE]]
+    den = c[..., [E.C_HINT_OPPORTUNITIES, E.C_PLAYS, E.C_PLAYS]] * np.array([1.0, 2.0, 1.0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(den != 0, num / np.where(den != 0, den, 1.0), np.nan)
+    return {"communicativeness": r[..., 0], "ipp": r[..., 1], "risk_aversion": r[..., 2]}
+
+
 def _ratio(num: float, den: float) -> float | None:
     return None if den == 0 else float(num) / float(den)
 
@@ -546,8 +567,3 @@ class HanabiGame:
                 desc += ", scored)" if rec[E.H_SCORED] == 1 else ")"
             lines.append(f"Last move: player_{actor} {desc}")
         return "\n".join(lines)
-
-
-def nan_if_none(x: float | None) -> float:
-    """``None`` -> NaN, for numeric aggregation of metric dicts."""
-    return math.nan if x is None else float(x)

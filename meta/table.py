@@ -45,6 +45,7 @@ from agents.evaluate import game_seeds, play_games
 from agents.policy import Policy, RuleAgent
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
+from hanabi_env.game import metric_ratios
 
 __all__ = [
     "TABLE_COLUMNS",
@@ -77,10 +78,6 @@ _SUMS = {
     "h_plays": E.C_PLAYS,
     "h_sum_known_attrs": E.C_SUM_KNOWN_ATTRS,
 }
-
-
-def _ratio(a: float, b: float) -> float:
-    return float(a) / float(b) if b else math.nan
 
 
 def policy_ids(policies: Sequence[Policy], ids: Sequence[str] | None = None) -> list[str]:
@@ -267,9 +264,7 @@ def _pair_values(scores: np.ndarray, counters: np.ndarray) -> dict:
     return {
         "mean_score": float(sc.mean()),
         "sem_score": float(sc.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
-        "h_communicativeness": _ratio(s[E.C_HINTS_GIVEN], s[E.C_HINT_OPPORTUNITIES]),
-        "h_ipp": _ratio(s[E.C_SUM_KNOWN_ATTRS], 2 * s[E.C_PLAYS]),
-        "h_risk_aversion": _ratio(s[E.C_SUM_P_PLAYABLE], s[E.C_PLAYS]),
+        **{f"h_{k}": float(v) for k, v in metric_ratios(s).items()},
         **{name: float(s[c]) for name, c in _SUMS.items()},
     }
 

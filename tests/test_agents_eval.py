@@ -297,3 +297,18 @@ def test_strict_era_emulation_ends_the_game_when_no_rule_fires():
     np.testing.assert_array_equal(piers_a.scores, piers_b.scores)
     with pytest.raises(ValueError, match="no_rule"):
         play_games([never], seats, deals, seeds, cfg, no_rule="crash")
+
+
+def test_metric_ratios_agree_with_the_per_step_scalar_metrics():
+    from hanabi_env.game import metric_ratios, metrics_from_counters
+
+    batch = play(["piers", "legalrandom"], games=8, seed=9)
+    vec = metric_ratios(batch.counters)
+    for g in range(8):
+        for seat in range(2):
+            scalar = metrics_from_counters(batch.counters[g, seat])
+            for key in ("communicativeness", "ipp", "risk_aversion"):
+                expected = np.nan if scalar[key] is None else scalar[key]
+                np.testing.assert_allclose(vec[key][g, seat], expected)
+    empty = metric_ratios(np.zeros(E.N_COUNTERS))
+    assert all(np.isnan(float(v)) for v in empty.values())
