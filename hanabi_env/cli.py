@@ -1,14 +1,21 @@
 """Command-line interface ``hanabi-adhoc``.
 
-Subcommands so far:
+Subcommands (``hanabi-adhoc <command> --help`` for each):
 
+* ``pipeline``: the whole study (:mod:`meta.pipeline`): three MAP-Elites populations, elite
+  re-evaluation, match-up tables, the Bayesian meta-agent in and out of distribution, and a
+  report folder (Markdown summary, CSV tables, PNG figures); ``--config paper`` for the papers'
+  scale; resumable.
+* ``play``: games through ``hanabi_env.env()`` with the agents of your choice in each seat;
+  ``human`` seats a person at the terminal (:class:`agents.human.HumanPolicy`), ``meta`` the
+  Bayesian meta-agent; ends with each seat's communicativeness and IPP.
 * ``demo``: plays a few games of uniformly random legal moves through ``hanabi_env.env()``
   (the standard PettingZoo loop) and prints each score and the seats' behaviour metrics.
 * ``evaluate``: mirror or mixed evaluation of a baseline agent or a chromosome ([CIG18]), e.g.
   ``hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5``; a table, or
   ``--json``/``--csv``.
-* ``map-elites``, ``ga``, ``population``: MAP-Elites runs, the 2018 genetic algorithm, and
-  population analysis (see :mod:`qd.cli`).
+* ``map-elites``, ``ga``, ``population``, ``matchups``: MAP-Elites runs, the 2018 genetic
+  algorithm, population analysis, and a population's match-up table (see :mod:`qd.cli`).
 * ``meta-table``, ``meta-eval``: the meta-agents' offline response table and the papers'
   evaluation protocol (see :mod:`meta.cli`).
 """
@@ -62,6 +69,154 @@ def _parse_agent(text: str, seed: int):
         genes = [int(x) for x in text.split(",") if x.strip()]
         return RuleAgent(genes, seed=seed, name="chromosome")
     return make(text, seed=seed)
+
+
+SEAT_HELP = (
+    "SEAT is 'human' (you, at the terminal), a baseline name (IGGI, Internal, Outer, "
+    "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
+    "indices, 'meta' or 'meta:VARIANT' (the Bayesian meta-agent over the published 5x5 "
+    "population; 2 players), or 'sb3:PATH' (a saved MaskablePPO model; needs the rl extra)."
+)
+
+
+def parse_seat(text: str, seed: int, train_games: int = 20):
+    """A policy from a SEAT string (see :data:`SEAT_HELP`).
+
+    Raises:
+        ValueError: Unknown agent name or meta variant.
+    """
+    key = text.strip()
+    if key.lower() == "human":
+        from agents.human import HumanPolicy
+
+        return HumanPolicy()
+    if key.lower().startswith("meta"):
+        return _meta_agent(key.partition(":")[2] or "adaptive", seed, train_games)
+    if key.lower().startswith("sb3:"):
+        from agents.sb3 import SB3Policy
+
+        return SB3Policy(key[4:], seed=seed)
+    return _parse_agent(key, seed)
+
+
+def _meta_agent(variant: str, seed: int, train_games: int):
+    from tqdm.auto import tqdm
+
+    from meta.bayes import VARIANTS, BayesianMetaAgent
+    from meta.cli import load_pool
+    from meta.table import build_table
+
+    if variant not in VARIANTS or variant == "oracle":
+        allowed = [v for v in VARIANTS if v != "oracle"]
+        raise ValueError(f"meta variant {variant!r} is not allowed here; allowed: {allowed}")
+    pool, ids = load_pool("5x5")
+    n = len(pool) * len(pool) * train_games
+    with tqdm(total=n, desc="meta-agent response table (published 5x5)", unit="game") as bar:
+        table = build_table(pool, pool, train_games, seed, ids, ids, progress=bar.update)
+    return BayesianMetaAgent(table, pool, variant=variant, seed=seed, name=f"meta-{variant}")
+
+
+def _play(args: argparse.Namespace) -> int:
+    import hanabi_env
+    from agents.human import HumanPolicy, render_view
+    from hanabi_env.game import metric_ratios
+
+    players = len(args.seats)
+    if not 2 <= players <= 5:
+        print(f"error: give 2 to 5 seats, got {players}", file=sys.stderr)
+        return 2
+    if players != 2 and any(s.strip().lower().startswith("meta") for s in args.seats):
+        print("error: the meta-agent plays 2-player games only", file=sys.stderr)
+        return 2
+    try:
+        policies = [
+            parse_seat(s, args.seed + i, args.train_games) for i, s in enumerate(args.seats)
+        ]
+    except (ValueError, ImportError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
+    env = hanabi_env.env(players=players, scoring=args.scoring, render_mode="ansi")
+    names = [f"player_{i} ({getattr(p, 'name', type(p).__name__)})" for i, p in enumerate(policies)]
+    counters = None  # (players, N_COUNTERS) summed over games (RULES.md §5: ratios of sums)
+    scores = []
+    try:
+        for game in range(args.games):
+            env.reset(seed=args.seed + game)
+            for i, pol in enumerate(policies):
+                if hasattr(pol, "start_game"):
+                    pol.start_game("partner")  # one partner id for the whole session
+                pol.reset(args.seed * 1000 + game * players + i)
+            for agent in env.agent_iter():
+                seat = int(agent.split("_")[1])
+                action = policies[seat](env, agent)
+                if args.render and not humans and action is not None:
+                    print(env.render())
+                    print(f"player_{seat} -> {env.unwrapped.game.action_to_string(action)}")
+                env.step(action)
+            base = env.unwrapped
+            for i, pol in enumerate(policies):
+                if hasattr(pol, "end_game"):
+                    pol.end_game(base.view(f"player_{i}"))
+            for h in humans:
+                print("\n" + render_view(base.view(f"player_{h}")))
+            score = base.game.score
+            scores.append(score)
+            c = np.array(base.game.state.counters, dtype=np.float64)
+            counters = c if counters is None else counters + c
+            print(f"game {game}: score {score}")
+    except KeyboardInterrupt:
+        game_state = env.unwrapped.game
+        if game_state.n_moves:  # count the unfinished game's moves too
+            c = np.array(game_state.state.counters, dtype=np.float64)
+            counters = c if counters is None else counters + c
+        print("\nstopped.")
+    if counters is None:
+        return 0
+    if scores:
+        sem = float(np.std(scores, ddof=1) / np.sqrt(len(scores))) if len(scores) > 1 else 0.0
+        print(f"\n{len(scores)} game(s), mean score {np.mean(scores):.2f} ± {sem:.2f}")
+    ratios = metric_ratios(counters)
+    for i in range(players):
+        you = "  <- you" if i in humans else ""
+        print(
+            f"{names[i]:<28} communicativeness {_fmt_nan(ratios['communicativeness'][i])}  "
+            f"IPP {_fmt_nan(ratios['ipp'][i])}{you}"
+        )
+    return 0
+
+
+def _fmt_nan(x: float) -> str:
+    return "  n/a" if not np.isfinite(x) else f"{x:.2f}"
+
+
+def _pipeline(args: argparse.Namespace) -> int:
+    from meta.pipeline import get_pipeline_config, run_pipeline
+
+    try:
+        config = get_pipeline_config(
+            args.config,
+            runs=args.runs,
+            candidates=args.candidates,
+            me_games=args.me_games,
+            seed=args.seed,
+            matchup_games=args.matchup_games,
+            train_games=args.train_games,
+            episodes=args.episodes,
+            games=args.pl_games,
+        )
+        path = run_pipeline(
+            config,
+            args.out,
+            workers=args.workers,
+            scheduler_address=args.scheduler_address,
+            quiet=args.quiet,
+        )
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"report: {path}")
+    return 0
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -120,6 +275,42 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hanabi-adhoc", description="Ad-hoc cooperation research in Hanabi."
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    pl = sub.add_parser(
+        "pipeline",
+        help="the whole study: populations -> match-ups -> meta-agents -> report",
+        description="Runs (or resumes) the study of meta.pipeline and writes OUT/report/ "
+        "(summary.md, tables/*.csv, figures/*.png). Rerun the same command to resume.",
+    )
+    pl.add_argument("--config", choices=["quick", "paper"], default="quick")
+    pl.add_argument("--out", default="runs/pipeline", help="output folder (default runs/pipeline)")
+    pl.add_argument("--runs", type=int, help="MAP-Elites populations (default 3)")
+    pl.add_argument("--candidates", type=int, help="candidates per MAP-Elites run")
+    pl.add_argument("--me-games", type=int, help="self-play games per MAP-Elites candidate")
+    pl.add_argument("--seed", type=int, help="master seed (default 0)")
+    pl.add_argument("--matchup-games", type=int, help="games per match-up pair")
+    pl.add_argument("--train-games", type=int, help="games per response-table pair")
+    pl.add_argument("--episodes", type=int, help="meta-agent episodes per partner (k)")
+    pl.add_argument("--games", dest="pl_games", type=int, help="games per episode (g)")
+    pl.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    pl.add_argument(
+        "--scheduler-address", default=None, help="Dask scheduler for MAP-Elites and match-ups"
+    )
+    pl.add_argument("--quiet", action="store_true", help="no progress bars")
+    pl.set_defaults(func=_pipeline)
+    play = sub.add_parser(
+        "play",
+        help="play games with the agents of your choice (a person included: 'human')",
+        description=SEAT_HELP,
+    )
+    play.add_argument("seats", nargs="+", metavar="SEAT", help="one per seat, 2 to 5")
+    play.add_argument("--games", type=int, default=1, help="number of games (default 1)")
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--scoring", choices=["strict", "lenient"], default="strict")
+    play.add_argument("--render", action="store_true", help="print the board at every move")
+    play.add_argument(
+        "--train-games", type=int, default=20, help="games per pair of the meta-agent's table"
+    )
+    play.set_defaults(func=_play)
     demo = sub.add_parser("demo", help="play a few random games through hanabi_env.env()")
     demo.add_argument("--games", type=int, default=5, help="number of games (default 5)")
     demo.add_argument("--players", type=int, default=2, help="2..5 (default 2)")

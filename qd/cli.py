@@ -520,14 +520,66 @@ def _add_population(sub) -> None:
     p.set_defaults(func=_population)
 
 
+def _matchups(args: argparse.Namespace) -> int:
+    from qd.analysis import archive_matchups
+
+    try:
+        archive = _load(args.mu_source)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.mu_games < 1:
+        print("error: --games must be >= 1", file=sys.stderr)
+        return 2
+    out = Path(args.mu_out)
+    out.mkdir(parents=True, exist_ok=True)
+    with _backend(args, "mu") as backend:
+        table = archive_matchups(
+            archive, args.mu_games, args.mu_seed, scoring=args.mu_scoring, backend=backend
+        )
+    table.to_csv(out / "matchups.csv")
+    try:
+        from qd.plot import matchup_heatmap
+
+        matchup_heatmap(table, out / "matchups.png", title=f"{args.mu_source}: match-ups")
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        print(f"note: no figure ({exc}; pip install matplotlib)", file=sys.stderr)
+    intra = table.intra_population_scores()
+    g = table.generalist()
+    print(
+        f"{len(table.ids)} agents, {table.games} games per ordered pair: population score "
+        f"{table.population_score():.2f}, mean self-play {table.self_play().mean():.2f}, "
+        f"generalist {table.ids[g]} (intra-population score {intra[g]:.2f})"
+    )
+    print(f"wrote {out / 'matchups.csv'} and {out / 'matchups.png'}")
+    return 0
+
+
+def _add_matchups(sub) -> None:
+    p = sub.add_parser(
+        "matchups",
+        help="match-up table of a population (every ordered pair, 2 players)",
+        description="SOURCE is an archive.json, a population JSON, or 5x5 / 20x20. Writes "
+        "OUT/matchups.csv (qd.analysis.MATCHUP_COLUMNS) and OUT/matchups.png.",
+    )
+    p.add_argument("mu_source", metavar="SOURCE")
+    p.add_argument("--games", dest="mu_games", type=int, default=100, metavar="N")
+    p.add_argument("--seed", dest="mu_seed", type=int, default=0, metavar="N")
+    p.add_argument("--scoring", dest="mu_scoring", choices=["lenient", "strict"], default="lenient")
+    p.add_argument("--out", dest="mu_out", metavar="DIR", default="runs/matchups")
+    _backend_options(p, "mu")
+    p.set_defaults(func=_matchups)
+
+
 # --------------------------------------------------------------------------------------------
 
 
 def add_subcommands(subparsers) -> None:
-    """Add ``map-elites``, ``ga`` and ``population`` to an ``argparse`` subparsers object."""
+    """Add ``map-elites``, ``ga``, ``population`` and ``matchups`` to an argparse subparsers."""
     _add_map_elites(subparsers)
     _add_ga(subparsers)
     _add_population(subparsers)
+    _add_matchups(subparsers)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,7 @@
-"""Heatmaps of archives through ``ribs.visualize.grid_archive_heatmap`` (matplotlib, Agg).
+"""Figures of populations (matplotlib, Agg backend).
+
+* :func:`heatmap` — objective per archive cell through ``ribs.visualize.grid_archive_heatmap``;
+* :func:`matchup_heatmap` — the mean score of every ordered pair of a match-up table.
 
 Requires the ``qd`` extra: ``pip install "ribs[visualize]>=0.7" "matplotlib>=3.7"``.
 """
@@ -11,7 +14,7 @@ import numpy as np
 
 from qd.archive import Archive
 
-__all__ = ["heatmap"]
+__all__ = ["heatmap", "matchup_heatmap"]
 
 
 def heatmap(
@@ -79,5 +82,61 @@ def heatmap(
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(path).with_name(f".{Path(path).name}.tmp.png")
     fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    tmp.replace(path)
+
+
+def matchup_heatmap(
+    table,
+    path: str | Path,
+    title: str | None = None,
+    vmin: float = 0.0,
+    vmax: float = 25.0,
+) -> None:
+    """Save a PNG of a match-up table's mean scores (row agent seat 0, column agent seat 1).
+
+    Agents are sorted by intra-population score ([ToG20] eq. 1), best first, so that the
+    generalist is the top row; the diagonal is mirror self-play.
+
+    Args:
+        table: A :class:`qd.analysis.MatchupTable` (``n × n`` scores, points).
+        path: Output PNG path.
+        title: Title prefix.
+        vmin: Colour scale minimum (points).
+        vmax: Colour scale maximum (points).
+
+    Raises:
+        ValueError: An empty table.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    n = len(table.ids)
+    if n == 0:
+        raise ValueError("table has no agents")
+    order = np.argsort(-table.intra_population_scores(), kind="stable")
+    scores = table.scores[np.ix_(order, order)]
+    labels = [table.ids[i].split(":")[-1] for i in order]
+    size = min(12.0, 3.0 + 0.28 * n)
+    fig, ax = plt.subplots(figsize=(size + 1.2, size))
+    im = ax.imshow(scores, vmin=vmin, vmax=vmax, cmap="magma")
+    fig.colorbar(im, ax=ax, label="mean score (points)", shrink=0.8)
+    if n <= 40:
+        ax.set_xticks(range(n), labels, rotation=90, fontsize=6)
+        ax.set_yticks(range(n), labels, fontsize=6)
+    ax.set_xlabel("seat 1 (partner)")
+    ax.set_ylabel("seat 0 (sorted by intra-population score)")
+    head = title or "match-up scores"
+    ax.set_title(
+        f"{head}\n{n} agents, {table.games} games per pair, population score "
+        f"{table.population_score():.2f}",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(path).with_name(f".{Path(path).name}.tmp.png")
+    fig.savefig(tmp, dpi=110)
     plt.close(fig)
     tmp.replace(path)
