@@ -4,8 +4,11 @@
   hypotheses H (mean score, s.e.m., h's communicativeness and IPP), CSV, resumable.
 * :mod:`meta.bayes` — the Bayesian meta-agent of [Bayes21] (RULES.md §9.1) and its Generalist,
   Oracle and Random-Response variants.
+* :mod:`meta.response` — the response-table meta-agent of [ToG20] (PAPERS.md §4.1): Generalist
+  until a confidence threshold, then the specialised response of the estimated niche.
 * :mod:`meta.evaluate` — the papers' protocol (k episodes × g games per partner), mean ± s.e.m.
-  per variant and Welch's t-tests.
+  per variant, Welch's t-tests and the niche-estimate error of [ToG20].
+* :mod:`meta.plot` — belief evolution, variant scores and niche-estimate figures (PNG).
 """
 
 from meta.bayes import (
@@ -16,16 +19,42 @@ from meta.bayes import (
     bayes_update,
     log_normal_pdf,
 )
-from meta.evaluate import TTESTS, MetaEvaluation, derive_seed, evaluate_meta
+from meta.evaluate import (
+    ALL_VARIANTS,
+    COUNTER_NAMES,
+    RESPONSE_VARIANT_NAMES,
+    TTESTS,
+    MetaEvaluation,
+    derive_seed,
+    evaluate_meta,
+    self_play_measures,
+    table_niche_mae,
+)
+from meta.response import (
+    EMPTY_NICHE,
+    RESPONSE_VARIANTS,
+    NicheRecord,
+    ResponseMetaAgent,
+    niche_of,
+    niche_responses,
+    parse_cell_id,
+)
 from meta.table import TABLE_COLUMNS, ResponseTable, build_table, policy_ids
 
 __all__ = [
+    "ALL_VARIANTS",
+    "COUNTER_NAMES",
+    "EMPTY_NICHE",
+    "RESPONSE_VARIANTS",
+    "RESPONSE_VARIANT_NAMES",
     "TABLE_COLUMNS",
     "TTESTS",
     "VARIANTS",
     "BayesianMetaAgent",
     "MetaEvaluation",
+    "NicheRecord",
     "PartnerRecord",
+    "ResponseMetaAgent",
     "ResponseTable",
     "Window",
     "bayes_update",
@@ -33,5 +62,10 @@ __all__ = [
     "derive_seed",
     "evaluate_meta",
     "log_normal_pdf",
+    "niche_of",
+    "niche_responses",
+    "parse_cell_id",
     "policy_ids",
+    "self_play_measures",
+    "table_niche_mae",
 ]

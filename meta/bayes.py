@@ -188,6 +188,9 @@ class PartnerRecord:
         history: Log of events, dicts with ``event`` = ``"game"`` (game start: ``game``,
             ``belief``, ``response``), ``"update"`` (``game``, ``window``, ``response_used``,
             ``prior``, ``posterior``, ``updated``, ``response``).
+        by_response: Response index → the partner's counters observed while that response
+            was in use (moves seen at a turn are credited to the response that made the
+            agent's previous move; used for the niche-estimate error of [ToG20]).
     """
 
     belief: np.ndarray
@@ -195,6 +198,7 @@ class PartnerRecord:
     games: int = 0
     updates: int = 0
     history: list[dict] = field(default_factory=list)
+    by_response: dict[int, Window] = field(default_factory=dict)
 
 
 class BayesianMetaAgent(Policy):
@@ -391,12 +395,14 @@ class BayesianMetaAgent(Policy):
     def _observe(self, view: PlayerView) -> None:
         if self._seat is None:
             self._seat = int(view.seat)
-        win = self.record().window
+        rec = self.record()
+        win = rec.window
         for move in view.moves_since_last_turn:
             if move.index < self._seen:
                 continue
             if move.actor != self._seat:
                 win.observe(move)
+                rec.by_response.setdefault(self.response, Window()).observe(move)
             self._seen = move.index + 1
 
     def _due(self, rec: PartnerRecord) -> bool:

@@ -1,8 +1,15 @@
 """Command-line entry points of the meta package: ``meta-table`` and ``meta-eval``.
 
 Pools are given as SOURCE strings (:func:`load_pool`): ``5x5``/``20x20``/a population or archive
-JSON path (its elites, ids ``"[i,j]"``; RULES.md §9.1), or ``baselines:NAME,NAME,...`` (baseline
-agents, RULES.md §4). Presets (``--config``): ``quick`` (minutes on 2 cores) and ``paper``
+JSON path or a MAP-Elites run directory (its elites, ids ``"[i,j]"``; RULES.md §9.1), or
+``baselines:NAME,NAME,...`` (baseline agents, RULES.md §4). Elites of a partner population other
+than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
+
+``meta-eval`` evaluates the Bayesian variants of [Bayes21] and, on request
+(``--variants ...,response-adaptive,response-oracle``), the response-table agent of [ToG20]
+(:mod:`meta.response`); it prints mean ± s.e.m., Welch's t-tests and the niche-estimate MAE
+(partner behaviour observed vs self-play), and ``--figures DIR`` writes the figures of
+:mod:`meta.plot`. Presets (``--config``): ``quick`` (minutes on 2 cores) and ``paper``
 ([Bayes21]: n_train = 400, k = 200 episodes of g = 10 games).
 """
 
@@ -14,7 +21,7 @@ from pathlib import Path
 
 from agents.policy import RuleAgent, make
 
-__all__ = ["CONFIGS", "add_subcommands", "load_pool", "main"]
+__all__ = ["CONFIGS", "add_subcommands", "load_archive_source", "load_pool", "main"]
 
 CONFIGS = {
     "quick": {"train_games": 50, "episodes": 5, "games": 10},
@@ -23,8 +30,46 @@ CONFIGS = {
 """Presets of ``meta-eval`` (``--train-games``, ``--episodes``, ``--games`` override them)."""
 
 
-def load_pool(source: str) -> tuple[list[RuleAgent], list[str]]:
+def load_archive_source(source: str | Path):
+    """The :class:`qd.archive.Archive` of a population SOURCE.
+
+    Args:
+        source: A MAP-Elites run directory (holding ``archive.json``), an archive JSON written
+            by :mod:`qd` (``"format": "hanabi-adhoc/qd-archive"``), or anything
+            :func:`qd.io.load_population` reads (``5x5``, ``20x20``, fixture files, the
+            reference's formats).
+
+    Raises:
+        FileNotFoundError: No such population.
+        ValueError: Not a population.
+    """
+    from qd.io import load_archive, load_population
+
+    path = Path(source)
+    if path.is_dir():
+        path = path / "archive.json"
+        if not path.exists():
+            raise FileNotFoundError(f"{source}: a directory without archive.json")
+    if path.is_file() and path.suffix == ".json":
+        try:
+            fmt = json.loads(path.read_text()).get("format")
+        except (json.JSONDecodeError, AttributeError):
+            fmt = None
+        if fmt == "hanabi-adhoc/qd-archive":
+            return load_archive(path)
+    return load_population(str(source))
+
+
+def load_pool(source: str, prefix: str = "") -> tuple[list[RuleAgent], list[str]]:
     """Policies and ids of a pool SOURCE (see the module docstring).
+
+    Args:
+        source: ``baselines:NAME,...`` or a population (:func:`load_archive_source`).
+        prefix: Prepended to every id (e.g. ``"B"`` → ``"B[1,3]"``), to keep the partners of
+            another run apart from H's elites of the same cells.
+
+    Returns:
+        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (RULES.md §9.1).
 
     Raises:
         ValueError: An empty pool or an unknown baseline name.
@@ -35,14 +80,12 @@ def load_pool(source: str) -> tuple[list[RuleAgent], list[str]]:
         if not names:
             raise ValueError(f"source={source!r} names no baseline agent")
         pols = [make(n.strip()) for n in names]
-        return pols, [p.name for p in pols]
-    from qd.io import load_population
-
-    archive = load_population(source)
+        return pols, [prefix + p.name for p in pols]
+    archive = load_archive_source(source)
     cells = archive.occupied_cells()
     if len(cells) == 0:
         raise ValueError(f"source={source!r} has no elites")
-    ids = [archive.cell_name(int(c)) for c in cells]
+    ids = [prefix + archive.cell_name(int(c)) for c in cells]
     pols = [
         RuleAgent([int(g) for g in archive.solution[c]], name=i)
         for c, i in zip(cells, ids, strict=True)
@@ -87,8 +130,7 @@ def _table(args) -> int:
 
 
 def _eval(args) -> int:
-    from meta.evaluate import evaluate_meta
-    from meta.table import build_table
+    from meta.evaluate import evaluate_meta, self_play_measures
 
     preset = CONFIGS[args.config]
     train = args.train_games or preset["train_games"]
@@ -96,9 +138,57 @@ def _eval(args) -> int:
     games = args.games or preset["games"]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    h_src = args.hypotheses or args.responses
+    e_src = args.partners or h_src
+    # elites of another population share cell ids with H's elites: keep them apart
+    e_prefix = "E" if e_src != h_src and not e_src.startswith("baselines:") else ""
     r, r_ids = load_pool(args.responses)
-    h, h_ids = load_pool(args.hypotheses or args.responses)
-    e, e_ids = load_pool(args.partners or args.hypotheses or args.responses)
+    h, h_ids = load_pool(h_src)
+    e, e_ids = load_pool(e_src, prefix=e_prefix)
+    table, oracle = _tables(args, out, train, (r, r_ids), (h, h_ids), (e, e_ids))
+    dims = (5, 5)
+    if not h_src.startswith("baselines:"):
+        dims = tuple(load_archive_source(h_src).dims)
+    self_play = None
+    if args.self_play_games > 0:
+        self_play = self_play_measures(e, args.self_play_games, args.seed, workers=args.workers)
+    res = evaluate_meta(
+        table,
+        r,
+        e,
+        e_ids,
+        variants=args.variants.split(","),
+        episodes=episodes,
+        games=games,
+        seed=args.seed,
+        oracle_table=oracle,
+        workers=args.workers,
+        progress=True,
+        niche_dims=dims,
+        response_threshold=args.response_threshold,
+        empty_niche=args.empty_niche,
+        self_play=self_play,
+    )
+    res.to_json(out / "evaluation.json")
+    res.to_csv(out / "games.csv")
+    res.observed_to_csv(out / "observed.csv")
+    doc = res.to_dict()
+    report = {
+        "summary": {v: {k: s[k] for k in ("mean", "sem")} for v, s in doc["summary"].items()},
+        "ttests": doc["ttests"],
+        "niche_mae": doc["niche_mae"],
+    }
+    if args.figures:
+        report["figures"] = [str(p) for p in _figures(res, table, Path(args.figures))]
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+def _tables(args, out: Path, train: int, rp, hp, ep):
+    """I(R, H), and I(R, E) when some partners are not in H (for the Oracle)."""
+    from meta.table import build_table
+
+    (r, r_ids), (h, h_ids), (e, e_ids) = rp, hp, ep
     bar = _bar(len(r) * len(h) * train, "meta table")
     try:
         table = build_table(
@@ -114,34 +204,36 @@ def _eval(args) -> int:
             )  # fmt: skip
     finally:
         bar.close()
-    res = evaluate_meta(
-        table,
-        r,
-        e,
-        e_ids,
-        variants=args.variants.split(","),
-        episodes=episodes,
-        games=games,
-        seed=args.seed,
-        oracle_table=oracle,
-        workers=args.workers,
-        progress=True,
-    )
-    res.to_json(out / "evaluation.json")
-    res.to_csv(out / "games.csv")
-    doc = res.to_dict()
-    print(
-        json.dumps(
-            {
-                "summary": {
-                    v: {k: s[k] for k in ("mean", "sem")} for v, s in doc["summary"].items()
-                },
-                "ttests": doc["ttests"],
-            },
-            indent=1,
-        )
-    )
-    return 0
+    return table, oracle
+
+
+def _figures(res, table, fig_dir: Path) -> list[Path]:
+    """The meta figures of one evaluation (see :mod:`meta.plot`)."""
+    import numpy as np
+
+    from meta import plot
+    from meta.response import parse_cell_id
+
+    paths = [plot.plot_variant_scores(res, fig_dir / "variant_scores.png")]
+    bayes = [v for v in ("adaptive", "generalist", "oracle", "random") if v in res.variants]
+    if bayes:
+        # the partner for whom knowing it pays most (largest Oracle − Generalist), if in H
+        e = 0
+        in_h = [table.hypothesis_ids.index(p) for p in res.partner_ids if p in table.hypothesis_ids]
+        if in_h:
+            gap = table.scores.max(axis=0) - table.scores[table.generalist()]
+            best = table.hypothesis_ids[in_h[int(np.argmax(gap[in_h]))]]
+            e = res.partner_ids.index(best)
+        paths.append(plot.plot_belief_evolution(res, fig_dir / "belief.png", e, bayes[0]))
+        try:
+            [parse_cell_id(i) for i in res.hypothesis_ids]
+        except ValueError:
+            pass
+        else:
+            paths.append(plot.plot_belief_grid(res, fig_dir / "belief_grid.png", e, bayes[0]))
+    if res.self_play is not None:
+        paths.append(plot.plot_niche_estimates(res, fig_dir / "niche.png", res.variants[0]))
+    return paths
 
 
 def _common(p) -> None:
@@ -149,6 +241,12 @@ def _common(p) -> None:
     p.add_argument("--hypotheses", metavar="SOURCE", help="pool H (default: R)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
+
+
+def _all_variants() -> tuple[str, ...]:
+    from meta.evaluate import ALL_VARIANTS
+
+    return ALL_VARIANTS
 
 
 def add_subcommands(subparsers) -> None:
@@ -165,7 +263,27 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--train-games", type=int, metavar="N")
     p.add_argument("--episodes", type=int, metavar="K")
     p.add_argument("--games", type=int, metavar="G")
-    p.add_argument("--variants", default="adaptive,generalist,oracle,random")
+    p.add_argument(
+        "--variants",
+        default="adaptive,generalist,oracle,random",
+        help="comma-separated subset of: " + ",".join(_all_variants()),
+    )
+    p.add_argument(
+        "--response-threshold",
+        type=int,
+        default=0,
+        metavar="N",
+        help="response-adaptive: partner moves observed before leaving the Generalist ([ToG20]: 0)",
+    )
+    p.add_argument("--empty-niche", choices=("generalist", "nearest"), default="generalist")
+    p.add_argument(
+        "--self-play-games",
+        type=int,
+        default=200,
+        metavar="N",
+        help="mirror games per partner for the niche-estimate MAE (0: skip)",
+    )
+    p.add_argument("--figures", metavar="DIR", help="write the PNG figures of meta.plot here")
     p.add_argument("--out", default="runs/meta", metavar="DIR")
     p.set_defaults(func=_eval)
 

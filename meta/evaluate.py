@@ -7,10 +7,22 @@ seeds ``agents.evaluate.game_seeds(derive_seed(seed, 1, j), games, 2)`` for ever
 every variant (common random numbers: "every partner sees the same 10 deals"). Games are played
 through :class:`hanabi_env.HanabiGame` (the meta-agent is a Python policy).
 
+Variants (:data:`ALL_VARIANTS`): the Bayesian agent's :data:`~meta.bayes.VARIANTS`
+(``adaptive``, ``generalist``, ``oracle``, ``random``; [Bayes21]) and the response-table agent
+of [ToG20] (:mod:`meta.response`) as ``response-adaptive``, ``response-generalist`` and
+``response-oracle`` (PAPERS.md §4.1), all under the same protocol and seeds.
+
 Results: per-game scores, responses and (first episode) beliefs; per-variant mean ± s.e.m. of
 the episode scores (the mean score over an episode's games), per partner and over the pool;
 Welch's t-tests (``scipy.stats.ttest_ind(equal_var=False)``) between Adaptive and Generalist
 and between Oracle and Adaptive on the episode scores, as in [Bayes21] Table IV.
+
+**Niche-estimate error** ([ToG20], PAPERS.md §4.1: "the partner's measured behaviour depends on
+the meta-agent's own behaviour"): every variant records the partner's counters while each
+response was in use (:attr:`MetaEvaluation.partner_counters`); :meth:`MetaEvaluation.niche_mae`
+compares the communicativeness and IPP observed that way with the partner's self-play measures
+(:func:`self_play_measures`, or the archive's measures), and :func:`table_niche_mae` does the
+same for every (r, h) pair of an offline table.
 """
 
 from __future__ import annotations
@@ -26,17 +38,43 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluate import SEED_LIMIT, game_seeds
+from agents.evaluate import SEED_LIMIT, game_seeds, play_games
 from agents.policy import Policy
+from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
-from hanabi_env.game import HanabiGame
+from hanabi_env.game import HanabiGame, metric_ratios
 from meta.bayes import VARIANTS, BayesianMetaAgent
+from meta.response import RESPONSE_VARIANTS, ResponseMetaAgent, niche_of, parse_cell_id
 from meta.table import ResponseTable, policy_ids
 
-__all__ = ["TTESTS", "MetaEvaluation", "derive_seed", "evaluate_meta"]
+__all__ = [
+    "ALL_VARIANTS",
+    "COUNTER_NAMES",
+    "RESPONSE_VARIANT_NAMES",
+    "TTESTS",
+    "MetaEvaluation",
+    "derive_seed",
+    "evaluate_meta",
+    "self_play_measures",
+    "table_niche_mae",
+]
 
-TTESTS = (("adaptive", "generalist"), ("oracle", "adaptive"))
-"""Pairs of variants compared by Welch's t-test ([Bayes21])."""
+RESPONSE_VARIANT_NAMES = tuple(f"response-{v}" for v in RESPONSE_VARIANTS)
+"""Names of the [ToG20] response-table variants in an evaluation."""
+
+ALL_VARIANTS = (*VARIANTS, *RESPONSE_VARIANT_NAMES)
+"""Every variant :func:`evaluate_meta` accepts."""
+
+TTESTS = (
+    ("adaptive", "generalist"),
+    ("oracle", "adaptive"),
+    ("response-adaptive", "generalist"),
+    ("adaptive", "response-adaptive"),
+)
+"""Pairs of variants compared by Welch's t-test when both are present ([Bayes21])."""
+
+COUNTER_NAMES = ("hint_opportunities", "hints", "plays", "known_attrs")
+"""Columns of :attr:`MetaEvaluation.partner_counters` (the partner's moves; RULES.md §5)."""
 
 
 def derive_seed(*keys: int) -> int:
@@ -48,6 +86,21 @@ def derive_seed(*keys: int) -> int:
 def _sem(x: np.ndarray) -> float:
     x = np.asarray(x, dtype=np.float64).ravel()
     return float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else math.nan
+
+
+def _nanmean(x: np.ndarray) -> float:
+    x = np.asarray(x, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    return float(x.mean()) if x.size else math.nan
+
+
+def _array(x) -> np.ndarray:
+    """float64 array from nested lists with None for NaN."""
+    return np.array(x, dtype=np.float64)  # numpy turns None into NaN
+
+
+def _isnan(x) -> bool:
+    return isinstance(x, (float, np.floating)) and math.isnan(x)
 
 
 def _clean(x):
@@ -78,7 +131,16 @@ class MetaEvaluation:
         seed: Master seed.
         scores: variant → ``(nE, k, g)`` int64 game scores.
         responses: variant → ``(nE, k, g)`` int64 response index in use at the end of each game.
-        beliefs: variant → ``(nE, g, nH)`` belief at the end of each game of episode 0.
+        beliefs: variant → ``(nE, g, nH)`` belief at the end of each game of episode 0 (the
+            belief in force during that game; NaN for the response-table variants, which hold
+            none).
+        partner_counters: variant → ``(nE, nR, 4)`` int64 sums over all episodes of the
+            partner's counters (:data:`COUNTER_NAMES`) observed while each response was in use.
+        niches: variant → ``(nE, k, g, 2)`` int64 niche estimated by a response-table variant
+            at the end of each game (-1 while undefined); response-table variants only.
+        self_play: ``(nE, 2)`` float64 self-play (communicativeness, IPP) of each partner, the
+            reference of :meth:`niche_mae` (None if not given).
+        niche_dims: Grid ``(d1, d2)`` of the niches.
     """
 
     variants: list[str]
@@ -91,6 +153,10 @@ class MetaEvaluation:
     scores: dict[str, np.ndarray] = field(default_factory=dict)
     responses: dict[str, np.ndarray] = field(default_factory=dict)
     beliefs: dict[str, np.ndarray] = field(default_factory=dict)
+    partner_counters: dict[str, np.ndarray] = field(default_factory=dict)
+    niches: dict[str, np.ndarray] = field(default_factory=dict)
+    self_play: np.ndarray | None = None
+    niche_dims: tuple[int, int] = (5, 5)
 
     def episode_scores(self, variant: str) -> np.ndarray:
         """``(nE, k)`` mean score of each episode."""
@@ -138,8 +204,84 @@ class MetaEvaluation:
                 }
         return out
 
+    def observed_measures(self, variant: str, by_response: bool = True) -> np.ndarray:
+        """The partner's behaviour observed by ``variant`` (ratios of sums, RULES.md §5).
+
+        Args:
+            variant: An evaluated variant.
+            by_response: Per response in use (``(nE, nR, 2)``) or pooled over responses
+                (``(nE, 2)``).
+
+        Returns:
+            float64 (communicativeness, IPP), NaN where a denominator is 0 (e.g. a response
+            never used).
+
+        Raises:
+            KeyError: ``variant`` was not evaluated (or has no counters).
+        """
+        c = self.partner_counters[variant].astype(np.float64)
+        if not by_response:
+            c = c.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            comm = np.where(c[..., 0] > 0, c[..., 1] / np.maximum(c[..., 0], 1), np.nan)
+            ipp = np.where(c[..., 2] > 0, c[..., 3] / np.maximum(2 * c[..., 2], 1), np.nan)
+        return np.stack([comm, ipp], axis=-1)
+
+    def niche_mae(self, self_play: np.ndarray | None = None) -> dict[str, dict]:
+        """Mean absolute error of the niche estimates, as [ToG20] reported (PAPERS.md §4.1).
+
+        For every variant, the partner's (communicativeness, IPP) observed while the meta-agent
+        played each response is compared with the partner's self-play measures.
+
+        Args:
+            self_play: ``(nE, 2)`` self-play (communicativeness, IPP) of the partners (default:
+                :attr:`self_play`).
+
+        Returns:
+            variant → ``comm``, ``ipp`` (MAE over the (partner, response) pairs that occurred,
+            each pair weighted equally; NaN terms left out), ``n_pairs``, ``comm_pooled``,
+            ``ipp_pooled`` (MAE over partners of the behaviour pooled over all responses) and
+            ``niche_accuracy`` (fraction of pairs whose observed behaviour falls in the
+            partner's self-play niche on :attr:`niche_dims`). Empty if no reference is known.
+
+        Raises:
+            ValueError: ``self_play`` is not ``(nE, 2)``.
+        """
+        ref = self.self_play if self_play is None else np.asarray(self_play, dtype=np.float64)
+        if ref is None:
+            return {}
+        ref = np.asarray(ref, dtype=np.float64)
+        if ref.shape != (len(self.partner_ids), 2):
+            raise ValueError(
+                f"self_play must have shape ({len(self.partner_ids)}, 2), got {ref.shape}"
+            )
+        out = {}
+        for v in self.variants:
+            if v not in self.partner_counters:
+                continue
+            obs = self.observed_measures(v)  # (nE, nR, 2)
+            used = self.partner_counters[v].sum(axis=2) > 0
+            err = np.abs(obs - ref[:, None, :])
+            pooled = np.abs(self.observed_measures(v, by_response=False) - ref)
+            hits = [
+                niche_of(*obs[e, r], self.niche_dims) == niche_of(*ref[e], self.niche_dims)
+                for e, r in zip(*np.nonzero(used), strict=True)
+            ]
+            out[v] = {
+                "comm": _nanmean(err[..., 0][used]),
+                "ipp": _nanmean(err[..., 1][used]),
+                "n_pairs": int(used.sum()),
+                "comm_pooled": _nanmean(pooled[:, 0]),
+                "ipp_pooled": _nanmean(pooled[:, 1]),
+                "niche_accuracy": float(np.mean(hits)) if hits else math.nan,
+            }
+        return out
+
     def to_dict(self) -> dict:
-        """JSON-serialisable summary, t-tests, and first-episode beliefs (NaN → None)."""
+        """JSON-serialisable results (NaN → None).
+
+        Summary, t-tests, niche MAE, observed partner counters and first-episode beliefs.
+        """
         return _clean(
             {
                 "variants": self.variants,
@@ -151,9 +293,96 @@ class MetaEvaluation:
                 "seed": self.seed,
                 "summary": self.summary(),
                 "ttests": self.ttests(),
+                "niche_mae": self.niche_mae(),
+                "niche_dims": list(self.niche_dims),
+                "self_play": self.self_play,
+                "counter_names": list(COUNTER_NAMES),
+                "partner_counters": dict(self.partner_counters),
+                "niches": dict(self.niches),
                 "beliefs_episode0": dict(self.beliefs),
             }
         )
+
+    @classmethod
+    def load(cls, json_path: str | Path, games_csv: str | Path) -> MetaEvaluation:
+        """Rebuild an evaluation from :meth:`to_json` and :meth:`to_csv` files.
+
+        Scores and responses come from the CSV; beliefs (episode 0), partner counters,
+        niches and self-play measures from the JSON (absent ones stay empty).
+
+        Raises:
+            ValueError: The CSV does not cover every (variant, partner, episode, game).
+        """
+        doc = json.loads(Path(json_path).read_text())
+        ev = cls(
+            list(doc["variants"]),
+            list(doc["partner_ids"]),
+            list(doc["hypothesis_ids"]),
+            list(doc["response_ids"]),
+            int(doc["episodes"]),
+            int(doc["games"]),
+            int(doc["seed"]),
+            niche_dims=tuple(doc.get("niche_dims") or (5, 5)),
+        )
+        if doc.get("self_play") is not None:
+            ev.self_play = _array(doc["self_play"])
+        shape = (len(ev.partner_ids), ev.episodes, ev.games)
+        e_pos = {p: i for i, p in enumerate(ev.partner_ids)}
+        r_pos = {r: i for i, r in enumerate(ev.response_ids)}
+        seen = {v: np.zeros(shape, dtype=bool) for v in ev.variants}
+        for v in ev.variants:
+            ev.scores[v] = np.zeros(shape, dtype=np.int64)
+            ev.responses[v] = np.zeros(shape, dtype=np.int64)
+        with open(games_csv, newline="") as fh:
+            for row in csv.DictReader(fh):
+                v = row["variant"]
+                idx = (e_pos[row["partner_id"]], int(row["episode"]), int(row["game"]))
+                ev.scores[v][idx] = int(row["score"])
+                ev.responses[v][idx] = r_pos[row["response_id"]]
+                seen[v][idx] = True
+        missing = [v for v in ev.variants if not seen[v].all()]
+        if missing:
+            raise ValueError(f"{games_csv}: games missing for variants {missing}")
+        for v, b in (doc.get("beliefs_episode0") or {}).items():
+            ev.beliefs[v] = _array(b)
+        for v, c in (doc.get("partner_counters") or {}).items():
+            ev.partner_counters[v] = np.asarray(c, dtype=np.int64)
+        for v, n in (doc.get("niches") or {}).items():
+            ev.niches[v] = np.asarray(n, dtype=np.int64)
+        return ev
+
+    def observed_to_csv(self, path: str | Path) -> None:
+        """Write the observed partner behaviour, one row per (variant, partner, response used).
+
+        Columns: ``variant, partner_id, response_id``, the :data:`COUNTER_NAMES` sums,
+        ``communicativeness, ipp`` (observed) and ``self_play_communicativeness,
+        self_play_ipp`` (empty when unknown).
+        """
+        with open(path, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(
+                [
+                    "variant",
+                    "partner_id",
+                    "response_id",
+                    *COUNTER_NAMES,
+                    "communicativeness",
+                    "ipp",
+                    "self_play_communicativeness",
+                    "self_play_ipp",
+                ]
+            )
+            for v in self.variants:
+                if v not in self.partner_counters:
+                    continue
+                cnt, obs = self.partner_counters[v], self.observed_measures(v)
+                for e, pid in enumerate(self.partner_ids):
+                    sp = [math.nan] * 2 if self.self_play is None else list(self.self_play[e])
+                    for r, rid in enumerate(self.response_ids):
+                        if cnt[e, r].sum() == 0:
+                            continue
+                        row = [v, pid, rid, *(int(x) for x in cnt[e, r]), *obs[e, r], *sp]
+                        w.writerow(["" if _isnan(x) else x for x in row])
 
     def to_json(self, path: str | Path) -> None:
         """Write :meth:`to_dict` as JSON."""
@@ -174,24 +403,51 @@ class MetaEvaluation:
                             )
 
 
-def _play_partner(args: tuple) -> dict:
-    """All variants and episodes against one partner (a process-pool task)."""
-    (e, pid, partner, table, responses, variants, oracle_kw, episodes, games, seed, cfg, kw) = args
-    game = HanabiGame(cfg)
-    nh = table.shape[1]
-    out = {"scores": {}, "responses": {}, "beliefs": {}}
-    ep_seeds = [
-        game_seeds(derive_seed(seed, 1, j), games, 2, random_seat=False) for j in range(episodes)
-    ]
-    for vi, variant in enumerate(variants):
+def _make_agent(task: dict, vi: int, variant: str):
+    """The agent of ``variant`` and its ``start_game`` keywords."""
+    seed = derive_seed(task["seed"], 2, vi, task["e"])
+    if variant in VARIANTS:
         agent = BayesianMetaAgent(
-            table, responses, variant=variant, seed=derive_seed(seed, 2, vi, e), **kw
+            task["table"], task["responses"], variant=variant, seed=seed, **task["kw"]
         )
-        mate = copy.deepcopy(partner)
+        return agent, (task["oracle_kw"] if variant == "oracle" else {})
+    agent = ResponseMetaAgent(
+        task["table"],
+        task["responses"],
+        task["hypothesis_cells"],
+        task["niche_dims"],
+        variant=variant.split("-", 1)[1],
+        seed=seed,
+        **task["response_kw"],
+    )
+    return agent, ({"true_niche": task["partner_cell"]} if variant == "response-oracle" else {})
+
+
+def _harvest(record, counters: np.ndarray) -> None:
+    """Add a partner record's per-response counters to ``counters`` ``(nR, 4)``."""
+    for r, w in record.by_response.items():
+        counters[r] += (w.hint_opportunities, w.hints, w.plays, w.known_attrs)
+
+
+def _play_partner(task: dict) -> dict:
+    """All variants and episodes against one partner (a process-pool task)."""
+    pid, episodes, games = task["pid"], task["episodes"], task["games"]
+    game = HanabiGame(task["cfg"])
+    nr, nh = task["table"].shape
+    out = {"scores": {}, "responses": {}, "beliefs": {}, "counters": {}, "niches": {}}
+    ep_seeds = [
+        game_seeds(derive_seed(task["seed"], 1, j), games, 2, random_seat=False)
+        for j in range(episodes)
+    ]
+    for vi, variant in enumerate(task["variants"]):
+        agent, okw = _make_agent(task, vi, variant)
+        bayes = variant in VARIANTS
+        mate = copy.deepcopy(task["partner"])
         scores = np.zeros((episodes, games), dtype=np.int64)
         used = np.zeros((episodes, games), dtype=np.int64)
-        beliefs = np.zeros((games, nh))
-        okw = oracle_kw if variant == "oracle" else {}
+        beliefs = np.full((games, nh), np.nan)
+        niches = np.full((episodes, games, 2), -1, dtype=np.int64)
+        counters = np.zeros((nr, len(COUNTER_NAMES)), dtype=np.int64)
         for j in range(episodes):
             _, deals, agent_seeds = ep_seeds[j]
             agent.start_episode(pid)
@@ -207,11 +463,17 @@ def _play_partner(args: tuple) -> dict:
                 agent.end_game(game.view(0))
                 scores[j, g] = game.score
                 used[j, g] = agent.response
-                if j == 0:
+                if bayes and j == 0:
                     beliefs[g] = agent.belief(pid)
+                if not bayes and agent.record(pid).niche is not None:
+                    niches[j, g] = agent.record(pid).niche
+            _harvest(agent.record(pid), counters)
         out["scores"][variant] = scores
         out["responses"][variant] = used
         out["beliefs"][variant] = beliefs
+        out["counters"][variant] = counters
+        if not bayes:
+            out["niches"][variant] = niches
     return out
 
 
@@ -231,8 +493,17 @@ def evaluate_meta(
     turns_threshold: int | None = None,
     workers: int = 1,
     progress: bool = False,
+    hypothesis_cells: Sequence[Sequence[int]] | None = None,
+    partner_cells: Sequence[Sequence[int]] | None = None,
+    niche_dims: Sequence[int] = (5, 5),
+    response_threshold: int | None = 0,
+    empty_niche: str = "generalist",
+    self_play: np.ndarray | None = None,
 ) -> MetaEvaluation:
     """Evaluate meta-agent variants against a pool E ([Bayes21] protocol, PAPERS.md §4.2).
+
+    Every variant plays the same deals and seat seeds (see the module docstring), so the
+    Bayesian ([Bayes21]) and response-table ([ToG20]) variants share one results table.
 
     Args:
         table: The offline table I(R, H).
@@ -240,7 +511,7 @@ def evaluate_meta(
         partners: The evaluation pool E (seat 1).
         partner_ids: Ids of E (default: the policies' names; must be unique). A partner whose id
             is a hypothesis id of ``table`` is that hypothesis for the Oracle.
-        variants: Variants to evaluate (subset of :data:`~meta.bayes.VARIANTS`).
+        variants: Variants to evaluate (subset of :data:`ALL_VARIANTS`).
         episodes: Episodes per partner and variant, k >= 1 (200 in [Bayes21]).
         games: Games per episode, g >= 1 (10 in [Bayes21]).
         seed: Master seed.
@@ -252,18 +523,30 @@ def evaluate_meta(
         turns_threshold: Update schedule in the agent's turns.
         workers: Processes (partners are split among them); results do not depend on it.
         progress: Show a tqdm bar over partners.
+        hypothesis_cells: ``nH`` niches ``(i, j)`` of H for the response-table variants
+            (default: parsed from the hypothesis ids, e.g. ``"[1,3]"``).
+        partner_cells: ``nE`` true niches of E for ``response-oracle`` (default: parsed from
+            ``partner_ids``).
+        niche_dims: Grid ``(d1, d2)`` of the niches (5×5 in [Bayes21], 20×20 in [ToG20]).
+        response_threshold: Confidence threshold (observed partner moves) of
+            ``response-adaptive`` (0 in [ToG20]).
+        empty_niche: Response-table fallback for niches without an elite
+            (:data:`~meta.response.EMPTY_NICHE`).
+        self_play: ``(nE, 2)`` self-play (communicativeness, IPP) of E, stored for
+            :meth:`MetaEvaluation.niche_mae` (see :func:`self_play_measures`).
 
     Returns:
         A :class:`MetaEvaluation`.
 
     Raises:
-        ValueError: Bad ``variants``, ``episodes``, ``games``, ``scoring``, or an Oracle
-            partner that is neither in H nor in ``oracle_table``.
+        ValueError: Bad ``variants``, ``episodes``, ``games``, ``scoring``, an Oracle partner
+            that is neither in H nor in ``oracle_table``, ids without cells for the
+            response-table variants, or a ``self_play`` of the wrong shape.
     """
     variants = list(variants)
-    bad = [v for v in variants if v not in VARIANTS]
+    bad = [v for v in variants if v not in ALL_VARIANTS]
     if bad or not variants:
-        raise ValueError(f"variants={variants} is not allowed; allowed: subsets of {VARIANTS}")
+        raise ValueError(f"variants={variants} is not allowed; allowed: subsets of {ALL_VARIANTS}")
     if int(episodes) < 1:
         raise ValueError(f"episodes={episodes} is out of range; allowed: >= 1")
     if int(games) < 1:
@@ -275,41 +558,107 @@ def evaluate_meta(
             f"responses has {len(responses)} policies for a table of {table.shape[0]} rows"
         )
     pids = policy_ids(partners, partner_ids)
+    oracle_kw = _oracle_keywords(table, pids, oracle_table, "oracle" in variants)
+    tog = [v for v in variants if v in RESPONSE_VARIANT_NAMES]
+    h_cells = p_cells = None
+    if tog:
+        h_cells = _cells(hypothesis_cells, table.hypothesis_ids, "hypothesis_cells")
+        if "response-oracle" in tog:
+            p_cells = _cells(partner_cells, pids, "partner_cells")
+    if self_play is not None:
+        self_play = np.asarray(self_play, dtype=np.float64)
+        if self_play.shape != (len(pids), 2):
+            raise ValueError(f"self_play must have shape ({len(pids)}, 2), got {self_play.shape}")
+    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
+    common = {
+        "table": table,
+        "responses": list(responses),
+        "variants": variants,
+        "episodes": int(episodes),
+        "games": int(games),
+        "seed": int(seed),
+        "cfg": cfg,
+        "kw": {
+            "sigma": sigma,
+            "games_threshold": games_threshold,
+            "turns_threshold": turns_threshold,
+        },
+        "hypothesis_cells": h_cells,
+        "niche_dims": tuple(int(d) for d in niche_dims),
+        "response_kw": {"threshold": response_threshold, "empty_niche": empty_niche},
+    }
+    tasks = [
+        {
+            **common,
+            "e": e,
+            "pid": pid,
+            "partner": partners[e],
+            "oracle_kw": oracle_kw[e],
+            "partner_cell": None if p_cells is None else p_cells[e],
+        }
+        for e, pid in enumerate(pids)
+    ]
+    results = _run_tasks(tasks, workers, progress)
+    res = MetaEvaluation(
+        variants,
+        pids,
+        list(table.hypothesis_ids),
+        list(table.response_ids),
+        int(episodes),
+        int(games),
+        int(seed),
+        self_play=self_play,
+        niche_dims=common["niche_dims"],
+    )
+    for v in variants:
+        res.scores[v] = np.stack([r["scores"][v] for r in results])
+        res.responses[v] = np.stack([r["responses"][v] for r in results])
+        res.beliefs[v] = np.stack([r["beliefs"][v] for r in results])
+        res.partner_counters[v] = np.stack([r["counters"][v] for r in results])
+        if v in RESPONSE_VARIANT_NAMES:
+            res.niches[v] = np.stack([r["niches"][v] for r in results])
+    return res
+
+
+def _oracle_keywords(
+    table: ResponseTable, pids: list[str], oracle_table: ResponseTable | None, needed: bool
+) -> list[dict]:
+    """``start_game`` keywords of the Bayesian Oracle for each partner."""
     h_pos = {h: j for j, h in enumerate(table.hypothesis_ids)}
-    oracle_kw: list[dict] = []
+    out: list[dict] = []
     for pid in pids:
         if pid in h_pos:
-            oracle_kw.append({"true_type": h_pos[pid]})
+            out.append({"true_type": h_pos[pid]})
         elif oracle_table is not None and pid in oracle_table.hypothesis_ids:
             if oracle_table.response_ids != table.response_ids:
                 raise ValueError("oracle_table must have the same responses as table")
             col = oracle_table.hypothesis_ids.index(pid)
-            oracle_kw.append({"true_scores": oracle_table.scores[:, col]})
-        elif "oracle" in variants:
+            out.append({"true_scores": oracle_table.scores[:, col]})
+        elif needed:
             raise ValueError(
                 f"partner {pid!r} is not in H; pass oracle_table (I(R, E)) for the oracle"
             )
         else:
-            oracle_kw.append({})
-    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
-    kw = {"sigma": sigma, "games_threshold": games_threshold, "turns_threshold": turns_threshold}
-    tasks = [
-        (
-            e,
-            pid,
-            partners[e],
-            table,
-            list(responses),
-            variants,
-            oracle_kw[e],
-            int(episodes),
-            int(games),
-            int(seed),
-            cfg,
-            kw,
-        )
-        for e, pid in enumerate(pids)
-    ]
+            out.append({})
+    return out
+
+
+def _cells(cells, ids: Sequence[str], label: str) -> list[tuple[int, ...]]:
+    """Explicit cells, or cells parsed from ids (ValueError naming ``label``)."""
+    if cells is not None:
+        out = [tuple(int(x) for x in c) for c in cells]
+        if len(out) != len(ids):
+            raise ValueError(f"{label} has {len(out)} cells for {len(ids)} policies")
+        return out
+    try:
+        return [parse_cell_id(i) for i in ids]
+    except ValueError as exc:
+        raise ValueError(
+            f"the response-table variants need {label} (ids are not cell names: {exc})"
+        ) from exc
+
+
+def _run_tasks(tasks: list[dict], workers: int, progress: bool) -> list[dict]:
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -328,17 +677,99 @@ def evaluate_meta(
             pool.shutdown()
         if bar is not None:
             bar.close()
-    res = MetaEvaluation(
-        variants,
-        pids,
-        list(table.hypothesis_ids),
-        list(table.response_ids),
-        int(episodes),
-        int(games),
-        int(seed),
+    return results
+
+
+def self_play_measures(
+    partners: Sequence[Policy],
+    games: int = 200,
+    seed: int = 0,
+    scoring: str = "lenient",
+    workers: int | None = 1,
+) -> np.ndarray:
+    """Self-play (communicativeness, IPP) of each policy: 2-player mirror games, both seats.
+
+    The reference of the niche-estimate error ([ToG20], PAPERS.md §4.1): what MAP-Elites
+    measured (mirror mode, all seats count, ratio of sums; RULES.md §5, §7.1). Every policy
+    plays the deals ``agents.evaluate.game_seeds(seed, games, 2)``.
+
+    Args:
+        partners: The policies.
+        games: Games per policy, >= 1.
+        seed: Master seed of the deals.
+        scoring: ``"lenient"`` or ``"strict"``.
+        workers: Processes for rule agents (results do not depend on it).
+
+    Returns:
+        ``(n, 2)`` float64, NaN where undefined.
+
+    Raises:
+        ValueError: Empty pool, ``games`` < 1 or bad ``scoring``.
+    """
+    if not partners:
+        raise ValueError("partners must be a non-empty pool")
+    if int(games) < 1:
+        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    if scoring not in ("lenient", "strict"):
+        raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'lenient', 'strict'")
+    games = int(games)
+    n = len(partners)
+    _, deals, agent_seeds = game_seeds(int(seed), games, 2, random_seat=False)
+    seats = np.repeat(np.arange(n, dtype=np.int64), games)[:, None].repeat(2, axis=1)
+    batch = play_games(
+        list(partners),
+        seats,
+        np.tile(deals, n),
+        np.tile(agent_seeds, (n, 1)),
+        HanabiConfig(players=2, hand_size=5, scoring=scoring),
+        workers=workers,
     )
-    for v in variants:
-        res.scores[v] = np.stack([r["scores"][v] for r in results])
-        res.responses[v] = np.stack([r["responses"][v] for r in results])
-        res.beliefs[v] = np.stack([r["beliefs"][v] for r in results])
-    return res
+    sums = batch.counters.reshape(n, games, 2, E.N_COUNTERS).sum(axis=(1, 2))
+    m = metric_ratios(sums)
+    return np.stack([m["communicativeness"], m["ipp"]], axis=1)
+
+
+def table_niche_mae(
+    table: ResponseTable,
+    self_play: np.ndarray,
+    dims: Sequence[int] | None = (5, 5),
+    exclude_self: bool = True,
+) -> dict:
+    """Niche-estimate error over every (r, h) pair of a table ([ToG20], PAPERS.md §4.1).
+
+    Compares h's behaviour with response r, (c(r, h), ι(r, h)), with h's self-play behaviour:
+    what a meta-agent playing r would estimate, against where h sits in the archive.
+
+    Args:
+        table: I(R, H).
+        self_play: ``(nH, 2)`` self-play (communicativeness, IPP) of H.
+        dims: Grid for ``niche_accuracy`` (None: not computed).
+        exclude_self: Leave out pairs with ``response_id == hypothesis_id`` (self-play itself).
+
+    Returns:
+        ``comm``, ``ipp`` (mean absolute errors over the pairs, NaN terms left out),
+        ``n_pairs`` and ``niche_accuracy`` (fraction of pairs whose behaviour falls in h's
+        self-play niche).
+
+    Raises:
+        ValueError: ``self_play`` is not ``(nH, 2)``.
+    """
+    ref = np.asarray(self_play, dtype=np.float64)
+    if ref.shape != (table.shape[1], 2):
+        raise ValueError(f"self_play must have shape ({table.shape[1]}, 2), got {ref.shape}")
+    keep = np.ones(table.shape, dtype=bool)
+    if exclude_self:
+        for i, r in enumerate(table.response_ids):
+            for j, h in enumerate(table.hypothesis_ids):
+                keep[i, j] = r != h
+    ec = np.abs(table.communicativeness - ref[None, :, 0])[keep]
+    ei = np.abs(table.ipp - ref[None, :, 1])[keep]
+    out = {"comm": _nanmean(ec), "ipp": _nanmean(ei), "n_pairs": int(keep.sum())}
+    if dims is not None:
+        hits = [
+            niche_of(table.communicativeness[i, j], table.ipp[i, j], dims)
+            == niche_of(*ref[j], dims)
+            for i, j in zip(*np.nonzero(keep), strict=True)
+        ]
+        out["niche_accuracy"] = float(np.mean(hits)) if hits else math.nan
+    return out

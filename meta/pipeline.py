@@ -48,7 +48,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.policy import RuleAgent
-from meta.bayes import VARIANTS
+from meta.evaluate import ALL_VARIANTS
+
+DEFAULT_VARIANTS = ("adaptive", "generalist", "oracle", "random", "response-adaptive")
+"""The Bayesian meta-agent's four variants ([Bayes21]) and [ToG20]'s adaptive response-table
+agent."""
 
 __all__ = ["PIPELINE_CONFIGS", "PipelineConfig", "get_pipeline_config", "run_pipeline"]
 
@@ -72,7 +76,8 @@ class PipelineConfig:
         train_games: Games per (r, h) pair of the response tables (400 in [Bayes21]).
         episodes: Episodes per partner and variant, k (200 in [Bayes21]).
         games: Games per episode, g (10 in [Bayes21]).
-        variants: Meta-agent variants (:data:`meta.bayes.VARIANTS`).
+        variants: Meta-agent variants (:data:`meta.evaluate.ALL_VARIANTS`; default
+            :data:`DEFAULT_VARIANTS`).
         scoring: ``"lenient"`` (the papers) or ``"strict"``.
     """
 
@@ -86,7 +91,7 @@ class PipelineConfig:
     train_games: int = 50
     episodes: int = 5
     games: int = 10
-    variants: tuple[str, ...] = VARIANTS
+    variants: tuple[str, ...] = DEFAULT_VARIANTS
     scoring: str = "lenient"
 
     def __post_init__(self) -> None:
@@ -109,8 +114,8 @@ class PipelineConfig:
             check(name, getattr(self, name) >= 1, ">= 1")
         check(
             "variants",
-            bool(self.variants) and set(self.variants) <= set(VARIANTS),
-            f"a non-empty subset of {VARIANTS}",
+            bool(self.variants) and set(self.variants) <= set(ALL_VARIANTS),
+            f"a non-empty subset of {ALL_VARIANTS}",
         )
         check("scoring", self.scoring in ("lenient", "strict"), "'lenient', 'strict'")
 
@@ -178,14 +183,21 @@ def _write_json(path: Path, obj) -> None:
     atomic_write_json(path, obj)
 
 
-def _pool(archive, prefix: str) -> tuple[list[RuleAgent], list[str]]:
+def _pool(archive, prefix: str) -> dict:
+    """Policies, ids, grid cells and self-play (communicativeness, IPP) of an archive's elites."""
     cells = archive.occupied_cells()
     ids = [f"{prefix}:{archive.cell_name(int(c))}" for c in cells]
     pols = [
         RuleAgent([int(g) for g in archive.solution[c]], name=i)
         for c, i in zip(cells, ids, strict=True)
     ]
-    return pols, ids
+    grid = [tuple(int(x) for x in archive.int_to_grid_index(int(c))) for c in cells]
+    names = ("reeval_communicativeness", "reeval_ipp")
+    if all(n in archive.fields for n in names):
+        self_play = np.stack([archive.fields[n][cells] for n in names], axis=1)
+    else:
+        self_play = archive.measures[cells][:, :2]
+    return {"policies": pols, "ids": ids, "cells": grid, "self_play": self_play}
 
 
 def _fmt(mean: float, sem: float) -> str:
@@ -332,7 +344,7 @@ def _meta(out, config, archives, workers, quiet) -> dict[tuple[int, int], dict]:
             _say(f"[meta] H=run{h}, E=run{e}: done earlier", quiet)
             results[(h, e)] = json.loads((folder / "evaluation.json").read_text())
             continue
-        r_pols, r_ids = pools[h]
+        r_pols, r_ids = pools[h]["policies"], pools[h]["ids"]
         if h not in tables:
             tables[h] = _response_table(
                 out / "tables" / f"response_run{h}.csv",
@@ -346,8 +358,8 @@ def _meta(out, config, archives, workers, quiet) -> dict[tuple[int, int], dict]:
                 f"response table run{h}",
             )
         oracle = None
-        e_pols, e_ids = pools[e]
-        if e != h and "oracle" in config.variants:
+        e_pols, e_ids = pools[e]["policies"], pools[e]["ids"]
+        if e != h and ({"oracle", "response-oracle"} & set(config.variants)):
             oracle = _response_table(
                 out / "tables" / f"oracle_run{h}_run{e}.csv",
                 r_pols,
@@ -378,6 +390,10 @@ def _meta(out, config, archives, workers, quiet) -> dict[tuple[int, int], dict]:
             scoring=config.scoring,
             workers=max(1, int(workers or _cores())),
             progress=not quiet,
+            hypothesis_cells=pools[h]["cells"],
+            partner_cells=pools[e]["cells"],
+            niche_dims=archives[h].dims,
+            self_play=pools[e]["self_play"],
         )
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / ".games.csv.tmp"
@@ -432,12 +448,30 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[str]:
         p = fig_dir / f"matchups_run{r}.png"
         matchup_heatmap(t, p, title=f"run{r}: match-up scores")
         written.append(p)
-    for (h, e), doc in meta_docs.items():
-        beliefs = (doc.get("beliefs_episode0") or {}).get("adaptive")
-        if beliefs is None or h != e:
+    from meta.evaluate import MetaEvaluation
+    from meta.plot import plot_belief_evolution, plot_niche_estimates, plot_variant_scores
+
+    evaluations = {
+        f"H=run{h}, E=run{e}": MetaEvaluation.load(
+            out / "meta" / f"run{h}__run{e}" / "evaluation.json",
+            out / "meta" / f"run{h}__run{e}" / "games.csv",
+        )
+        for h, e in meta_docs
+    }
+    for (h, e), ev in zip(meta_docs, evaluations.values(), strict=True):
+        if h != e:
             continue
-        p = fig_dir / f"belief_run{h}.png"
-        _belief_figure(doc, p, partner=0)
+        if "adaptive" in ev.variants:
+            p = fig_dir / f"belief_run{h}.png"
+            plot_belief_evolution(ev, p, partner=0, variant="adaptive", title=f"run{h}")
+            written.append(p)
+        if ev.self_play is not None and "response-adaptive" in ev.variants:
+            p = fig_dir / f"niche_estimates_run{h}.png"
+            plot_niche_estimates(ev, p, variant="response-adaptive", title=f"run{h}")
+            written.append(p)
+    if evaluations:
+        p = fig_dir / "variant_scores.png"
+        plot_variant_scores(evaluations, p, title="meta-agents")
         written.append(p)
     # score distributions: episode means per variant and pool pair
     pairs = list(meta_docs)
@@ -459,35 +493,6 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[str]:
         plt.close(fig)
         written.append(p)
     return [str(p.relative_to(report)) for p in written]
-
-
-def _belief_figure(doc: dict, path: Path, partner: int = 0) -> None:
-    """Belief over H after each game of episode 0 for one partner (Adaptive variant)."""
-    try:  # the meta package's own figure when available
-        from meta.plot import belief_evolution_from_dict  # type: ignore[attr-defined]
-
-        belief_evolution_from_dict(doc, path, partner=partner)
-        return
-    except ImportError:
-        pass
-    import matplotlib.pyplot as plt
-
-    b = np.asarray(doc["beliefs_episode0"]["adaptive"], dtype=np.float64)[partner]  # (g, nH)
-    h_ids = doc["hypothesis_ids"]
-    pid = doc["partner_ids"][partner]
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    top = np.argsort(-b[-1])[:5]
-    games = np.arange(1, b.shape[0] + 1)
-    for j in top:
-        ax.plot(games, b[:, j], marker="o", label=h_ids[j] + (" (true)" if h_ids[j] == pid else ""))
-    ax.set_xlabel("game of the episode")
-    ax.set_ylabel("belief B(h)")
-    ax.set_ylim(0, 1)
-    ax.set_title(f"Adaptive meta-agent's belief, partner {pid} (top 5 hypotheses)", fontsize=10)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _report(out, config, archives, matchups, meta_docs, elapsed) -> Path:
@@ -583,6 +588,30 @@ def _report(out, config, archives, matchups, meta_docs, elapsed) -> Path:
                 t_rows.append({"hypotheses": f"run{h}", "partners": f"run{e}", "test": name, **t})
         _write_csv(tab_dir / "ttests.csv", t_rows)
         lines += ["", _findings(meta_docs), ""]
+        lines += [
+            "Niche-estimate error ([ToG20]): the partner's communicativeness and IPP observed "
+            "while the meta-agent played, against the partner's re-evaluated self-play measures "
+            "(mean absolute error over (partner, response) pairs; [ToG20] reported 0.11 and "
+            "0.27; `in niche` = fraction of pairs whose observed behaviour falls in the "
+            "partner's self-play cell):",
+            "",
+            "| H | E | variant | MAE communicativeness | MAE IPP | in niche |",
+            "|---|---|---|---|---|---|",
+        ]
+        mae_rows = []
+        for (h, e), doc in meta_docs.items():
+            for v, m in (doc.get("niche_mae") or {}).items():
+                if v not in ("adaptive", "response-adaptive"):
+                    continue
+                lines.append(
+                    f"| run{h} | run{e} | {v} | {_num(m.get('comm'), '.3f')} | "
+                    f"{_num(m.get('ipp'), '.3f')} | {_num(m.get('niche_accuracy'), '.2f')} |"
+                )
+                mae_rows.append({"hypotheses": f"run{h}", "partners": f"run{e}", "variant": v,
+                                 **{k: m.get(k) for k in ("comm", "ipp", "niche_accuracy",
+                                                          "n_pairs")}})  # fmt: skip
+        _write_csv(tab_dir / "niche_mae.csv", mae_rows)
+        lines.append("")
     figures = _figures(out, report, archives, matchups, meta_docs, config)
     lines += ["## Figures", ""]
     lines += [f"![{Path(f).stem}]({f})" for f in figures]
