@@ -8,6 +8,10 @@
 * :func:`play`, :func:`play_games`, :func:`evaluate` — games in compiled code, and [CIG18]'s
   mirror/mixed evaluation (PAPERS.md §2).
 * :mod:`agents.beliefs` — own/partner-perspective probabilities and [BAD19]'s V0/V1 beliefs.
+* :mod:`agents.human` — a person at the terminal as a policy, the board drawn from a view, and
+  view helpers (``legal_actions``, ``action_uid``, ``describe_action``).
+* :mod:`agents.sb3` — Stable-Baselines3 partners (``pip install ".[rl]"``; imported on demand):
+  a single-agent Gymnasium env against a partner pool, ``SB3Policy``, training helpers.
 """
 
 from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games

@@ -20,7 +20,7 @@ import numpy as np
 
 from agents.policy import Policy
 from hanabi_env import _engine as E
-from hanabi_env.game import COLOR_NAMES, PlayerView, card_name
+from hanabi_env.game import COLOR_NAMES, PlayerView, card_name, describe_move
 
 __all__ = ["HumanPolicy", "action_uid", "describe_action", "legal_actions", "render_view"]
 
@@ -96,14 +96,7 @@ def describe_action(view: PlayerView, action: int) -> str:
 
     Example: ``"play slot 2"``, ``"reveal R to player_1"``, ``"reveal rank 3 to player_1"``.
     """
-    kind, slot, target, color, rank = E.decode_action(view.raw.cfg, view.seat, int(action))
-    if kind == E.PLAY:
-        return f"play slot {slot}"
-    if kind == E.DISCARD:
-        return f"discard slot {slot}"
-    if kind == E.REVEAL_COLOR:
-        return f"reveal {COLOR_NAMES[color]} to player_{target}"
-    return f"reveal rank {rank + 1} to player_{target}"
+    return describe_move(view.raw.cfg, view.seat, action)
 
 
 def _knowledge(view: PlayerView, p: int, k: int) -> str:

@@ -190,6 +190,53 @@ def _fmt_nan(x: float) -> str:
     return "  n/a" if not np.isfinite(x) else f"{x:.2f}"
 
 
+def _train_sb3(args: argparse.Namespace) -> int:
+    from agents.evaluate import evaluate
+
+    try:
+        from agents.sb3 import SB3Policy, train_maskable_ppo
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        print(f"error: {err} (pip install '.[rl]')", file=sys.stderr)
+        return 2
+    pool = [p.strip() for p in args.pool.split(",") if p.strip()]
+    try:
+        partners = [_parse_agent(p, args.seed + i) for i, p in enumerate(pool)]
+        if args.steps < 1:
+            raise ValueError(f"--steps={args.steps} is out of range; allowed: >= 1")
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    out = args.out if args.out.endswith(".zip") else args.out + ".zip"
+    print(
+        f"training MaskablePPO for {args.steps} steps against {', '.join(pool)} "
+        f"({args.players} players, {args.scoring} scoring) on the CPU"
+    )
+    train_maskable_ppo(
+        partners,
+        args.steps,
+        seed=args.seed,
+        path=out,
+        env_kwargs={"players": args.players, "scoring": args.scoring},
+        verbose=0 if args.quiet else 1,
+    )
+    print(f"saved {out}")
+    if args.games > 0:
+        result = evaluate(
+            SB3Policy(out, seed=args.seed, name="sb3"),
+            mode="mixed",
+            players=(args.players,),
+            games=args.games,
+            scoring=args.scoring,
+            seed=args.seed,
+            pool=partners,
+            workers=args.workers,
+            progress=not args.quiet,
+        )
+        print(f"mixed evaluation against the training pool: {result.mean:.2f} ± {result.sem:.2f}")
+    print(f"use it as a partner: hanabi-adhoc play human sb3:{out}")
+    return 0
+
+
 def _pipeline(args: argparse.Namespace) -> int:
     from meta.pipeline import get_pipeline_config, run_pipeline
 
@@ -311,6 +358,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--train-games", type=int, default=20, help="games per pair of the meta-agent's table"
     )
     play.set_defaults(func=_play)
+    tr = sub.add_parser(
+        "train-sb3",
+        help="train a MaskablePPO partner against a rule-based pool (needs the rl extra)",
+    )
+    tr.add_argument("--pool", default="IGGI,Piers,Outer", help="training partners (names)")
+    tr.add_argument("--steps", type=int, default=200_000, help="learner decisions")
+    tr.add_argument("--players", type=int, default=2)
+    tr.add_argument("--scoring", choices=["strict", "lenient"], default="lenient")
+    tr.add_argument("--games", type=int, default=100, help="evaluation games per partner")
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--workers", type=int, default=None, help="evaluation processes")
+    tr.add_argument("--out", default="runs/sb3_partner.zip", help="model path (.zip)")
+    tr.add_argument("--quiet", action="store_true")
+    tr.set_defaults(func=_train_sb3)
     demo = sub.add_parser("demo", help="play a few random games through hanabi_env.env()")
     demo.add_argument("--games", type=int, default=5, help="number of games (default 5)")
     demo.add_argument("--players", type=int, default=2, help="2..5 (default 2)")

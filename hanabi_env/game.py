@@ -21,6 +21,22 @@ COLOR_NAMES = "RYGWB"
 MOVE_KINDS = ("play", "discard", "reveal_color", "reveal_rank")
 
 
+def describe_move(cfg: np.ndarray, seat: int, action: int) -> str:
+    """Readable move uid of ``seat`` (``cfg``: the engine's configuration array).
+
+    Examples: ``"play slot 2"``, ``"discard slot 0"``, ``"reveal R to player_1"``,
+    ``"reveal rank 3 to player_1"``.
+    """
+    kind, slot, target, color, rank = E.decode_action(cfg, int(seat), int(action))
+    if kind == E.PLAY:
+        return f"play slot {slot}"
+    if kind == E.DISCARD:
+        return f"discard slot {slot}"
+    if kind == E.REVEAL_COLOR:
+        return f"reveal {COLOR_NAMES[color]} to player_{target}"
+    return f"reveal rank {rank + 1} to player_{target}"
+
+
 def card_name(card: int, n_ranks: int) -> str:
     """Human-readable card name such as ``"R1"`` (``"??"`` for -1)."""
     if card < 0:
@@ -515,18 +531,10 @@ class HanabiGame:
 
     def action_to_string(self, action: int, seat: int | None = None) -> str:
         """Describe a move uid from ``seat``'s perspective (default: the seat to move)."""
-        cfg = self.state.cfg
         if not 0 <= action < self.n_actions:
             return f"<out of range: {action}>"
         cur = self.current_player if seat is None else seat
-        kind, slot, target, color, rank = E.decode_action(cfg, cur, action)
-        if kind == E.PLAY:
-            return f"play slot {slot}"
-        if kind == E.DISCARD:
-            return f"discard slot {slot}"
-        if kind == E.REVEAL_COLOR:
-            return f"reveal {COLOR_NAMES[color]} to player_{target}"
-        return f"reveal rank {rank + 1} to player_{target}"
+        return describe_move(self.state.cfg, cur, action)
 
     def render(self, seat: int | None = None) -> str:
         """Readable text board; ``seat`` hides that player's cards (default: show all)."""

@@ -256,7 +256,11 @@ def add_subcommands(subparsers) -> None:
     p.add_argument("--train-games", type=int, default=400, metavar="N")
     p.add_argument("--out", default="runs/meta/table.csv", metavar="CSV")
     p.set_defaults(func=_table)
-    p = subparsers.add_parser("meta-eval", help="evaluate the meta-agent variants ([Bayes21])")
+    p = subparsers.add_parser(
+        "meta-eval",
+        aliases=["meta-evaluate"],
+        help="evaluate the meta-agent variants ([Bayes21], [ToG20])",
+    )
     _common(p)
     p.add_argument("--partners", metavar="SOURCE", help="pool E (default: H)")
     p.add_argument("--config", choices=sorted(CONFIGS), default="quick")

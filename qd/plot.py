@@ -17,6 +17,18 @@ from qd.archive import Archive
 __all__ = ["heatmap", "matchup_heatmap"]
 
 
+def _save(fig, path: str | Path, dpi: int) -> None:
+    """Write ``fig`` to ``path`` atomically (temporary file, then rename) and close it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(path).with_name(f".{Path(path).name}.tmp.png")
+    fig.savefig(tmp, dpi=dpi)
+    plt.close(fig)
+    tmp.replace(path)
+
+
 def heatmap(
     archive: Archive,
     path: str | Path,
@@ -78,12 +90,7 @@ def heatmap(
             if np.isfinite(v):
                 colour = "black" if v > vmin + 0.6 * (vmax - vmin) else "white"
                 ax.text(x, y, f"{v:.1f}", ha="center", va="center", fontsize=8, color=colour)
-    fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(path).with_name(f".{Path(path).name}.tmp.png")
-    fig.savefig(tmp, dpi=120)
-    plt.close(fig)
-    tmp.replace(path)
+    _save(fig, path, dpi=120)
 
 
 def matchup_heatmap(
@@ -134,9 +141,4 @@ def matchup_heatmap(
         f"{table.population_score():.2f}",
         fontsize=10,
     )
-    fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(path).with_name(f".{Path(path).name}.tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(path)
+    _save(fig, path, dpi=110)

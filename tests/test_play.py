@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import numpy as np
@@ -132,3 +133,32 @@ def test_cli_play_errors(capsys):
     assert "2 to 5 seats" in err
     assert "unknown agent" in err
     assert "2-player" in err
+
+
+HAVE_RL = all(
+    importlib.util.find_spec(m) for m in ("torch", "stable_baselines3", "sb3_contrib")
+)
+
+
+@pytest.mark.rl
+@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+def test_cli_train_sb3_then_play_with_the_model(tmp_path, capsys):
+    model = tmp_path / "partner"
+    assert main(["train-sb3", "--steps", "256", "--games", "3", "--workers", "1",
+                 "--out", str(model), "--quiet"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert (tmp_path / "partner.zip").exists()
+    m = re.search(r"against the training pool: ([\d.]+) ±", out)
+    assert m is not None
+    assert 0.0 <= float(m.group(1)) <= 25.0
+    assert main(["play", f"sb3:{tmp_path / 'partner.zip'}", "piers", "--games", "1"]) == 0
+    assert re.search(r"player_0 \(sb3:partner\)\s+communicativeness", capsys.readouterr().out)
+
+
+def test_cli_lists_every_stage():
+    from hanabi_env.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name in ("pipeline", "play", "evaluate", "map-elites", "ga", "matchups",
+                 "meta-evaluate", "meta-table", "train-sb3", "population"):  # fmt: skip
+        assert name in sub.choices, name
