@@ -72,9 +72,19 @@ _kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="nump
 """Decorator of the internal kernels: compiled without Python wrappers (not callable from
 Python, only from compiled code)."""
 
+_inline = njit(inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+"""Decorator of the small internal helpers: inlined into their callers by numba (a call that
+passes a view costs more than these bodies: a view is ~100 scalar arguments)."""
+
 # --- card table rows and class bits (RULES.md §2.3, §2.4) --------------------------------------
 TAB_COUNT = 0
 TAB_CLASS = 1
+# A *scratch* table (:func:`choose_action_table`) has TAB_ROWS rows: the card table, then
+# buffers the rules would otherwise allocate on every call (a plain 2-row table works too).
+TAB_PARTNER = 2  # rows 2-3: a partner table U_{me->t}
+TAB_CM = 4  # a row of colour masks for hint simulation
+TAB_RM = 5  # a row of rank masks
+TAB_ROWS = 6
 CLS_PLAYABLE = 1
 CLS_USELESS = 2
 CLS_NECESSARY = 4
@@ -192,19 +202,19 @@ and parameters ``p0..p4`` (thresholds as ``num, den`` pairs)."""
 # =============================================================================================
 
 
-@_kernel
+@_inline
 def _hand_len(v, p):
     """|hand(p)| as an int64."""
     return np.int64(v.hand_len[p])
 
 
-@_kernel
+@_inline
 def _card(v, p, k):
     """The card in ``p``'s slot ``k`` as an int64 (-1 for empty slots and the viewer's own)."""
     return np.int64(v.cards[p, k])
 
 
-@_kernel
+@_inline
 def _known_colour(v, p, k):
     m = v.col_plaus[p, k]
     if popcount(m) == 1:
@@ -212,7 +222,7 @@ def _known_colour(v, p, k):
     return -1
 
 
-@_kernel
+@_inline
 def _known_rank(v, p, k):
     m = v.rank_plaus[p, k]
     if popcount(m) == 1:
@@ -220,12 +230,12 @@ def _known_rank(v, p, k):
     return -1
 
 
-@_kernel
+@_inline
 def _fully_known(v, p, k):
     return _known_colour(v, p, k) >= 0 and _known_rank(v, p, k) >= 0
 
 
-@_kernel
+@_inline
 def _min_height(v):
     m = v.cfg[CFG_RANKS]
     for c in range(v.cfg[CFG_COLORS]):
@@ -233,7 +243,7 @@ def _min_height(v):
     return m
 
 
-@_kernel
+@_inline
 def _max_reachable(v, c):
     n_ranks = v.cfg[CFG_RANKS]
     for r in range(v.fireworks[c], n_ranks):
@@ -242,7 +252,7 @@ def _max_reachable(v, c):
     return n_ranks
 
 
-@_kernel
+@_inline
 def _safe_to_discard(v, c, r):
     n_ranks = v.cfg[CFG_RANKS]
     if c >= 0 and v.fireworks[c] >= n_ranks:
@@ -254,7 +264,7 @@ def _safe_to_discard(v, c, r):
     return c >= 0 and r >= 0 and r >= _max_reachable(v, c)  # (d) out of reach
 
 
-@_kernel
+@_inline
 def _card_class(v, card):
     n_ranks = v.cfg[CFG_RANKS]
     c = card // n_ranks
@@ -267,20 +277,20 @@ def _card_class(v, card):
     return bits
 
 
-@_kernel
+@_inline
 def _is_playable(v, card):
     n_ranks = v.cfg[CFG_RANKS]
     return v.fireworks[card // n_ranks] == card % n_ranks
 
 
-@_kernel
+@_inline
 def _usable(v, c, r):
     if v.scal[V_INFO] < v.cfg[CFG_MAX_INFO] and _safe_to_discard(v, c, r):
         return True
     return c >= 0 and r >= 0 and r == v.fireworks[c]
 
 
-@_kernel
+@_inline
 def _knows_safe(v, p, k):
     return _safe_to_discard(v, _known_colour(v, p, k), _known_rank(v, p, k))
 
@@ -322,6 +332,19 @@ def _card_table(v, out):
 
 
 @_kernel
+def _empty_table(v):
+    return np.empty((TAB_ROWS, v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]), dtype=np.int64)
+
+
+@_inline
+def _partner_buffer(tab):
+    """A ``(2, n_cards)`` buffer for a partner table: rows of a scratch ``tab``, else new."""
+    if tab.shape[0] >= TAB_ROWS:
+        return tab[TAB_PARTNER : TAB_PARTNER + 2]
+    return np.empty((2, tab.shape[1]), dtype=np.int64)
+
+
+@_kernel
 def _new_table(v):
     tab = np.empty((2, v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]), dtype=np.int64)
     _card_table(v, tab)
@@ -340,7 +363,7 @@ def _partner_table(v, t, tab, out):
         out[TAB_COUNT, card] += 1
 
 
-@_kernel
+@_inline
 def _cand_counts(v, tab, cm, rm):
     n_ranks = v.cfg[CFG_RANKS]
     total = _ZERO
@@ -365,12 +388,12 @@ def _cand_counts(v, tab, cm, rm):
     return total, n_play, n_useless, n_nec
 
 
-@_kernel
+@_inline
 def _slot_counts(v, tab, p, k):
     return _cand_counts(v, tab, np.int64(v.col_plaus[p, k]), np.int64(v.rank_plaus[p, k]))
 
 
-@_kernel
+@_inline
 def _hint_of(v, i):
     n_ranks = v.cfg[CFG_RANKS]
     if i < n_ranks:
@@ -378,7 +401,7 @@ def _hint_of(v, i):
     return True, i - n_ranks
 
 
-@_kernel
+@_inline
 def _touches(v, card, i):
     """Whether hint number ``i`` touches ``card`` (RULES.md §2.5 enumeration)."""
     n_ranks = v.cfg[CFG_RANKS]
@@ -426,27 +449,27 @@ def _count_touched(v, p, i):
 # =============================================================================================
 
 
-@_kernel
+@_inline
 def _play(v, k):
     return encode_action(v.cfg, v.scal[V_SEAT], _PLAY, k, _NO, _NO)
 
 
-@_kernel
+@_inline
 def _discard(v, k):
     return encode_action(v.cfg, v.scal[V_SEAT], _DISCARD, k, _NO, _NO)
 
 
-@_kernel
+@_inline
 def _tell_value(v, t, rank):
     return encode_action(v.cfg, v.scal[V_SEAT], _REVEAL_RANK, _NO, t, rank)
 
 
-@_kernel
+@_inline
 def _tell_colour(v, t, colour):
     return encode_action(v.cfg, v.scal[V_SEAT], _REVEAL_COLOR, _NO, t, colour)
 
 
-@_kernel
+@_inline
 def _tell_hint(v, t, i):
     is_colour, value = _hint_of(v, i)
     if is_colour:
@@ -454,7 +477,7 @@ def _tell_hint(v, t, i):
     return _tell_value(v, t, value)
 
 
-@_kernel
+@_inline
 def _tell_missing(v, t, k, value_first):
     n_ranks = v.cfg[CFG_RANKS]
     card = _card(v, t, k)
@@ -468,17 +491,17 @@ def _tell_missing(v, t, k, value_first):
     return -1
 
 
-@_kernel
+@_inline
 def _turn_order(v, i):
     return (v.scal[V_SEAT] + 1 + i) % v.cfg[CFG_PLAYERS]
 
 
-@_kernel
+@_inline
 def _next_player(v):
     return (v.scal[V_SEAT] + 1) % v.cfg[CFG_PLAYERS]
 
 
-@_kernel
+@_inline
 def _slot_of_uid(v, p, uid):
     """Current slot of the card ``uid`` in ``p``'s hand, or -1 if it is no longer there."""
     if uid < 0:
@@ -489,20 +512,20 @@ def _slot_of_uid(v, p, uid):
     return -1
 
 
-@_kernel
+@_inline
 def _is_hint_to(v, m, p):
     """Whether history record ``m`` is a hint (colour or value) whose target is ``p``."""
     kind = v.hist[m, H_KIND]
     return (kind == REVEAL_COLOR or kind == REVEAL_RANK) and v.hist[m, H_TARGET] == p
 
 
-@_kernel
+@_inline
 def _ge(g, t, bg, bt):
     """Whether ``g/t >= bg/bt`` (cross-multiplied, RULES.md §2.10; ``t, bt > 0``)."""
     return g * bt >= bg * t
 
 
-@_kernel
+@_inline
 def _own_slot_end(v, k):
     """Whether my slot ``k`` is past the end of my hand (loop guard)."""
     return v.uids[v.scal[V_SEAT], k] < 0
@@ -619,10 +642,11 @@ def rule_play_unique_possible(v, tab):
     return -1
 
 
-@_kernel
-def _mark_recent_hints(v, singled_out, out):
-    """Mark in ``out`` my slots touched by a recent hint (PlayJustHinted steps 1–2)."""
+@_inline
+def _mark_recent_hints(v, singled_out):
+    """Bitmask of my slots touched by a recent hint (PlayJustHinted steps 1–2)."""
     me = v.scal[V_SEAT]
+    out = _ZERO
     for m in range(v.scal[V_N_MOVES] - 1, -1, -1):
         to_me = _is_hint_to(v, m, me)
         if v.hist[m, H_ACTOR] != me and not to_me:
@@ -635,7 +659,8 @@ def _mark_recent_hints(v, singled_out, out):
                 break
             k = _slot_of_uid(v, me, uid)
             if k >= 0:
-                out[k] = True
+                out |= _ONE << k
+    return out
 
 
 @_kernel
@@ -643,15 +668,14 @@ def rule_play_just_hinted(v, tab, singled_out, newest_only, min_lives, num, den)
     """PlayJustHinted(singledOut, newestOnly, minLives, num/den) (50–66) (RULES.md §3.1)."""
     me = v.scal[V_SEAT]
     n = _hand_len(v, me)
-    eligible = np.zeros(v.cfg[CFG_HAND], dtype=np.bool_)
-    _mark_recent_hints(v, singled_out != 0, eligible)
+    eligible = _mark_recent_hints(v, singled_out != 0)
     best = _NO
     bg = _ZERO
     bt = _ONE
     for k in range(n):
         if _own_slot_end(v, k):
             break
-        if not eligible[k] or (newest_only != 0 and k != n - 1):
+        if not (eligible >> k) & 1 or (newest_only != 0 and k != n - 1):
             continue
         t, g, _, _ = _slot_counts(v, tab, me, k)
         if t > 0 and (best < 0 or _ge(g, t, bg, bt)):
@@ -958,7 +982,7 @@ def rule_tell_unambiguous(v, mode, w_p, w_u):
     return -1
 
 
-@_kernel
+@_inline
 def _has_class(v, tab, p, cls):
     """Whether ``p`` holds an actual card of class ``cls`` (playable / useless bit)."""
     for k in range(_hand_len(v, p)):
@@ -973,6 +997,19 @@ def _new_masks(v):
     """Scratch knowledge masks ``(cm, rm)`` for hint simulation, ``(hand_size,)`` int64."""
     h = v.cfg[CFG_HAND]
     return np.zeros(h, dtype=np.int64), np.zeros(h, dtype=np.int64)
+
+
+@_inline
+def _mask_buffers(v, tab):
+    """Zeroed ``(cm, rm)`` masks (at least ``hand_size`` long): rows of a scratch ``tab``."""
+    if tab.shape[0] >= TAB_ROWS:
+        cm = tab[TAB_CM]
+        rm = tab[TAB_RM]
+        for k in range(cm.shape[0]):
+            cm[k] = 0
+            rm[k] = 0
+        return cm, rm
+    return _new_masks(v)
 
 
 @_kernel
@@ -998,8 +1035,8 @@ def rule_tell_unambiguous2(v, tab, w_p, w_u):
     simulated and scored Σ_s w(s) · P_{me→t}(playable | s) with w(s) = wP on actually playable
     cards, wU otherwise; the first is accepted, later ones only if better by more than 1e-9.
     """
-    cm, rm = _new_masks(v)
-    tab_t = np.empty_like(tab)
+    cm, rm = _mask_buffers(v, tab)
+    tab_t = _partner_buffer(tab)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         t = _turn_order(v, i)
         if not _has_class(v, tab, t, np.int64(CLS_PLAYABLE)):
@@ -1057,8 +1094,8 @@ def rule_tell_at_least_n_useless(v, tab, n_min):
     The hint to the target leaving the most slots with P_{me→t}(useless) > 0.99 is told if
     that number is at least ``n_min`` (first wins ties); otherwise the rule does not fire.
     """
-    cm, rm = _new_masks(v)
-    tab_t = np.empty_like(tab)
+    cm, rm = _mask_buffers(v, tab)
+    tab_t = _partner_buffer(tab)
     t = _at_least_n_target(v, tab, tab_t, cm, rm)
     if t < 0:
         return -1
@@ -1105,7 +1142,7 @@ def rule_tell_high_probability_mistake(v, tab, false_positive, num, den):
     Hints the scanned player (not the loop offset), with any hand size. Stops without firing
     if the chosen card is already fully known to its owner.
     """
-    tab_t = np.empty_like(tab)
+    tab_t = _partner_buffer(tab)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
         _partner_table(v, p, tab, tab_t)
@@ -1373,7 +1410,7 @@ def rule_try_to_unblock(v):
 # =============================================================================================
 
 
-@_kernel
+@_inline
 def _gate_open(v, kind, pred):
     """Token gating of ``kind`` and the IF-predicate ``pred`` (RULES.md §2.8)."""
     info = v.scal[V_INFO]
@@ -1391,7 +1428,7 @@ def _gate_open(v, kind, pred):
     return True
 
 
-@_kernel
+@_inline
 def _apply_rule_table(rule_id, v, rng, tab):
     # One flat dispatch: every call level re-optimises all callees (see the module docstring).
     if rule_id < 0 or rule_id >= N_RULE_IDS or v.scal[V_DONE] != 0:
@@ -1485,6 +1522,12 @@ def _apply_rule_table(rule_id, v, rng, tab):
     if cls == C_UNBLOCK:
         return rule_try_to_unblock(v)
     return -1
+
+
+@_kernel
+def _apply_rule_call(rule_id, v, rng, tab):
+    """:func:`_apply_rule_table` as a call (the dispatch is inlined only into the hot loop)."""
+    return _apply_rule_table(rule_id, v, rng, tab)
 
 
 # =============================================================================================
@@ -1763,7 +1806,7 @@ def apply_rule_table(rule_id, v, rng, tab):
 
     For compiled loops that evaluate several rules on one view.
     """
-    return _apply_rule_table(rule_id, v, rng, tab)
+    return _apply_rule_call(rule_id, v, rng, tab)
 
 
 @njit
@@ -1780,7 +1823,7 @@ def apply_rule(rule_id, v, rng):
         A move uid legal for the viewer, or -1 if the rule does not fire (also for unknown
         ids and once the game is over).
     """
-    return _apply_rule_table(rule_id, v, rng, _new_table(v))
+    return _apply_rule_call(rule_id, v, rng, _new_table(v))
 
 
 @njit
@@ -1790,12 +1833,23 @@ def first_firing(rules, n_rules, v, rng):
     Used to emulate the reference's "strict era" (RULES.md §2.9), where a turn on which no
     rule fired ended the game at the current score.
     """
-    tab = _new_table(v)
+    return _first_firing(rules, n_rules, v, rng, _empty_table(v))
+
+
+@_kernel
+def _first_firing(rules, n_rules, v, rng, tab):
+    _card_table(v, tab)
     for i in range(n_rules):
-        a = _apply_rule_table(rules[i], v, rng, tab)
+        a = _apply_rule_call(rules[i], v, rng, tab)
         if a >= 0:
             return a
     return -1
+
+
+@njit(inline="always")
+def first_firing_table(rules, n_rules, v, rng, tab):
+    """:func:`first_firing` with a caller-owned scratch table (see :func:`choose_action_table`)."""
+    return _first_firing(rules, n_rules, v, rng, tab)
 
 
 @njit
@@ -1815,7 +1869,12 @@ def choose_action(rules, n_rules, v, rng, mask):
         move (one draw over the ascending legal-move list, RULES.md §0.3.3); -1 only once the
         game is over.
     """
-    tab = _new_table(v)
+    return _choose_action(rules, n_rules, v, rng, mask, _empty_table(v))
+
+
+@_kernel
+def _choose_action(rules, n_rules, v, rng, mask, tab):
+    _card_table(v, tab)
     for i in range(n_rules):
         a = _apply_rule_table(rules[i], v, rng, tab)
         if a >= 0:
@@ -1832,6 +1891,17 @@ def choose_action(rules, n_rules, v, rng, mask):
     return -1
 
 
+@njit(inline="always")
+def choose_action_table(rules, n_rules, v, rng, mask, tab):
+    """:func:`choose_action` with a caller-owned card-table buffer ``tab`` (overwritten).
+
+    ``tab``: ``(TAB_ROWS, n_colors * n_ranks)`` int64 scratch (rows 0–1 get the card table,
+    the others are the rules' work buffers), so that compiled loops allocate nothing per
+    decision; a ``(2, n_colors * n_ranks)`` table works too (the rules then allocate).
+    """
+    return _choose_action(rules, n_rules, v, rng, mask, tab)
+
+
 __all__ = [
     "CLS_NECESSARY",
     "CLS_PLAYABLE",
@@ -1846,12 +1916,15 @@ __all__ = [
     "RULE_X2",
     "TAB_CLASS",
     "TAB_COUNT",
+    "TAB_ROWS",
     "apply_rule",
     "apply_rule_table",
     "cand_counts",
     "card_table",
     "choose_action",
+    "choose_action_table",
     "first_firing",
+    "first_firing_table",
     "hint_action",
     "hint_of",
     "is_legal_view",

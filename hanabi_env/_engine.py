@@ -121,7 +121,8 @@ class State(NamedTuple):
         rank_plaus: ``(n_players, hand_size)`` int32 bitmask of ranks still plausible.
         col_hint: ``(n_players, hand_size)`` int32, colour explicitly revealed, -1 for none.
         rank_hint: ``(n_players, hand_size)`` int32, rank explicitly revealed, -1 for none.
-        hist: ``(max_moves, HIST_FIELDS)`` int32, one record per move (see ``H_*``).
+        hist: ``(max_moves, HIST_FIELDS)`` int32, one record per move (see ``H_*``); rows
+            ``>= n_moves`` are -1 (as in a view, so that a view may alias them).
         hist_uids: ``(max_moves, hand_size)`` int32, uids of the cards a reveal touched.
         counters: ``(n_players, N_COUNTERS)`` float64 behaviour counters (RULES.md §5).
         rng: ``(4,)`` int64, the deal generator (see :mod:`hanabi_env._rng`).
@@ -318,6 +319,11 @@ def reset_with_deck(s, deck, start_player):
 def _deal_new_game(s, start_player):
     """Reset everything but ``s.deck`` and deal from it."""
     n_players = s.cfg[CFG_PLAYERS]
+    # keep "history rows >= S_N_MOVES are -1" (as in a view) by clearing the rows of the last game
+    used = min(s.scal[S_N_MOVES], s.hist.shape[0])
+    if used > 0:
+        s.hist[:used, :] = -1
+        s.hist_uids[:used, :] = -1
     s.scal[:] = 0
     s.scal[S_INFO] = s.cfg[CFG_MAX_INFO]
     s.scal[S_LIFE] = s.cfg[CFG_MAX_LIFE]
@@ -332,7 +338,6 @@ def _deal_new_game(s, start_player):
     s.rank_plaus[:, :] = 0
     s.col_hint[:, :] = -1
     s.rank_hint[:, :] = -1
-    # history rows are overwritten when a move is appended; readers stop at S_N_MOVES
     s.counters[:, :] = 0.0
     for p in range(n_players):
         for _ in range(s.cfg[CFG_HAND]):
@@ -466,7 +471,7 @@ def decode_action(cfg, cur, action):
     return REVEAL_RANK, -1, (cur + 1 + a // n_ranks) % n_players, -1, a % n_ranks
 
 
-@njit
+@njit(inline="always")
 def encode_action(cfg, cur, kind, slot, target, value):
     """Move uid of a move of seat ``cur``; ``value`` is the colour or rank of a reveal."""
     n_players = cfg[CFG_PLAYERS]

@@ -125,13 +125,11 @@ def new_view(s: State) -> View:
     )
 
 
-@njit
-def fill_view(s, seat, v, seer):
-    """Write into ``v`` what ``seat`` may see of state ``s`` (own cards only if ``seer``)."""
+@njit(inline="always")
+def _fill_scalars_and_cards(s, seat, v, seer):
+    """The per-seat part of a view: ``v.scal`` and ``v.cards`` (own row -1 unless ``seer``)."""
     n_players = s.cfg[CFG_PLAYERS]
     n_moves = s.scal[S_N_MOVES]
-    prev_moves = v.scal[V_N_MOVES]  # rows >= prev_moves are already -1 (see the end)
-    v.cfg[:] = s.cfg
     v.scal[V_SEAT] = seat
     v.scal[V_INFO] = s.scal[S_INFO]
     v.scal[V_LIFE] = s.scal[S_LIFE]
@@ -148,6 +146,22 @@ def fill_view(s, seat, v, seer):
             since = m + 1
             break
     v.scal[V_SINCE] = since
+    for p in range(n_players):
+        for k in range(s.hands.shape[1]):
+            uid = s.hands[p, k]
+            if uid < 0 or (p == seat and not seer):
+                v.cards[p, k] = -1
+            else:
+                v.cards[p, k] = s.deck[uid]
+
+
+@njit
+def fill_view(s, seat, v, seer):
+    """Write into ``v`` what ``seat`` may see of state ``s`` (own cards only if ``seer``)."""
+    n_moves = s.scal[S_N_MOVES]
+    prev_moves = v.scal[V_N_MOVES]  # rows >= prev_moves are already -1 (see the end)
+    v.cfg[:] = s.cfg
+    _fill_scalars_and_cards(s, seat, v, seer)
     v.fireworks[:] = s.fireworks
     v.discards[:] = s.discards
     v.hand_len[:] = s.hand_len
@@ -156,19 +170,47 @@ def fill_view(s, seat, v, seer):
     v.rank_plaus[:, :] = s.rank_plaus
     v.col_hint[:, :] = s.col_hint
     v.rank_hint[:, :] = s.rank_hint
-    for p in range(n_players):
-        for k in range(s.hands.shape[1]):
-            uid = s.hands[p, k]
-            if uid < 0 or (p == seat and not seer):
-                v.cards[p, k] = -1
-            else:
-                v.cards[p, k] = s.deck[uid]
     v.hist[:n_moves, :] = s.hist[:n_moves, :]
     v.hist_uids[:n_moves, :] = s.hist_uids[:n_moves, :]
     # keep the invariant "rows >= n_moves are -1" by clearing only what the last fill wrote
     if prev_moves > n_moves:
         v.hist[n_moves:prev_moves, :] = -1
         v.hist_uids[n_moves:prev_moves, :] = -1
+
+
+@njit
+def live_view(s, scal, cards):
+    """A view whose public arrays *are* the arrays of state ``s`` (no copy).
+
+    Only ``scal`` and ``cards`` (the per-seat parts) are the view's own buffers; everything
+    else aliases ``s`` (the engine keeps history rows ``>= n_moves`` at -1, like a view). The
+    view therefore follows ``s`` as it advances, but is only a valid view of one seat after
+    :func:`refresh_live_view`. The hidden information stays structurally absent: the deck is
+    not part of a view, and ``cards`` holds -1 in the viewer's row. For compiled loops that
+    decide from views of a state they own (the rule-game evaluator); a reader must never
+    write to it.
+    """
+    return View(
+        s.cfg,
+        scal,
+        s.fireworks,
+        s.discards,
+        cards,
+        s.hands,
+        s.hand_len,
+        s.col_plaus,
+        s.rank_plaus,
+        s.col_hint,
+        s.rank_hint,
+        s.hist,
+        s.hist_uids,
+    )
+
+
+@njit(inline="always")
+def refresh_live_view(s, seat, v):
+    """Make the :func:`live_view` ``v`` of ``s`` the view of ``seat`` (as :func:`fill_view`)."""
+    _fill_scalars_and_cards(s, seat, v, False)
 
 
 def observation_size(cfg: np.ndarray, obs_type: int) -> int:
@@ -309,7 +351,9 @@ __all__ = [
     "View",
     "encode_observation",
     "fill_view",
+    "live_view",
     "new_view",
     "observation_size",
     "observe_into",
+    "refresh_live_view",
 ]
