@@ -20,6 +20,8 @@ from __future__ import annotations
 import copy
 import math
 import os
+import pickle
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -31,7 +33,7 @@ from agents.policy import Policy, RuleAgent, make
 from agents.rulebase import TEST_POOL
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
-from hanabi_env._borrow import borrow, borrow_state, borrow_view
+from hanabi_env._borrow import borrow, borrow_state
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
 from hanabi_env.config import HanabiConfig
@@ -79,7 +81,9 @@ def play_rule_games_kernel(
 
     Args:
         s: A :class:`hanabi_env._engine.State` for the configuration (its scoring variant is used).
-        v: A view buffer (:func:`hanabi_env._view.new_view`).
+        v: A view buffer (:func:`hanabi_env._view.new_view`); only its ``scal`` and ``cards``
+            are used, the rest of the acting seat's view aliases ``s``
+            (:func:`hanabi_env._view.live_view`).
         mask: ``(n_actions,)`` int8 scratch.
         rule_table: ``(n_agents, max_rules)`` int64 rule ids per agent.
         rule_lens: ``(n_agents,)`` int64 rule-list lengths.
@@ -98,11 +102,14 @@ def play_rule_games_kernel(
     """
     n_players = s.cfg[E.CFG_PLAYERS]
     rngs_owner = np.zeros((n_players, 4), dtype=np.int64)
+    tab_owner = np.empty((R.TAB_ROWS, s.cfg[E.CFG_COLORS] * s.cfg[E.CFG_RANKS]), dtype=np.int64)
     # borrowed (non-refcounted) aliases: the rule kernels take the 13-array view on every call
     s = borrow_state(s)
-    v = borrow_view(v)
+    # the view aliases the state's public arrays; only its scalars and cards are per seat
+    v = V.live_view(s, borrow(v.scal), borrow(v.cards))
     rngs = borrow(rngs_owner)
     rule_table = borrow(rule_table)
+    tab = borrow(tab_owner)
     moves = 0
     record = out_actions.shape[0] == deal_seeds.shape[0]
     for g in range(deal_seeds.shape[0]):
@@ -111,21 +118,27 @@ def play_rule_games_kernel(
             rng_seed(rngs[p], agent_seeds[g, p])
         while not s.scal[E.S_DONE]:
             cur = s.scal[E.S_CUR]
-            V.fill_view(s, cur, v, False)
+            V.refresh_live_view(s, cur, v)
             agent = seat_agents[g, cur]
             if end_on_no_rule:
-                action = R.first_firing(rule_table[agent], rule_lens[agent], v, rngs[cur])
+                action = R.first_firing_table(
+                    rule_table[agent], rule_lens[agent], v, rngs[cur], tab
+                )
                 if action < 0:
                     s.scal[E.S_DONE] = 1
                     break
             else:
-                action = R.choose_action(rule_table[agent], rule_lens[agent], v, rngs[cur], mask)
+                action = R.choose_action_table(
+                    rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab
+                )
             if record:
                 out_actions[g, s.scal[E.S_N_MOVES]] = action
             E.apply_move(s, action)
             moves += 1
         out_scores[g] = E.score(s)
         out_counters[g, :, :] = s.counters
+    # the owners must outlive their borrowed aliases (numba frees an array after its last use)
+    tab_owner[0, 0] = rngs_owner[0, 0]
     return moves
 
 
@@ -271,6 +284,32 @@ def _run_policy_games(
     return scores, counters, moves, actions
 
 
+def _run_policy_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """Worker task: one chunk of games of arbitrary policies (module-level, hence picklable)."""
+    return _run_policy_games(*args)
+
+
+def _one_thread_worker() -> None:  # pragma: no cover - runs in worker processes
+    """Worker initialiser: one BLAS/OpenMP thread, and one torch thread if torch is loaded.
+
+    Policies backed by neural networks (``agents.sb3.SB3Policy``) would otherwise start one
+    thread per core in every worker. torch itself is never imported here.
+    """
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+def _picklable(policies: Sequence[Policy]) -> bool:
+    try:
+        pickle.dumps(list(policies))
+    except Exception:  # any pickling failure means: play in this process
+        return False
+    return True
+
+
 def default_workers() -> int:
     """All local cores (``os.sched_getaffinity`` where available)."""
     try:
@@ -300,9 +339,12 @@ def play_games(
         agent_seeds: ``(n_games, players)`` per-seat policy seeds (each policy is reset with its
             seat's seed before every game, so a policy instance may sit in several seats).
         config: Game configuration (its ``scoring`` is used).
-        workers: Processes for the rule-agent kernel (None = all cores). Results do not depend
-            on it. Non-rule policies run in this process.
-        chunk_size: Games per task.
+        workers: Processes (None = all cores). Results do not depend on it. Rule agents run
+            in the compiled kernel; other policies are pickled to the workers with the games of
+            a chunk (policies that do not pickle run in this process).
+        chunk_size: Games per task. Every chunk of non-rule games starts from fresh copies of
+            the policies (so a policy that remembers across games, like a meta-agent, carries
+            its memory within a chunk only); chunks never depend on ``workers``.
         progress: Called with the number of games finished after each chunk.
         record_actions: Keep every game's move list in :attr:`GameBatch.actions`.
         no_rule: What a rule agent does when no rule fires: ``"fallback"`` (a random legal
@@ -371,16 +413,27 @@ def play_games(
     else:
         if no_rule != "fallback":
             raise ValueError("no_rule='end_game' needs rule agents in every seat")
-        for c in chunks:
-            sc, cn, mv, ac = _run_policy_games(
-                config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]
+        tasks = [(config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]) for c in chunks]
+        workers = default_workers() if workers is None else max(1, int(workers))
+        pool = None
+        if workers > 1 and len(tasks) > 1 and _picklable(policies):
+            pool = ProcessPoolExecutor(
+                max_workers=min(workers, len(tasks)), initializer=_one_thread_worker
             )
-            scores[c], counters[c] = sc, cn
-            if actions is not None:
-                actions[c, : ac.shape[1]] = ac
-            moves += mv
-            if progress is not None:
-                progress(c.stop - c.start)
+            results = pool.map(_run_policy_chunk, tasks)
+        else:
+            results = map(_run_policy_chunk, tasks)
+        try:
+            for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
+                scores[c], counters[c] = sc, cn
+                if actions is not None:
+                    actions[c, : ac.shape[1]] = ac
+                moves += mv
+                if progress is not None:
+                    progress(c.stop - c.start)
+        finally:
+            if pool is not None:
+                pool.shutdown()
     return GameBatch(
         scores=scores, counters=counters, seat_agents=seat_agents, moves=moves, actions=actions
     )
@@ -399,7 +452,7 @@ def play(
         policies: One policy (or baseline name) per seat; the number of players is their count.
         games: Number of games (>= 1); game ``g`` uses seeds derived from ``(seed, g)``.
         seed: Master seed.
-        workers: Processes for rule agents (None = all cores).
+        workers: Worker processes (None = all cores); results do not depend on it.
         **config: Other :class:`hanabi_env.HanabiConfig` fields (``scoring``, ``hand_size``, ...;
             default hand size 5 for 2–3 players, 4 for 4–5).
 

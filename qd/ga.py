@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.evaluate import evaluate, game_seeds, hle_hand_size
+from agents.evaluate import evaluate, game_seeds, hle_hand_size, play_games
 from agents.policy import Policy, RuleAgent
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from hanabi_env.config import HanabiConfig
@@ -250,7 +250,7 @@ def population_fitness(
     games: int = 20,
     seed: int = 0,
     scoring: str = "lenient",
-    pool: Sequence[str] = TEST_POOL,
+    pool: Sequence[str | Policy] = TEST_POOL,
     backend: Backend | None = None,
 ) -> np.ndarray:
     """Mirror or mixed fitness of a population on common random numbers ([CIG18]; RULES.md §6).
@@ -266,7 +266,9 @@ def population_fitness(
         games: Games per player count (and per partner in mixed mode).
         seed: Evaluation seed (shared by every individual).
         scoring: ``"lenient"`` or ``"strict"``.
-        pool: Partner names (mixed mode).
+        pool: Partners (mixed mode): baseline names, or fixed policies such as an
+            ``agents.sb3.SB3Policy`` (non-rule partners play through
+            ``agents.evaluate.play_games`` with ``backend.workers`` processes).
         backend: Evaluation backend.
 
     Returns:
@@ -286,16 +288,26 @@ def population_fitness(
     rules = [*pop, None]
     per_partner = np.zeros((len(pool), n))
     for k, partner in enumerate(pool):
-        rules[n] = np.asarray(BASELINES[partner], dtype=np.int64)
+        fixed = partner if isinstance(partner, Policy) else None
+        if isinstance(fixed, RuleAgent):
+            rules[n], fixed = fixed.rules, None
+        elif fixed is None:
+            rules[n] = np.asarray(BASELINES[partner], dtype=np.int64)
         per_size = np.zeros((len(players), n))
         for s, p in enumerate(players):
             cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
             seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=True)
             seat_agents = np.full((n * games, p), n, dtype=np.int64)
             seat_agents[np.arange(n * games), np.tile(seats, n)] = np.repeat(np.arange(n), games)
-            sc, _, _ = backend.play(
-                cfg, rules, seat_agents, np.tile(deals, n), np.tile(agent_seeds, (n, 1))
-            )
+            deals_n, seeds_n = np.tile(deals, n), np.tile(agent_seeds, (n, 1))
+            if fixed is None:
+                sc, _, _ = backend.play(cfg, rules, seat_agents, deals_n, seeds_n)
+            else:  # a non-rule partner (e.g. an SB3 model): the generic evaluator
+                policies = [*(RuleAgent(c) for c in pop), fixed]
+                batch = play_games(
+                    policies, seat_agents, deals_n, seeds_n, cfg, workers=backend.workers
+                )
+                sc = batch.scores
             per_size[s] = sc.reshape(n, games).mean(axis=1)
         per_partner[k] = per_size.mean(axis=0)
     return per_partner.mean(axis=0)
