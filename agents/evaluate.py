@@ -377,8 +377,11 @@ def play_games(
     )
     actions = np.full((n, max_moves), -1, dtype=np.int16) if record_actions else None
     moves = 0
+    workers = default_workers() if workers is None else max(1, int(workers))
+    pool = None
     if all(isinstance(p, RuleAgent) for p in policies):
         table, lens = _rule_table(policies)  # type: ignore[arg-type]
+        run = _run_rule_chunk
         tasks = [
             (
                 config,
@@ -392,48 +395,29 @@ def play_games(
             )
             for c in chunks
         ]
-        workers = default_workers() if workers is None else max(1, int(workers))
-        if workers == 1 or len(tasks) == 1:
-            results = map(_run_rule_chunk, tasks)
-            pool = None
-        else:
+        if workers > 1 and len(tasks) > 1:
             pool = ProcessPoolExecutor(max_workers=workers)
-            results = pool.map(_run_rule_chunk, tasks)
-        try:
-            for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
-                scores[c], counters[c] = sc, cn
-                if actions is not None:
-                    actions[c] = ac
-                moves += mv
-                if progress is not None:
-                    progress(c.stop - c.start)
-        finally:
-            if pool is not None:
-                pool.shutdown()
     else:
         if no_rule != "fallback":
             raise ValueError("no_rule='end_game' needs rule agents in every seat")
+        run = _run_policy_chunk
         tasks = [(config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]) for c in chunks]
-        workers = default_workers() if workers is None else max(1, int(workers))
-        pool = None
         if workers > 1 and len(tasks) > 1 and _picklable(policies):
             pool = ProcessPoolExecutor(
                 max_workers=min(workers, len(tasks)), initializer=_one_thread_worker
             )
-            results = pool.map(_run_policy_chunk, tasks)
-        else:
-            results = map(_run_policy_chunk, tasks)
-        try:
-            for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
-                scores[c], counters[c] = sc, cn
-                if actions is not None:
-                    actions[c, : ac.shape[1]] = ac
-                moves += mv
-                if progress is not None:
-                    progress(c.stop - c.start)
-        finally:
-            if pool is not None:
-                pool.shutdown()
+    results = pool.map(run, tasks) if pool is not None else map(run, tasks)
+    try:
+        for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
+            scores[c], counters[c] = sc, cn
+            if actions is not None:
+                actions[c, : ac.shape[1]] = ac
+            moves += mv
+            if progress is not None:
+                progress(c.stop - c.start)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return GameBatch(
         scores=scores, counters=counters, seat_agents=seat_agents, moves=moves, actions=actions
     )

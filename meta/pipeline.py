@@ -462,8 +462,14 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[str]:
         if h != e:
             continue
         if "adaptive" in ev.variants:
+            # the population's best elite (re-evaluated self-play) as the example partner
+            arch = archives[e]
+            values = arch.fields.get("reeval_objective", arch.objective)[arch.occupied_cells()]
+            best = int(np.nanargmax(values))
             p = fig_dir / f"belief_run{h}.png"
-            plot_belief_evolution(ev, p, partner=0, variant="adaptive", title=f"run{h}")
+            plot_belief_evolution(
+                ev, p, partner=best, variant="adaptive", title=f"run{h}, best elite as partner"
+            )
             written.append(p)
         if ev.self_play is not None and "response-adaptive" in ev.variants:
             p = fig_dir / f"niche_estimates_run{h}.png"

@@ -1,0 +1,41 @@
+"""No rule writes to the view it decides from.
+
+The compiled evaluator lets the rules read a live view over the game state's public arrays
+(no per-move copy), so a rule that wrote to its view would change the game. Every rule of the
+alphabet (and X1, X2) runs here on views of random positions; the view must be unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents import _rules as R
+from agents import rulebase
+from hanabi_env import _engine as E
+from hanabi_env import _view as V
+from hanabi_env._rng import new_rng
+from hanabi_env.config import HanabiConfig
+from hanabi_env.game import HanabiGame
+
+
+def test_no_rule_writes_to_its_view():
+    rng = np.random.default_rng(7)
+    checked = 0
+    for players in (2, 3, 4, 5):
+        game = HanabiGame(HanabiConfig(players=players, hand_size=5 if players < 4 else 4))
+        for g in range(6):
+            game.reset(100 * players + g)
+            while not game.is_terminal:
+                cur = game.current_player
+                raw = game.view(cur).raw
+                view = V.View(*(np.array(a, copy=True) for a in raw))
+                before = [np.array(a, copy=True) for a in view]
+                mask = np.zeros(int(raw.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
+                for rule in range(rulebase.N_RULE_IDS):
+                    rules = np.array([rule], dtype=np.int64)
+                    R.choose_action(rules, 1, view, new_rng(rule), mask)
+                    checked += 1
+                for a, b in zip(view, before, strict=True):
+                    np.testing.assert_array_equal(a, b)
+                game.step(int(rng.choice(game.legal_actions())))
+    assert checked > 10_000
