@@ -44,6 +44,7 @@ __all__ = [
     "VARIANTS",
     "BayesianMetaAgent",
     "PartnerRecord",
+    "PartnerTracker",
     "Window",
     "bayes_update",
     "log_normal_pdf",
@@ -201,7 +202,46 @@ class PartnerRecord:
     by_response: dict[int, Window] = field(default_factory=dict)
 
 
-class BayesianMetaAgent(Policy):
+class PartnerTracker(Policy):
+    """What both meta-agents share: per-partner records and the partner moves of a game.
+
+    Subclasses keep ``self.partners`` (partner id → record), ``self.partner`` (current id),
+    ``self._seen`` (moves of the current game already observed) and ``self._seat`` (own seat,
+    None until the first observation), and reset the last two at every game start.
+    """
+
+    partners: dict
+    partner: str | None
+    _seen: int
+    _seat: int | None
+
+    def record(self, partner_id: str | None = None):
+        """The record of ``partner_id`` (default: the current partner).
+
+        Raises:
+            KeyError: Unknown partner.
+        """
+        return self.partners[self.partner if partner_id is None else str(partner_id)]
+
+    def start_episode(self, partner_id: str) -> None:
+        """Forget ``partner_id``: its next game starts a fresh record (a new episode)."""
+        self.partners.pop(str(partner_id), None)
+
+    def _partner_moves(self, view: PlayerView) -> list:
+        """The partners' moves in ``view`` not observed yet in this game (oldest first)."""
+        if self._seat is None:
+            self._seat = int(view.seat)
+        out = []
+        for move in view.moves_since_last_turn:
+            if move.index < self._seen:
+                continue
+            if move.actor != self._seat:
+                out.append(move)
+            self._seen = move.index + 1
+        return out
+
+
+class BayesianMetaAgent(PartnerTracker):
     """The Bayesian meta-agent and its baselines ([Bayes21]; RULES.md §9.1).
 
     Args:
@@ -270,21 +310,9 @@ class BayesianMetaAgent(Policy):
         """Number of hypotheses |H|."""
         return self.table.shape[1]
 
-    def record(self, partner_id: str | None = None) -> PartnerRecord:
-        """The :class:`PartnerRecord` of ``partner_id`` (default: the current partner).
-
-        Raises:
-            KeyError: Unknown partner.
-        """
-        return self.partners[self.partner if partner_id is None else str(partner_id)]
-
     def belief(self, partner_id: str | None = None) -> np.ndarray:
         """A copy of the current belief over H for ``partner_id`` (default: current partner)."""
         return self.record(partner_id).belief.copy()
-
-    def start_episode(self, partner_id: str) -> None:
-        """Forget ``partner_id``: its belief is uniform again (belief reset between episodes)."""
-        self.partners.pop(str(partner_id), None)
 
     def start_game(
         self,
@@ -393,17 +421,10 @@ class BayesianMetaAgent(Policy):
         return int(self.responses[self.response].act(view))
 
     def _observe(self, view: PlayerView) -> None:
-        if self._seat is None:
-            self._seat = int(view.seat)
         rec = self.record()
-        win = rec.window
-        for move in view.moves_since_last_turn:
-            if move.index < self._seen:
-                continue
-            if move.actor != self._seat:
-                win.observe(move)
-                rec.by_response.setdefault(self.response, Window()).observe(move)
-            self._seen = move.index + 1
+        for move in self._partner_moves(view):
+            rec.window.observe(move)
+            rec.by_response.setdefault(self.response, Window()).observe(move)
 
     def _due(self, rec: PartnerRecord) -> bool:
         if self.variant != "adaptive":

@@ -52,7 +52,7 @@ import numpy as np
 
 from agents.policy import Policy
 from hanabi_env.game import PlayerView
-from meta.bayes import Window
+from meta.bayes import PartnerTracker, Window
 from meta.table import ResponseTable
 
 __all__ = [
@@ -187,7 +187,7 @@ class NicheRecord:
     history: list[dict] = field(default_factory=list)
 
 
-class ResponseMetaAgent(Policy):
+class ResponseMetaAgent(PartnerTracker):
     """The response-table meta-agent of [ToG20] and its variants (PAPERS.md §4.1).
 
     Args:
@@ -254,22 +254,10 @@ class ResponseMetaAgent(Policy):
         self._in_game = False
 
     # ---------------------------------------------------------------- partners and games
-    def record(self, partner_id: str | None = None) -> NicheRecord:
-        """The :class:`NicheRecord` of ``partner_id`` (default: the current partner).
-
-        Raises:
-            KeyError: Unknown partner.
-        """
-        return self.partners[self.partner if partner_id is None else str(partner_id)]
-
     def estimate(self, partner_id: str | None = None) -> tuple[float, float]:
         """The partner's observed (communicativeness, IPP) so far (NaN where undefined)."""
         w = self.record(partner_id).observed
         return w.communicativeness, w.ipp
-
-    def start_episode(self, partner_id: str) -> None:
-        """Forget ``partner_id`` (its observations restart from zero)."""
-        self.partners.pop(str(partner_id), None)
 
     def start_game(self, partner_id: str, true_niche: Sequence[int] | None = None) -> int:
         """Declare the partner of the next game; call before :meth:`reset`.
@@ -354,15 +342,9 @@ class ResponseMetaAgent(Policy):
         return int(self.responses[self.response].act(view))
 
     def _observe(self, view: PlayerView, rec: NicheRecord) -> None:
-        if self._seat is None:
-            self._seat = int(view.seat)
-        for move in view.moves_since_last_turn:
-            if move.index < self._seen:
-                continue
-            if move.actor != self._seat:
-                rec.observed.observe(move)
-                rec.by_response.setdefault(self.response, Window()).observe(move)
-            self._seen = move.index + 1
+        for move in self._partner_moves(view):
+            rec.observed.observe(move)
+            rec.by_response.setdefault(self.response, Window()).observe(move)
 
     def _choose(self, rec: NicheRecord) -> int:
         rec.niche = niche_of(*self.estimate(), self.dims)
