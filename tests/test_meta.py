@@ -50,26 +50,6 @@ class Wrapped(Policy):
         return self.inner.act(view)
 
 
-def manual_table(scores, comm=None, ipp=None, ids=None):
-    scores = np.asarray(scores, dtype=float)
-    nr, nh = scores.shape
-    comm = np.full((nr, nh), 0.5) if comm is None else np.asarray(comm, dtype=float)
-    ipp = np.full((nr, nh), 0.5) if ipp is None else np.asarray(ipp, dtype=float)
-    return ResponseTable(
-        [f"r{i}" for i in range(nr)],
-        ids or [f"h{j}" for j in range(nh)],
-        10,
-        0,
-        "lenient",
-        scores,
-        np.zeros((nr, nh)),
-        comm,
-        ipp,
-        np.full((nr, nh), np.nan),
-        np.zeros((nr, nh, 4)),
-    )
-
-
 # ------------------------------------------------------------------------------------ table
 
 
@@ -131,7 +111,7 @@ def test_table_bad_parameters():
         build_table(pool(), pool(), games=1, scoring="x")
 
 
-def test_generalist_and_oracle_argmax():
+def test_generalist_and_oracle_argmax(manual_table):
     t = manual_table([[10, 2, 5], [6, 6, 6], [10, 1, 7]])
     # sums 17, 18, 18: tie between r1 and r2 goes to the first
     assert t.generalist() == 1

@@ -16,7 +16,6 @@ from hanabi_env import _engine as E
 from meta import (
     MetaEvaluation,
     ResponseMetaAgent,
-    ResponseTable,
     build_table,
     derive_seed,
     evaluate_meta,
@@ -38,26 +37,6 @@ def pool():
 @pytest.fixture(scope="module")
 def table():
     return build_table(pool(), pool(), games=12, seed=3, response_ids=IDS, hypothesis_ids=IDS)
-
-
-def manual_table(scores, comm=None, ipp=None, ids=None):
-    scores = np.asarray(scores, dtype=float)
-    nr, nh = scores.shape
-    comm = np.full((nr, nh), 0.5) if comm is None else np.asarray(comm, dtype=float)
-    ipp = np.full((nr, nh), 0.5) if ipp is None else np.asarray(ipp, dtype=float)
-    return ResponseTable(
-        [f"r{i}" for i in range(nr)],
-        ids or [f"h{j}" for j in range(nh)],
-        10,
-        0,
-        "lenient",
-        scores,
-        np.zeros((nr, nh)),
-        comm,
-        ipp,
-        np.full((nr, nh), np.nan),
-        np.zeros((nr, nh, 4)),
-    )
 
 
 def play(agent, partner, deal, seeds, pid="p", **start):
@@ -96,7 +75,7 @@ def test_niche_of_bins_like_map_elites():
     assert niche_of(0.5, math.nan) is None
 
 
-def test_niche_responses_argmax_shared_cells_and_empty_niches():
+def test_niche_responses_argmax_shared_cells_and_empty_niches(manual_table):
     # r0 is best for h0, r1 for h1, r2 for h2; generalist (row sums 13, 14, 12) = r1
     t = manual_table([[9, 2, 2], [1, 9, 4], [0, 3, 9]])
     nt = niche_responses(t, [(0, 0), (1, 1), (4, 4)], (5, 5))
@@ -325,7 +304,7 @@ def test_niche_mae_hand_computed():
         ev.niche_mae(np.zeros((3, 2)))
 
 
-def test_table_niche_mae_hand_computed():
+def test_table_niche_mae_hand_computed(manual_table):
     t = manual_table(
         np.zeros((2, 2)), comm=[[0.5, 0.1], [0.3, 0.9]], ipp=[[0.5, 0.5], [0.7, 0.2]],
         ids=["r0", "h1"],
