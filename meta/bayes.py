@@ -205,9 +205,10 @@ class PartnerRecord:
 class PartnerTracker(Policy):
     """What both meta-agents share: per-partner records and the partner moves of a game.
 
-    Subclasses keep ``self.partners`` (partner id → record), ``self.partner`` (current id),
-    ``self._seen`` (moves of the current game already observed) and ``self._seat`` (own seat,
-    None until the first observation), and reset the last two at every game start.
+    Subclasses keep ``self.partners`` (partner id → record, each with a ``games`` count),
+    ``self.partner`` (current id), ``self._seen`` (moves of the current game already
+    observed), ``self._seat`` (own seat, None until the first observation) and
+    ``self._in_game``; :meth:`_begin_game` resets the per-game ones.
     """
 
     partners: dict
@@ -226,6 +227,13 @@ class PartnerTracker(Policy):
     def start_episode(self, partner_id: str) -> None:
         """Forget ``partner_id``: its next game starts a fresh record (a new episode)."""
         self.partners.pop(str(partner_id), None)
+
+    def _begin_game(self, rec) -> None:
+        """Count a new game with the partner of ``rec`` and clear the per-game state."""
+        rec.games += 1
+        self._seen = 0
+        self._seat = None
+        self._in_game = True
 
     def _partner_moves(self, view: PlayerView) -> list:
         """The partners' moves in ``view`` not observed yet in this game (oldest first)."""
@@ -372,10 +380,7 @@ class BayesianMetaAgent(PartnerTracker):
                 "response": self.response,
             }
         )
-        rec.games += 1
-        self._seen = 0
-        self._seat = None
-        self._in_game = True
+        self._begin_game(rec)
         return self.response
 
     def reset(self, seed: int | None = None) -> None:

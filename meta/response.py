@@ -286,10 +286,7 @@ class ResponseMetaAgent(PartnerTracker):
             self.true_niche = tn
         self.response = self._choose(rec)
         rec.history.append({"event": "game", "game": rec.games, **self._state(rec)})
-        rec.games += 1
-        self._seen = 0
-        self._seat = None
-        self._in_game = True
+        self._begin_game(rec)
         return self.response
 
     def reset(self, seed: int | None = None) -> None:
