@@ -68,9 +68,17 @@ from hanabi_env._jit import njit
 from hanabi_env._rng import rng_below
 from hanabi_env._view import V_DECK, V_DONE, V_INFO, V_LIFE, V_N_MOVES, V_SEAT
 
-_kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+_kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy", _nrt=False)
 """Decorator of the internal kernels: compiled without Python wrappers (not callable from
-Python, only from compiled code)."""
+Python, only from compiled code) and without numba's reference counting (``_nrt=False``).
+
+Without NRT a kernel cannot allocate, and none needs to: every buffer is a row of the
+caller's scratch table. With NRT, numba surrounds each call that passes a view (13 arrays)
+with 26 reference-count calls, which cost more than most rules (measured: a third of the
+time of a decision)."""
+
+_alloc = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+"""Decorator of the few internal helpers that allocate (used by the public entry points)."""
 
 _inline = njit(inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
 """Decorator of the small internal helpers: inlined into their callers by numba (a call that
@@ -79,12 +87,19 @@ passes a view costs more than these bodies: a view is ~100 scalar arguments)."""
 # --- card table rows and class bits (RULES.md §2.3, §2.4) --------------------------------------
 TAB_COUNT = 0
 TAB_CLASS = 1
-# A *scratch* table (:func:`choose_action_table`) has TAB_ROWS rows: the card table, then
-# buffers the rules would otherwise allocate on every call (a plain 2-row table works too).
+# A *scratch* table (:func:`choose_action_table`, :func:`new_scratch_table`) has TAB_ROWS rows:
+# the card table, then the rules' work buffers and per-decision caches (the rule kernels never
+# allocate).
 TAB_PARTNER = 2  # rows 2-3: a partner table U_{me->t}
 TAB_CM = 4  # a row of colour masks for hint simulation
 TAB_RM = 5  # a row of rank masks
-TAB_ROWS = 6
+TAB_OWN = 6  # rows 6-9: the viewer's candidate counts per own slot (total, playable, useless,
+# necessary), filled at the first use in a decision (:func:`_own_counts`)
+TAB_PACK = 10  # the card table's counts packed per colour (:func:`_pack_table`)
+TAB_META = 11  # column 0: 1 once the own-slot counts of the current decision are filled
+TAB_MASK = 12  # a legal-move mask (LegalRandom)
+TAB_ROWS = 13
+N_STATS = 4  # the candidate statistics: total, playable, useless, necessary
 CLS_PLAYABLE = 1
 CLS_USELESS = 2
 CLS_NECESSARY = 4
@@ -329,31 +344,60 @@ def _card_table(v, out):
             if p == me or card < 0:
                 break
             out[TAB_COUNT, card] -= 1
+    if out.shape[0] >= TAB_ROWS:
+        out[TAB_META, 0] = 0  # the own-slot counts of the previous decision are stale
 
 
-@_kernel
+@njit(inline="always")
+def _scratch_width(cfg):
+    """Columns of a scratch table: a card table row, a packed row, a slot row, a move mask."""
+    n_colors = cfg[CFG_COLORS]
+    return max(n_colors * cfg[CFG_RANKS], N_STATS * n_colors, cfg[CFG_HAND], cfg[CFG_N_ACTIONS])
+
+
+def scratch_shape(cfg) -> tuple[int, int]:
+    """Shape of a scratch table for a configuration vector (``State.cfg`` / ``View.cfg``).
+
+    ``(TAB_ROWS, max(n_colors * n_ranks, 4 * n_colors, hand_size, n_actions))``: the rows
+    hold the card table, work buffers and per-decision caches of the rules.
+    """
+    return TAB_ROWS, int(_scratch_width(np.asarray(cfg, dtype=np.int64)))
+
+
+@_alloc
 def _empty_table(v):
-    return np.empty((TAB_ROWS, v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]), dtype=np.int64)
+    return np.empty((TAB_ROWS, _scratch_width(v.cfg)), dtype=np.int64)
 
 
 @_inline
 def _partner_buffer(tab):
-    """A ``(2, n_cards)`` buffer for a partner table: rows of a scratch ``tab``, else new."""
-    if tab.shape[0] >= TAB_ROWS:
-        return tab[TAB_PARTNER : TAB_PARTNER + 2]
-    return np.empty((2, tab.shape[1]), dtype=np.int64)
+    """The two rows of a scratch ``tab`` that hold a partner table."""
+    return tab[TAB_PARTNER : TAB_PARTNER + 2]
 
 
-@_kernel
+@_alloc
 def _new_table(v):
-    tab = np.empty((2, v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]), dtype=np.int64)
+    """A new scratch table holding the viewer's card table."""
+    tab = _empty_table(v)
     _card_table(v, tab)
     return tab
 
 
+@_alloc
+def _as_scratch(v, tab):
+    """``tab`` if it is a scratch table, else a new scratch table with its first two rows."""
+    if tab.shape[0] >= TAB_ROWS and tab.shape[1] >= _scratch_width(v.cfg):
+        return tab
+    out = _empty_table(v)
+    n = v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]
+    out[:2, :n] = tab[:2, :n]
+    out[TAB_META, 0] = 0
+    return out
+
+
 @_kernel
 def _partner_table(v, t, tab, out):
-    for card in range(tab.shape[1]):
+    for card in range(v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]):
         out[TAB_COUNT, card] = tab[TAB_COUNT, card]
         out[TAB_CLASS, card] = tab[TAB_CLASS, card]
     for k in range(_hand_len(v, t)):
@@ -391,6 +435,111 @@ def _cand_counts(v, tab, cm, rm):
 @_inline
 def _slot_counts(v, tab, p, k):
     return _cand_counts(v, tab, np.int64(v.col_plaus[p, k]), np.int64(v.rank_plaus[p, k]))
+
+
+# Packed counts. A candidate count is a sum of table entries over the cards a slot's colour and
+# rank masks allow. Packing a colour's ranks into the bytes of one int64 (rank r in byte r, at
+# most 50 cards in any sum, so no byte ever carries) turns the sum over ranks into a mask and a
+# byte sum, and the sum over colours into adds: 5 steps instead of up to 25. Every statistic of
+# _cand_counts gets its own packed value; the results are the same integers.
+_RANK_BYTES = np.array(
+    [sum(0xFF << (8 * r) for r in range(5) if (m >> r) & 1) for m in range(32)], dtype=np.int64
+)
+"""Rank bitmask (5 bits) -> the byte mask of those ranks in a packed colour."""
+
+
+@_inline
+def _byte_sum(x):
+    """Sum of the 5 low bytes of ``x`` (each sum below 256)."""
+    x = x + (x >> 16)
+    x = x + (x >> 8)
+    return (x + (x >> 32)) & 0xFF
+
+
+@_inline
+def _pack_table(v, tab, out):
+    """Pack the count row of ``tab`` per colour into ``out[N_STATS * c + stat]``.
+
+    ``stat``: 0 all candidates, 1 playable, 2 useless, 3 necessary (class bits of ``tab``);
+    negative counts (impossible positions) count as 0, as in :func:`_cand_counts`.
+    """
+    n_ranks = v.cfg[CFG_RANKS]
+    for c in range(v.cfg[CFG_COLORS]):
+        p_all = _ZERO
+        p_play = _ZERO
+        p_useless = _ZERO
+        p_nec = _ZERO
+        card = c * n_ranks
+        for r in range(n_ranks):
+            n = tab[TAB_COUNT, card]
+            if n > 0:
+                x = n << (8 * r)
+                cls = tab[TAB_CLASS, card]
+                p_all += x
+                if cls & CLS_PLAYABLE:
+                    p_play += x
+                if cls & CLS_USELESS:
+                    p_useless += x
+                if cls & CLS_NECESSARY:
+                    p_nec += x
+            card += 1
+        out[N_STATS * c] = p_all
+        out[N_STATS * c + 1] = p_play
+        out[N_STATS * c + 2] = p_useless
+        out[N_STATS * c + 3] = p_nec
+
+
+@_inline
+def _packed_counts(pack, cm, rm):
+    """:func:`_cand_counts` from a packed row (:func:`_pack_table`)."""
+    a_all = _ZERO
+    a_play = _ZERO
+    a_useless = _ZERO
+    a_nec = _ZERO
+    i = 0
+    while cm > 0:
+        if cm & 1:
+            a_all += pack[i]
+            a_play += pack[i + 1]
+            a_useless += pack[i + 2]
+            a_nec += pack[i + 3]
+        cm >>= 1
+        i += N_STATS
+    rb = _RANK_BYTES[rm]
+    return (
+        _byte_sum(a_all & rb),
+        _byte_sum(a_play & rb),
+        _byte_sum(a_useless & rb),
+        _byte_sum(a_nec & rb),
+    )
+
+
+@_kernel
+def _fill_own_counts(v, tab):
+    """Fill the own-slot count rows of a scratch table (see :data:`TAB_OWN`)."""
+    pack = tab[TAB_PACK]
+    _pack_table(v, tab, pack)
+    me = v.scal[V_SEAT]
+    for k in range(_hand_len(v, me)):
+        total, n_play, n_useless, n_nec = _packed_counts(
+            pack, np.int64(v.col_plaus[me, k]), np.int64(v.rank_plaus[me, k])
+        )
+        tab[TAB_OWN, k] = total
+        tab[TAB_OWN + 1, k] = n_play
+        tab[TAB_OWN + 2, k] = n_useless
+        tab[TAB_OWN + 3, k] = n_nec
+    tab[TAB_META, 0] = 1
+
+
+@_inline
+def _own_counts(v, tab, k):
+    """:func:`_slot_counts` of the viewer's slot ``k`` with the viewer's table ``tab``.
+
+    The counts of every own slot are computed once per decision (``tab`` is the scratch).
+    """
+    if tab[TAB_META, 0] == 0:
+        _fill_own_counts(v, tab)
+    return tab[TAB_OWN, k], tab[TAB_OWN + 1, k], tab[TAB_OWN + 2, k], tab[TAB_OWN + 3, k]
 
 
 @_inline
@@ -586,7 +735,7 @@ def rule_play_safe_card(v, tab):
     """PlaySafeCard (8): lowest slot with P_me(playable) = 1 (RULES.md §3.1)."""
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
-        total, n_play, _, _ = _slot_counts(v, tab, me, k)
+        total, n_play, _, _ = _own_counts(v, tab, k)
         if total > 0 and n_play == total:
             return _play(v, k)
     return -1
@@ -602,7 +751,7 @@ def _best_own_slot(v, tab, useless, num, den):
     for k in range(_hand_len(v, me)):
         if _own_slot_end(v, k):
             break
-        t, n_play, n_useless, _ = _slot_counts(v, tab, me, k)
+        t, n_play, n_useless, _ = _own_counts(v, tab, k)
         g = n_useless if useless else n_play
         if t > 0 and g * den >= num * t and (best < 0 or _ge(g, t, bg, bt)):
             best = k
@@ -677,7 +826,7 @@ def rule_play_just_hinted(v, tab, singled_out, newest_only, min_lives, num, den)
             break
         if not (eligible >> k) & 1 or (newest_only != 0 and k != n - 1):
             continue
-        t, g, _, _ = _slot_counts(v, tab, me, k)
+        t, g, _, _ = _own_counts(v, tab, k)
         if t > 0 and (best < 0 or _ge(g, t, bg, bt)):
             best = k
             bg = g
@@ -992,24 +1141,15 @@ def _has_class(v, tab, p, cls):
     return False
 
 
-@_kernel
-def _new_masks(v):
-    """Scratch knowledge masks ``(cm, rm)`` for hint simulation, ``(hand_size,)`` int64."""
-    h = v.cfg[CFG_HAND]
-    return np.zeros(h, dtype=np.int64), np.zeros(h, dtype=np.int64)
-
-
 @_inline
 def _mask_buffers(v, tab):
     """Zeroed ``(cm, rm)`` masks (at least ``hand_size`` long): rows of a scratch ``tab``."""
-    if tab.shape[0] >= TAB_ROWS:
-        cm = tab[TAB_CM]
-        rm = tab[TAB_RM]
-        for k in range(cm.shape[0]):
-            cm[k] = 0
-            rm[k] = 0
-        return cm, rm
-    return _new_masks(v)
+    cm = tab[TAB_CM]
+    rm = tab[TAB_RM]
+    for k in range(v.cfg[CFG_HAND]):
+        cm[k] = 0
+        rm[k] = 0
+    return cm, rm
 
 
 @_kernel
@@ -1252,7 +1392,7 @@ def rule_discard_least_necessary(v, tab):
     for k in range(_hand_len(v, me)):
         if _own_slot_end(v, k):
             break
-        t, _, _, g = _slot_counts(v, tab, me, k)
+        t, _, _, g = _own_counts(v, tab, k)
         if t > 0 and (best < 0 or _ge(bg, bt, g, t)):
             best = k
             bg = g
@@ -1343,9 +1483,9 @@ def _legal_mask(v, out):
 
 
 @_kernel
-def _random_legal(v, rng):
+def _random_legal(v, rng, tab):
     """LegalRandom (39): one draw over the ascending legal-move list; -1 (no draw) if empty."""
-    mask = np.zeros(v.cfg[CFG_N_ACTIONS], dtype=np.int8)
+    mask = tab[TAB_MASK, : v.cfg[CFG_N_ACTIONS]]
     n = _legal_mask(v, mask)
     if n == 0:
         return -1
@@ -1518,7 +1658,7 @@ def _apply_rule_table(rule_id, v, rng, tab):
         return a if a >= 0 else rule_discard_useless(v, tab)
     # other rules (RULES.md §3.4)
     if cls == C_LEGAL_RANDOM:
-        return _random_legal(v, rng)
+        return _random_legal(v, rng, tab)
     if cls == C_UNBLOCK:
         return rule_try_to_unblock(v)
     return -1
@@ -1610,7 +1750,13 @@ def card_table(v, out):
 
 @njit
 def new_card_table(v):
-    """Allocate and fill the viewer's card table (see :func:`card_table`)."""
+    """Allocate a scratch table holding the viewer's card table (see :func:`card_table`).
+
+    Returns:
+        ``(TAB_ROWS, W)`` int64 (``W >= n_colors * n_ranks``); rows ``TAB_COUNT`` and
+        ``TAB_CLASS`` (first ``n_colors * n_ranks`` columns) are the card table, the other
+        rows are work buffers for :func:`apply_rule_table`.
+    """
     return _new_table(v)
 
 
@@ -1659,6 +1805,27 @@ def slot_counts(v, tab, p, k):
 
 
 @njit
+def cand_counts_packed(v, tab, cm, rm):
+    """:func:`cand_counts` computed from counts packed per colour (the rules' fast path).
+
+    Same arguments and results; ``tab`` must be a scratch table (:func:`new_card_table`), whose
+    packed row this call refreshes from its count and class rows.
+    """
+    _pack_table(v, tab, tab[TAB_PACK])
+    return _packed_counts(tab[TAB_PACK], np.int64(cm), np.int64(rm))
+
+
+@njit
+def own_slot_counts(v, tab, k):
+    """:func:`slot_counts` of the viewer's slot ``k``, from the per-decision cache of ``tab``.
+
+    ``tab``: the viewer's scratch table (:func:`new_card_table`); the first call after the
+    card table was filled computes every own slot at once.
+    """
+    return _own_counts(v, tab, k)
+
+
+@njit
 def own_probability(v, k, cls):
     """P_me(φ | k) for the viewer's slot ``k`` (RULES.md §2.4), as a float.
 
@@ -1693,7 +1860,7 @@ def partner_probability(v, t, k, cls, hint):
     tab = _new_table(v)
     tab_t = np.empty_like(tab)
     _partner_table(v, t, tab, tab_t)
-    cm, rm = _new_masks(v)
+    cm, rm = _mask_buffers(v, tab)
     for j in range(_hand_len(v, t)):
         cm[j] = v.col_plaus[t, j]
         rm[j] = v.rank_plaus[t, j]
@@ -1804,9 +1971,10 @@ def rule_kind(rule_id):
 def apply_rule_table(rule_id, v, rng, tab):
     """:func:`apply_rule` with the viewer's card table precomputed (:func:`new_card_table`).
 
-    For compiled loops that evaluate several rules on one view.
+    For compiled loops that evaluate several rules on one view. ``tab`` should be a scratch
+    table (:func:`new_card_table`); a ``(2, n_colors * n_ranks)`` card table is copied into one.
     """
-    return _apply_rule_call(rule_id, v, rng, tab)
+    return _apply_rule_call(rule_id, v, rng, _as_scratch(v, tab))
 
 
 @njit
@@ -1895,9 +2063,10 @@ def _choose_action(rules, n_rules, v, rng, mask, tab):
 def choose_action_table(rules, n_rules, v, rng, mask, tab):
     """:func:`choose_action` with a caller-owned card-table buffer ``tab`` (overwritten).
 
-    ``tab``: ``(TAB_ROWS, n_colors * n_ranks)`` int64 scratch (rows 0–1 get the card table,
-    the others are the rules' work buffers), so that compiled loops allocate nothing per
-    decision; a ``(2, n_colors * n_ranks)`` table works too (the rules then allocate).
+    ``tab``: ``(TAB_ROWS, max(n_colors * n_ranks, 4 * n_colors, hand_size))`` int64 scratch
+    (rows 0–1 get the card table, the others are the rules' work buffers and per-decision
+    caches), so that compiled loops allocate nothing per decision; a
+    ``(2, n_colors * n_ranks)`` table works too (the rules then allocate and cache nothing).
     """
     return _choose_action(rules, n_rules, v, rng, mask, tab)
 
@@ -1920,6 +2089,7 @@ __all__ = [
     "apply_rule",
     "apply_rule_table",
     "cand_counts",
+    "cand_counts_packed",
     "card_table",
     "choose_action",
     "choose_action_table",
@@ -1939,10 +2109,12 @@ __all__ = [
     "n_hints",
     "new_card_table",
     "own_probability",
+    "own_slot_counts",
     "partner_probability",
     "partner_table",
     "rule_kind",
     "safe_to_discard",
+    "scratch_shape",
     "simulate_hint",
     "slot_counts",
     "tell_missing",

@@ -33,7 +33,6 @@ from agents.policy import Policy, RuleAgent, make
 from agents.rulebase import TEST_POOL
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
-from hanabi_env._borrow import borrow, borrow_state
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
 from hanabi_env.config import HanabiConfig
@@ -62,11 +61,13 @@ def hle_hand_size(players: int) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-@njit
+@njit(_nrt=False)
 def play_rule_games_kernel(
     s,
     v,
     mask,
+    tab,
+    rngs,
     rule_table,
     rule_lens,
     seat_agents,
@@ -85,6 +86,9 @@ def play_rule_games_kernel(
             are used, the rest of the acting seat's view aliases ``s``
             (:func:`hanabi_env._view.live_view`).
         mask: ``(n_actions,)`` int8 scratch.
+        tab: ``(agents._rules.TAB_ROWS, W)`` int64 scratch table of the rules
+            (:func:`agents._rules.scratch_shape`).
+        rngs: ``(n_players, 4)`` int64 scratch for the seats' generators.
         rule_table: ``(n_agents, max_rules)`` int64 rule ids per agent.
         rule_lens: ``(n_agents,)`` int64 rule-list lengths.
         seat_agents: ``(n_games, n_players)`` int64, which agent sits in each seat.
@@ -101,15 +105,10 @@ def play_rule_games_kernel(
         Total number of moves played.
     """
     n_players = s.cfg[E.CFG_PLAYERS]
-    rngs_owner = np.zeros((n_players, 4), dtype=np.int64)
-    tab_owner = np.empty((R.TAB_ROWS, s.cfg[E.CFG_COLORS] * s.cfg[E.CFG_RANKS]), dtype=np.int64)
-    # borrowed (non-refcounted) aliases: the rule kernels take the 13-array view on every call
-    s = borrow_state(s)
-    # the view aliases the state's public arrays; only its scalars and cards are per seat
-    v = V.live_view(s, borrow(v.scal), borrow(v.cards))
-    rngs = borrow(rngs_owner)
-    rule_table = borrow(rule_table)
-    tab = borrow(tab_owner)
+    # Compiled without reference counting (``_nrt=False``, like the rule kernels): the view's
+    # 13 arrays go to the rules on every decision. So nothing here allocates; the view
+    # aliases the state's public arrays, only its scalars and cards are per seat.
+    v = V.live_view(s, v.scal, v.cards)
     moves = 0
     record = out_actions.shape[0] == deal_seeds.shape[0]
     for g in range(deal_seeds.shape[0]):
@@ -136,9 +135,9 @@ def play_rule_games_kernel(
             E.apply_move(s, action)
             moves += 1
         out_scores[g] = E.score(s)
-        out_counters[g, :, :] = s.counters
-    # the owners must outlive their borrowed aliases (numba frees an array after its last use)
-    tab_owner[0, 0] = rngs_owner[0, 0]
+        for p in range(n_players):
+            for i in range(s.counters.shape[1]):
+                out_counters[g, p, i] = s.counters[p, i]
     return moves
 
 
@@ -231,6 +230,8 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
     )
     v = V.new_view(s)
     mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
+    tab = np.zeros(R.scratch_shape(s.cfg), dtype=np.int64)
+    rngs = np.zeros((cfg.players, 4), dtype=np.int64)
     scores = np.zeros(len(deals), dtype=np.int64)
     counters = np.zeros((len(deals), cfg.players, E.N_COUNTERS), dtype=np.float64)
     shape = (len(deals), int(s.cfg[E.CFG_MAX_MOVES])) if record else (0, 0)
@@ -239,6 +240,8 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
         s,
         v,
         mask,
+        tab,
+        rngs,
         table,
         lens,
         seat_agents,

@@ -507,26 +507,32 @@ def p_playable_own(s, p, slot):
     rm = s.rank_plaus[p, slot]
     total = 0
     good = 0
+    # the cards of the deck allowed by the masks, minus discards and fireworks ...
     for c in range(n_colors):
         if not (cm >> c) & 1:
             continue
+        height = s.fireworks[c]
         for r in range(n_ranks):
             if not (rm >> r) & 1:
                 continue
-            card = c * n_ranks + r
-            cnt = copies_of_rank(n_ranks, r) - s.discards[card]
-            if s.fireworks[c] > r:
+            cnt = copies_of_rank(n_ranks, r) - s.discards[c * n_ranks + r]
+            if height > r:
                 cnt -= 1
-            for q in range(n_players):
-                if q == p:
-                    continue
-                for k in range(s.hand_len[q]):
-                    if s.deck[s.hands[q, k]] == card:
-                        cnt -= 1
-            if cnt > 0:
-                total += cnt
+            total += cnt
+            if height == r:
+                good += cnt
+    # ... minus the allowed cards in the other players' hands (p sees them)
+    for q in range(n_players):
+        if q == p:
+            continue
+        for k in range(s.hand_len[q]):
+            card = s.deck[s.hands[q, k]]
+            c = card // n_ranks
+            r = card - c * n_ranks
+            if (cm >> c) & 1 and (rm >> r) & 1:
+                total -= 1
                 if s.fireworks[c] == r:
-                    good += cnt
+                    good -= 1
     if total == 0:
         return 0.0
     return good / total

@@ -135,9 +135,7 @@ def test_cli_play_errors(capsys):
     assert "2-player" in err
 
 
-HAVE_RL = all(
-    importlib.util.find_spec(m) for m in ("torch", "stable_baselines3", "sb3_contrib")
-)
+HAVE_RL = all(importlib.util.find_spec(m) for m in ("torch", "stable_baselines3", "sb3_contrib"))
 
 
 @pytest.mark.rl

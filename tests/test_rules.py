@@ -781,7 +781,7 @@ def test_card_table_is_the_unseen_pool_and_card_classes(states):
             unseen[s.deck[uid]] += 1
         for k in range(s.hand_len[me(s)]):
             unseen[s.deck[s.hands[me(s), k]]] += 1
-        np.testing.assert_array_equal(tab[R.TAB_COUNT], unseen)
+        np.testing.assert_array_equal(tab[R.TAB_COUNT, :25], unseen)
         for card in range(25):
             cls = tab[R.TAB_CLASS, card]
             assert bool(cls & R.CLS_PLAYABLE) == R.is_playable(v, card)
@@ -1036,3 +1036,16 @@ def test_card_predicates():
     know(s, 0, 0, "B", 1)
     assert R.knows_safe(view(s), 0, 0)
     assert R.known_colour(view(s), 0, 0) == 4
+
+
+def test_packed_candidate_counts_equal_the_card_loop(states):
+    # the fast path (counts packed per colour, one byte per rank) must give the same integers
+    # as the plain loop over the cards, for every pair of colour / rank masks
+    for s in states[::9]:
+        v = view(s)
+        tab = R.new_card_table(v)
+        for cm in range(32):
+            for rm in range(32):
+                assert R.cand_counts_packed(v, tab, cm, rm) == R.cand_counts(v, tab, cm, rm)
+        for k in range(s.hand_len[me(s)]):  # the per-decision cache of the own slots
+            assert R.own_slot_counts(v, tab, k) == R.slot_counts(v, tab, me(s), k)
