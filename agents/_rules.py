@@ -98,7 +98,8 @@ TAB_OWN = 6  # rows 6-9: the viewer's candidate counts per own slot (total, play
 TAB_PACK = 10  # the card table's counts packed per colour (:func:`_pack_table`)
 TAB_META = 11  # column 0: 1 once the own-slot counts of the current decision are filled
 TAB_MASK = 12  # a legal-move mask (LegalRandom)
-TAB_ROWS = 13
+TAB_PACK_T = 13  # the packed counts of the partner table in rows 2-3 (:func:`_partner_pack`)
+TAB_ROWS = 14
 N_STATS = 4  # the candidate statistics: total, playable, useless, necessary
 CLS_PLAYABLE = 1
 CLS_USELESS = 2
@@ -317,25 +318,33 @@ def _knows_safe(v, p, k):
 
 @_kernel
 def _card_table(v, out):
-    # The hot path of every decision: the per-card class is computed here without calls
-    # (same conditions as _card_class; a test checks that they agree).
+    # The hot path of every decision: the per-card class is computed here in one pass per
+    # colour (same conditions as _card_class; a test checks that they agree). With h the
+    # height: useless iff r < h (played; this covers "played in every colour", as the lowest
+    # height is <= h) or r >= maxReachable (some rank in [h, r] has every copy discarded).
     n_ranks = v.cfg[CFG_RANKS]
-    low = _min_height(v)
+    top = n_ranks - 1
+    card = 0
     for c in range(v.cfg[CFG_COLORS]):
         h = v.fireworks[c]
-        reach = _max_reachable(v, c)
-        card = c * n_ranks
+        dead = False
         for r in range(n_ranks):
             copies = copies_of_rank(n_ranks, r)
             dis = v.discards[card]
-            out[TAB_COUNT, card] = copies - dis - (1 if h > r else 0)
-            if h >= n_ranks or r < h or r < low or r >= reach:  # safeToDiscard (a)-(d)
-                bits = CLS_USELESS
-            elif r == n_ranks - 1 or dis == copies - 1:
-                bits = CLS_NECESSARY
+            if r >= h and dis >= copies:
+                dead = True
+            if r < h:
+                out[TAB_COUNT, card] = copies - dis - 1
+                out[TAB_CLASS, card] = CLS_USELESS
             else:
-                bits = 0
-            out[TAB_CLASS, card] = bits | (CLS_PLAYABLE if h == r else 0)
+                out[TAB_COUNT, card] = copies - dis
+                if dead:
+                    bits = CLS_USELESS
+                elif r == top or dis == copies - 1:
+                    bits = CLS_NECESSARY
+                else:
+                    bits = 0
+                out[TAB_CLASS, card] = bits | (CLS_PLAYABLE if h == r else 0)
             card += 1
     me = v.scal[V_SEAT]
     for p in range(v.cfg[CFG_PLAYERS]):
@@ -369,12 +378,6 @@ def _empty_table(v):
     return np.empty((TAB_ROWS, _scratch_width(v.cfg)), dtype=np.int64)
 
 
-@_inline
-def _partner_buffer(tab):
-    """The two rows of a scratch ``tab`` that hold a partner table."""
-    return tab[TAB_PARTNER : TAB_PARTNER + 2]
-
-
 @_alloc
 def _new_table(v):
     """A new scratch table holding the viewer's card table."""
@@ -405,6 +408,19 @@ def _partner_table(v, t, tab, out):
         if card < 0:
             break
         out[TAB_COUNT, card] += 1
+
+
+@_inline
+def _partner_pack(v, t, tab):
+    """Fill the partner table U_{me->t} (rows 2-3 of scratch ``tab``) and its packed row.
+
+    Returns ``(tab_t, pack_t)``, for :func:`_packed_counts`.
+    """
+    tab_t = tab[TAB_PARTNER : TAB_PARTNER + 2]
+    pack_t = tab[TAB_PACK_T]
+    _partner_table(v, t, tab, tab_t)
+    _pack_table(v, tab_t, pack_t)
+    return tab_t, pack_t
 
 
 @_inline
@@ -1153,14 +1169,14 @@ def _mask_buffers(v, tab):
 
 
 @_kernel
-def _unambiguous2_score(v, tab_t, t, cm, rm, w_p, w_u):
+def _unambiguous2_score(v, tab_t, pack_t, t, cm, rm, w_p, w_u):
     """Σ_s w(s) · P_{me→t}(playable | s) under the simulated masks (TellUnambiguous2)."""
     score = 0.0
     for k in range(_hand_len(v, t)):
         card = _card(v, t, k)
         if card < 0:
             break
-        total, n_play, _, _ = _cand_counts(v, tab_t, cm[k], rm[k])
+        total, n_play, _, _ = _packed_counts(pack_t, cm[k], rm[k])
         w = w_p if tab_t[TAB_CLASS, card] & CLS_PLAYABLE else w_u
         if total > 0:
             score += w * n_play / total
@@ -1176,18 +1192,17 @@ def rule_tell_unambiguous2(v, tab, w_p, w_u):
     cards, wU otherwise; the first is accepted, later ones only if better by more than 1e-9.
     """
     cm, rm = _mask_buffers(v, tab)
-    tab_t = _partner_buffer(tab)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         t = _turn_order(v, i)
         if not _has_class(v, tab, t, np.int64(CLS_PLAYABLE)):
             continue
-        _partner_table(v, t, tab, tab_t)
+        tab_t, pack_t = _partner_pack(v, t, tab)
         best = _NO
         best_score = 0.0
         for j in range(v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]):
             if _simulate_hint(v, t, j, cm, rm) == 0:
                 continue
-            score = _unambiguous2_score(v, tab_t, t, cm, rm, w_p, w_u)
+            score = _unambiguous2_score(v, tab_t, pack_t, t, cm, rm, w_p, w_u)
             if best < 0 or score > best_score + TOL:
                 best = j
                 best_score = score
@@ -1196,19 +1211,19 @@ def rule_tell_unambiguous2(v, tab, w_p, w_u):
 
 
 @_kernel
-def _count_sure_useless(v, tab_t, cm, rm, n):
+def _count_sure_useless(pack_t, cm, rm, n):
     """Number of slots ``< n`` whose P(useless) under ``cm`` / ``rm`` exceeds 0.99."""
     cnt = _ZERO
     for k in range(n):
-        total, _, n_useless, _ = _cand_counts(v, tab_t, cm[k], rm[k])
+        total, _, n_useless, _ = _packed_counts(pack_t, cm[k], rm[k])
         if total > 0 and n_useless * 100 > 99 * total:
             cnt += 1
     return cnt
 
 
 @_kernel
-def _at_least_n_target(v, tab, tab_t, cm, rm):
-    """TellAtLeastNUseless' target (RULES.md §3.2), or -1; leaves its pool in ``tab_t``.
+def _at_least_n_target(v, tab, cm, rm):
+    """TellAtLeastNUseless' target (RULES.md §3.2), or -1; leaves its packed pool in ``tab``.
 
     The first player in turn order holding an actually useless card and no slot with
     P_{me→t}(useless) > 0.99 under its current knowledge.
@@ -1218,11 +1233,11 @@ def _at_least_n_target(v, tab, tab_t, cm, rm):
         n = _hand_len(v, t)
         if not _has_class(v, tab, t, np.int64(CLS_USELESS)):
             continue
-        _partner_table(v, t, tab, tab_t)
+        _, pack_t = _partner_pack(v, t, tab)
         for k in range(n):
             cm[k] = v.col_plaus[t, k]
             rm[k] = v.rank_plaus[t, k]
-        if _count_sure_useless(v, tab_t, cm, rm, n) == 0:
+        if _count_sure_useless(pack_t, cm, rm, n) == 0:
             return t
     return -1
 
@@ -1235,16 +1250,16 @@ def rule_tell_at_least_n_useless(v, tab, n_min):
     that number is at least ``n_min`` (first wins ties); otherwise the rule does not fire.
     """
     cm, rm = _mask_buffers(v, tab)
-    tab_t = _partner_buffer(tab)
-    t = _at_least_n_target(v, tab, tab_t, cm, rm)
+    t = _at_least_n_target(v, tab, cm, rm)
     if t < 0:
         return -1
+    pack_t = tab[TAB_PACK_T]
     best = _NO
     best_cnt = _ZERO
     for j in range(v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]):
         if _simulate_hint(v, t, j, cm, rm) == 0:
             continue
-        cnt = _count_sure_useless(v, tab_t, cm, rm, _hand_len(v, t))
+        cnt = _count_sure_useless(pack_t, cm, rm, _hand_len(v, t))
         if cnt >= n_min and cnt > best_cnt:
             best = j
             best_cnt = cnt
@@ -1252,7 +1267,7 @@ def rule_tell_at_least_n_useless(v, tab, n_min):
 
 
 @_kernel
-def _mistake_slot(v, tab_t, p, false_positive, num, den):
+def _mistake_slot(v, tab_t, pack_t, p, false_positive, num, den):
     """The slot TellHighProbabilityMistake picks in ``p``'s hand, or -1 (RULES.md §3.2)."""
     best = _NO
     bg = _ZERO
@@ -1261,7 +1276,9 @@ def _mistake_slot(v, tab_t, p, false_positive, num, den):
         card = _card(v, p, k)
         if card < 0:
             break
-        t, g, _, _ = _slot_counts(v, tab_t, p, k)
+        t, g, _, _ = _packed_counts(
+            pack_t, np.int64(v.col_plaus[p, k]), np.int64(v.rank_plaus[p, k])
+        )
         if t == 0 or (tab_t[TAB_CLASS, card] & CLS_PLAYABLE != 0) == false_positive:
             continue
         if false_positive:  # P >= num/den, highest P, ties → highest slot
@@ -1282,11 +1299,10 @@ def rule_tell_high_probability_mistake(v, tab, false_positive, num, den):
     Hints the scanned player (not the loop offset), with any hand size. Stops without firing
     if the chosen card is already fully known to its owner.
     """
-    tab_t = _partner_buffer(tab)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
-        _partner_table(v, p, tab, tab_t)
-        k = _mistake_slot(v, tab_t, p, false_positive != 0, num, den)
+        tab_t, pack_t = _partner_pack(v, p, tab)
+        k = _mistake_slot(v, tab_t, pack_t, p, false_positive != 0, num, den)
         if k >= 0:
             return _tell_missing(v, p, k, _TRUE)
     return -1
