@@ -66,7 +66,16 @@ from hanabi_env._engine import (
 )
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_below
-from hanabi_env._view import V_DECK, V_DONE, V_INFO, V_LIFE, V_N_MOVES, V_SEAT
+from hanabi_env._view import (
+    V_DECK,
+    V_DONE,
+    V_INFO,
+    V_LIFE,
+    V_N_MOVES,
+    V_SEAT,
+    expand_view,
+    pack_view,
+)
 
 _kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy", _nrt=False)
 """Decorator of the internal kernels: compiled without Python wrappers (not callable from
@@ -317,11 +326,12 @@ def _knows_safe(v, p, k):
 
 
 @_kernel
-def _card_table(v, out):
+def _card_table(pv, out):
     # The hot path of every decision: the per-card class is computed here in one pass per
     # colour (same conditions as _card_class; a test checks that they agree). With h the
     # height: useless iff r < h (played; this covers "played in every colour", as the lowest
     # height is <= h) or r >= maxReachable (some rank in [h, r] has every copy discarded).
+    v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
     top = n_ranks - 1
     card = 0
@@ -373,6 +383,15 @@ def scratch_shape(cfg) -> tuple[int, int]:
     return TAB_ROWS, int(_scratch_width(np.asarray(cfg, dtype=np.int64)))
 
 
+@njit(inline="always")
+def _expanded(v):
+    """The :class:`~hanabi_env._view.ExpandedView` of a :class:`~hanabi_env._view.View` (copies).
+
+    The public functions take a ``View`` and expand it once; the kernels take packed views.
+    """
+    return expand_view(pack_view(v))
+
+
 @_alloc
 def _empty_table(v):
     return np.empty((TAB_ROWS, _scratch_width(v.cfg)), dtype=np.int64)
@@ -382,7 +401,7 @@ def _empty_table(v):
 def _new_table(v):
     """A new scratch table holding the viewer's card table."""
     tab = _empty_table(v)
-    _card_table(v, tab)
+    _card_table(v.packed, tab)
     return tab
 
 
@@ -399,7 +418,8 @@ def _as_scratch(v, tab):
 
 
 @_kernel
-def _partner_table(v, t, tab, out):
+def _partner_table(pv, t, tab, out):
+    v = expand_view(pv)
     for card in range(v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]):
         out[TAB_COUNT, card] = tab[TAB_COUNT, card]
         out[TAB_CLASS, card] = tab[TAB_CLASS, card]
@@ -418,7 +438,7 @@ def _partner_pack(v, t, tab):
     """
     tab_t = tab[TAB_PARTNER : TAB_PARTNER + 2]
     pack_t = tab[TAB_PACK_T]
-    _partner_table(v, t, tab, tab_t)
+    _partner_table(v.packed, t, tab, tab_t)
     _pack_table(v, tab_t, pack_t)
     return tab_t, pack_t
 
@@ -531,8 +551,9 @@ def _packed_counts(pack, cm, rm):
 
 
 @_kernel
-def _fill_own_counts(v, tab):
+def _fill_own_counts(pv, tab):
     """Fill the own-slot count rows of a scratch table (see :data:`TAB_OWN`)."""
+    v = expand_view(pv)
     pack = tab[TAB_PACK]
     _pack_table(v, tab, pack)
     me = v.scal[V_SEAT]
@@ -554,7 +575,7 @@ def _own_counts(v, tab, k):
     The counts of every own slot are computed once per decision (``tab`` is the scratch).
     """
     if tab[TAB_META, 0] == 0:
-        _fill_own_counts(v, tab)
+        _fill_own_counts(v.packed, tab)
     return tab[TAB_OWN, k], tab[TAB_OWN + 1, k], tab[TAB_OWN + 2, k], tab[TAB_OWN + 3, k]
 
 
@@ -577,7 +598,8 @@ def _touches(v, card, i):
 
 
 @_kernel
-def _simulate_hint(v, t, i, cm, rm):
+def _simulate_hint(pv, t, i, cm, rm):
+    v = expand_view(pv)
     is_colour, value = _hint_of(v, i)
     touched = _ZERO
     for k in range(_hand_len(v, t)):
@@ -597,8 +619,9 @@ def _simulate_hint(v, t, i, cm, rm):
 
 
 @_kernel
-def _count_touched(v, p, i):
+def _count_touched(pv, p, i):
     """Number of ``p``'s cards hint number ``i`` touches (known attributes included)."""
+    v = expand_view(pv)
     n = _ZERO
     for k in range(_hand_len(v, p)):
         card = _card(v, p, k)
@@ -702,8 +725,9 @@ def _own_slot_end(v, k):
 
 
 @_kernel
-def rule_play_finesse(v):
+def rule_play_finesse(pv):
     """PlayFinesse (0), v0.2.4 semantics (RULES.md §3.1)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     m = v.scal[V_N_MOVES] - 1
     nxt = _next_player(v)
@@ -723,8 +747,9 @@ def rule_play_finesse(v):
 
 
 @_kernel
-def rule_play_finesse_told(v):
+def rule_play_finesse_told(pv):
     """PlayFinesseTold (1), v0.2.4 semantics (RULES.md §3.1)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     m = v.scal[V_N_MOVES] - 1
     if v.cfg[CFG_PLAYERS] == 2 or m < 1 or v.hist[m, H_KIND] != PLAY:
@@ -736,8 +761,9 @@ def rule_play_finesse_told(v):
 
 
 @_kernel
-def rule_play_if_certain(v):
+def rule_play_if_certain(pv):
     """PlayIfCertain (2): lowest slot known to be playable by colour and value (RULES.md §3.1)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
         c = _known_colour(v, me, k)
@@ -747,8 +773,9 @@ def rule_play_if_certain(v):
 
 
 @_kernel
-def rule_play_safe_card(v, tab):
+def rule_play_safe_card(pv, tab):
     """PlaySafeCard (8): lowest slot with P_me(playable) = 1 (RULES.md §3.1)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
         total, n_play, _, _ = _own_counts(v, tab, k)
@@ -758,8 +785,9 @@ def rule_play_safe_card(v, tab):
 
 
 @_kernel
-def _best_own_slot(v, tab, useless, num, den):
+def _best_own_slot(pv, tab, useless, num, den):
     """My slot with the highest P_me(playable, or useless) >= num/den, ties → highest slot."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     best = _NO
     bg = _ZERO
@@ -777,15 +805,17 @@ def _best_own_slot(v, tab, useless, num, den):
 
 
 @_kernel
-def rule_play_probably_safe(v, tab, num, den):
+def rule_play_probably_safe(pv, tab, num, den):
     """PlayProbablySafeCard(num/den) (3–7, 49; inside 41–47 and X1) (RULES.md §3.1)."""
-    k = _best_own_slot(v, tab, _FALSE, num, den)
+    v = expand_view(pv)
+    k = _best_own_slot(v.packed, tab, _FALSE, num, den)
     return _play(v, k) if k >= 0 else -1
 
 
 @_kernel
-def rule_play_unique_possible(v, tab):
+def rule_play_unique_possible(pv, tab):
     """PlayUniquePossibleCard (9), with height + 1 and card identity (RULES.md §3.1)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     n_ranks = v.cfg[CFG_RANKS]
     for m in range(v.scal[V_N_MOVES] - 1, -1, -1):
@@ -829,8 +859,9 @@ def _mark_recent_hints(v, singled_out):
 
 
 @_kernel
-def rule_play_just_hinted(v, tab, singled_out, newest_only, min_lives, num, den):
+def rule_play_just_hinted(pv, tab, singled_out, newest_only, min_lives, num, den):
     """PlayJustHinted(singledOut, newestOnly, minLives, num/den) (50–66) (RULES.md §3.1)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     n = _hand_len(v, me)
     eligible = _mark_recent_hints(v, singled_out != 0)
@@ -860,12 +891,13 @@ def rule_play_just_hinted(v, tab, singled_out, newest_only, min_lives, num, den)
 
 
 @_kernel
-def rule_tell_useful(v, value_first):
+def rule_tell_useful(pv, value_first):
     """TellAnyoneAboutUsefulCard (13, value first) / ...OldestUsefulCard (12, colour first).
 
     The first playable card not fully known to its owner, players in turn order, slots
     ascending (RULES.md §3.2); under our slot order both rules pick the same card.
     """
+    v = expand_view(pv)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
         for k in range(_hand_len(v, p)):
@@ -875,8 +907,9 @@ def rule_tell_useful(v, value_first):
 
 
 @_kernel
-def rule_complete_tell_useful(v):
+def rule_complete_tell_useful(pv):
     """CompleteTellUsefulCard (10): a playable card with exactly one attribute known."""
+    v = expand_view(pv)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
         for k in range(_hand_len(v, p)):
@@ -887,11 +920,12 @@ def rule_complete_tell_useful(v):
 
 
 @_kernel
-def rule_tell_playable(v, rng):
+def rule_tell_playable(pv, rng):
     """TellPlayableCard (20, random): hint the next player's lowest-slot playable card.
 
     One draw (RULES.md §2.9): 0 → its value, 1 → its colour (RULES.md §3.2).
     """
+    v = expand_view(pv)
     p = _next_player(v)
     n_ranks = v.cfg[CFG_RANKS]
     for k in range(_hand_len(v, p)):
@@ -904,8 +938,9 @@ def rule_tell_playable(v, rng):
 
 
 @_kernel
-def rule_tell_playable_outer(v):
+def rule_tell_playable_outer(pv):
     """TellPlayableCardOuter (21): next player's lowest playable, not fully known card."""
+    v = expand_view(pv)
     p = _next_player(v)
     for k in range(_hand_len(v, p)):
         if _is_playable(v, _card(v, p, k)) and not _fully_known(v, p, k):
@@ -914,8 +949,9 @@ def rule_tell_playable_outer(v):
 
 
 @_kernel
-def rule_tell_about_ones(v):
+def rule_tell_about_ones(pv):
     """TellAboutOnes (11): next player's lowest 1 that is not fully known (RULES.md §3.2)."""
+    v = expand_view(pv)
     p = _next_player(v)
     for k in range(_hand_len(v, p)):
         if _card(v, p, k) % v.cfg[CFG_RANKS] == 0 and not _fully_known(v, p, k):
@@ -924,8 +960,9 @@ def rule_tell_about_ones(v):
 
 
 @_kernel
-def rule_tell_fives(v):
+def rule_tell_fives(pv):
     """TellFives (17): TellValue(5) to the first player holding a 5 of unknown value."""
+    v = expand_view(pv)
     top = v.cfg[CFG_RANKS] - 1
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
@@ -936,8 +973,9 @@ def rule_tell_fives(v):
 
 
 @_kernel
-def rule_tell_unknown(v):
+def rule_tell_unknown(pv):
     """TellUnknown (23): next player's lowest not fully known card, colour first."""
+    v = expand_view(pv)
     p = _next_player(v)
     for k in range(_hand_len(v, p)):
         if not _fully_known(v, p, k):
@@ -946,8 +984,9 @@ def rule_tell_unknown(v):
 
 
 @_kernel
-def rule_tell_randomly(v, rng):
+def rule_tell_randomly(pv, rng):
     """TellRandomly (22, random): draw x in [0, 2h); slot x // 2, even → value, odd → colour."""
+    v = expand_view(pv)
     p = _next_player(v)
     h = _hand_len(v, p)
     if h == 0:
@@ -960,8 +999,9 @@ def rule_tell_randomly(v, rng):
 
 
 @_kernel
-def rule_tell_most_information(v):
+def rule_tell_most_information(pv):
     """TellMostInformation (19, "in total"): the hint touching most cards, absolute order."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     best = _NO
     best_t = _NO
@@ -970,7 +1010,7 @@ def rule_tell_most_information(v):
         if p == me:
             continue
         for i in range(v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]):
-            score = _count_touched(v, p, i)
+            score = _count_touched(v.packed, p, i)
             if score > best_score:
                 best_score = score
                 best = i
@@ -979,13 +1019,14 @@ def rule_tell_most_information(v):
 
 
 @_kernel
-def _tell_first_not_fully_known(v, usable_test):
+def _tell_first_not_fully_known(pv, usable_test):
     """Shared scan of TellAnyoneAboutUselessCard (14) and TellIllInformed (18), RULES.md §3.2.
 
     Players in turn order, slots ascending: at the first card that is useless (``usable_test``
     false) or usable (true) by its actual identity and not fully known to its owner,
     tellMissing(value first); -1 if none.
     """
+    v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
@@ -1000,14 +1041,16 @@ def _tell_first_not_fully_known(v, usable_test):
 
 
 @_kernel
-def rule_tell_useless(v):
+def rule_tell_useless(pv):
     """TellAnyoneAboutUselessCard (14): first useless card not fully known to its owner."""
-    return _tell_first_not_fully_known(v, _FALSE)
+    v = expand_view(pv)
+    return _tell_first_not_fully_known(v.packed, _FALSE)
 
 
 @_kernel
-def rule_tell_dispensable(v):
+def rule_tell_dispensable(pv):
     """TellDispensable (15; 48 under its predicate), absolute order (RULES.md §3.2)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     n_ranks = v.cfg[CFG_RANKS]
     low = _min_height(v)
@@ -1030,14 +1073,16 @@ def rule_tell_dispensable(v):
 
 
 @_kernel
-def rule_tell_ill_informed(v):
+def rule_tell_ill_informed(pv):
     """TellIllInformed (18): first usable card (actual identity) not fully known."""
-    return _tell_first_not_fully_known(v, _TRUE)
+    v = expand_view(pv)
+    return _tell_first_not_fully_known(v.packed, _TRUE)
 
 
 @_kernel
-def _finesse_hint(v, f, k, n_colour, n_value):
+def _finesse_hint(pv, f, k, n_colour, n_value):
     """Steps (1)–(3) of TellFinesse for ``f``'s slot ``k`` (RULES.md §3.2); -1 if none."""
+    v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
     card = _card(v, f, k)
     if n_colour == 1 and n_value == 1:
@@ -1053,8 +1098,9 @@ def _finesse_hint(v, f, k, n_colour, n_value):
 
 
 @_kernel
-def rule_tell_finesse(v):
+def rule_tell_finesse(pv):
     """TellFinesse (16), v0.2.4 semantics (RULES.md §3.2)."""
+    v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
     nxt = _next_player(v)
     if v.cfg[CFG_PLAYERS] == 2 or _hand_len(v, nxt) == 0:
@@ -1064,23 +1110,24 @@ def rule_tell_finesse(v):
         return -1
     wanted = x + 1  # (x.colour, x.value + 1)
     f = (v.scal[V_SEAT] + 2) % v.cfg[CFG_PLAYERS]
-    n_colour = _count_touched(v, f, n_ranks + wanted // n_ranks)
-    n_value = _count_touched(v, f, wanted % n_ranks)
+    n_colour = _count_touched(v.packed, f, n_ranks + wanted // n_ranks)
+    n_value = _count_touched(v.packed, f, wanted % n_ranks)
     for k in range(_hand_len(v, f)):
         if _card(v, f, k) == wanted:
-            a = _finesse_hint(v, f, k, n_colour, n_value)
+            a = _finesse_hint(v.packed, f, k, n_colour, n_value)
             if a >= 0:
                 return a
     return -1
 
 
 @_kernel
-def _collisions(v, p, k, is_colour):
+def _collisions(pv, p, k, is_colour):
     """(cP, cU) of a TellUnambiguous candidate (RULES.md §3.2).
 
     The other cards of ``p`` the same hint touches and whose same attribute ``p`` does not
     know yet, split into actually playable (cP) and unplayable (cU).
     """
+    v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
     card = _card(v, p, k)
     i = n_ranks + card // n_ranks if is_colour else card % n_ranks
@@ -1114,7 +1161,7 @@ def _unambiguous_better(mode, w_p, w_u, cp, cu, bp, bu):
 
 
 @_kernel
-def rule_tell_unambiguous(v, mode, w_p, w_u):
+def rule_tell_unambiguous(pv, mode, w_p, w_u):
     """TellUnambiguous (67/68: ``mode`` 0/1) and TellUnambiguous3(wP, wU) (72–77: ``mode`` 2).
 
     RULES.md §3.2. The target is the first player in turn order holding a playable card it
@@ -1122,6 +1169,7 @@ def rule_tell_unambiguous(v, mode, w_p, w_u):
     the value is unknown), then its colour hint (if the colour is unknown). The first
     candidate is accepted; later ones replace it only if strictly better.
     """
+    v = expand_view(pv)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
         best_k = _NO
@@ -1136,7 +1184,7 @@ def rule_tell_unambiguous(v, mode, w_p, w_u):
                 known = _known_colour(v, p, k) if is_colour else _known_rank(v, p, k)
                 if known >= 0:
                     continue
-                cp, cu = _collisions(v, p, k, is_colour)
+                cp, cu = _collisions(v.packed, p, k, is_colour)
                 if best_k < 0 or _unambiguous_better(mode, w_p, w_u, cp, cu, bp, bu):
                     best_k = k
                     best_colour = is_colour
@@ -1169,8 +1217,9 @@ def _mask_buffers(v, tab):
 
 
 @_kernel
-def _unambiguous2_score(v, tab_t, pack_t, t, cm, rm, w_p, w_u):
+def _unambiguous2_score(pv, tab_t, pack_t, t, cm, rm, w_p, w_u):
     """Σ_s w(s) · P_{me→t}(playable | s) under the simulated masks (TellUnambiguous2)."""
+    v = expand_view(pv)
     score = 0.0
     for k in range(_hand_len(v, t)):
         card = _card(v, t, k)
@@ -1184,13 +1233,14 @@ def _unambiguous2_score(v, tab_t, pack_t, t, cm, rm, w_p, w_u):
 
 
 @_kernel
-def rule_tell_unambiguous2(v, tab, w_p, w_u):
+def rule_tell_unambiguous2(pv, tab, w_p, w_u):
     """TellUnambiguous2(wP, wU) (69–71), any hand size (RULES.md §3.2).
 
     Target: the first player in turn order holding a playable card. Every hint of §2.5 is
     simulated and scored Σ_s w(s) · P_{me→t}(playable | s) with w(s) = wP on actually playable
     cards, wU otherwise; the first is accepted, later ones only if better by more than 1e-9.
     """
+    v = expand_view(pv)
     cm, rm = _mask_buffers(v, tab)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         t = _turn_order(v, i)
@@ -1200,9 +1250,9 @@ def rule_tell_unambiguous2(v, tab, w_p, w_u):
         best = _NO
         best_score = 0.0
         for j in range(v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]):
-            if _simulate_hint(v, t, j, cm, rm) == 0:
+            if _simulate_hint(v.packed, t, j, cm, rm) == 0:
                 continue
-            score = _unambiguous2_score(v, tab_t, pack_t, t, cm, rm, w_p, w_u)
+            score = _unambiguous2_score(v.packed, tab_t, pack_t, t, cm, rm, w_p, w_u)
             if best < 0 or score > best_score + TOL:
                 best = j
                 best_score = score
@@ -1222,12 +1272,13 @@ def _count_sure_useless(pack_t, cm, rm, n):
 
 
 @_kernel
-def _at_least_n_target(v, tab, cm, rm):
+def _at_least_n_target(pv, tab, cm, rm):
     """TellAtLeastNUseless' target (RULES.md §3.2), or -1; leaves its packed pool in ``tab``.
 
     The first player in turn order holding an actually useless card and no slot with
     P_{me→t}(useless) > 0.99 under its current knowledge.
     """
+    v = expand_view(pv)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         t = _turn_order(v, i)
         n = _hand_len(v, t)
@@ -1243,21 +1294,22 @@ def _at_least_n_target(v, tab, cm, rm):
 
 
 @_kernel
-def rule_tell_at_least_n_useless(v, tab, n_min):
+def rule_tell_at_least_n_useless(pv, tab, n_min):
     """TellAtLeastNUseless(N) (78–82) (RULES.md §3.2).
 
     The hint to the target leaving the most slots with P_{me→t}(useless) > 0.99 is told if
     that number is at least ``n_min`` (first wins ties); otherwise the rule does not fire.
     """
+    v = expand_view(pv)
     cm, rm = _mask_buffers(v, tab)
-    t = _at_least_n_target(v, tab, cm, rm)
+    t = _at_least_n_target(v.packed, tab, cm, rm)
     if t < 0:
         return -1
     pack_t = tab[TAB_PACK_T]
     best = _NO
     best_cnt = _ZERO
     for j in range(v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]):
-        if _simulate_hint(v, t, j, cm, rm) == 0:
+        if _simulate_hint(v.packed, t, j, cm, rm) == 0:
             continue
         cnt = _count_sure_useless(pack_t, cm, rm, _hand_len(v, t))
         if cnt >= n_min and cnt > best_cnt:
@@ -1267,8 +1319,9 @@ def rule_tell_at_least_n_useless(v, tab, n_min):
 
 
 @_kernel
-def _mistake_slot(v, tab_t, pack_t, p, false_positive, num, den):
+def _mistake_slot(pv, tab_t, pack_t, p, false_positive, num, den):
     """The slot TellHighProbabilityMistake picks in ``p``'s hand, or -1 (RULES.md §3.2)."""
+    v = expand_view(pv)
     best = _NO
     bg = _ZERO
     bt = _ONE
@@ -1293,16 +1346,17 @@ def _mistake_slot(v, tab_t, pack_t, p, false_positive, num, den):
 
 
 @_kernel
-def rule_tell_high_probability_mistake(v, tab, false_positive, num, den):
+def rule_tell_high_probability_mistake(pv, tab, false_positive, num, den):
     """TellHighProbabilityMistake(falsePositive, num/den) (83–104) (RULES.md §3.2).
 
     Hints the scanned player (not the loop offset), with any hand size. Stops without firing
     if the chosen card is already fully known to its owner.
     """
+    v = expand_view(pv)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
         tab_t, pack_t = _partner_pack(v, p, tab)
-        k = _mistake_slot(v, tab_t, pack_t, p, false_positive != 0, num, den)
+        k = _mistake_slot(v.packed, tab_t, pack_t, p, false_positive != 0, num, den)
         if k >= 0:
             return _tell_missing(v, p, k, _TRUE)
     return -1
@@ -1314,8 +1368,9 @@ def rule_tell_high_probability_mistake(v, tab, false_positive, num, den):
 
 
 @_kernel
-def rule_discard_safe(v):
+def rule_discard_safe(pv):
     """DiscardSafeCard (35): lowest slot with knowsSafe(me, s)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
         if _knows_safe(v, me, k):
@@ -1324,8 +1379,9 @@ def rule_discard_safe(v):
 
 
 @_kernel
-def _least_candidate_rank(v, tab, c, rm):
+def _least_candidate_rank(pv, tab, c, rm):
     """The lowest rank ``r`` in mask ``rm`` with (c, r) in the pool of ``tab``; -1 if none."""
+    v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
     for r in range(n_ranks):
         if (rm >> r) & 1 and tab[TAB_COUNT, c * n_ranks + r] > 0:
@@ -1334,12 +1390,13 @@ def _least_candidate_rank(v, tab, c, rm):
 
 
 @_kernel
-def rule_discard_useless(v, tab):
+def rule_discard_useless(pv, tab):
     """DiscardUselessCard (37): discard a known-colour slot that is out of reach.
 
     The slot's value (known, or else the least candidate value) is beyond maxReachable of
     its colour (RULES.md §3.3).
     """
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
         c = _known_colour(v, me, k)
@@ -1347,15 +1404,16 @@ def rule_discard_useless(v, tab):
             continue
         r = _known_rank(v, me, k)
         if r < 0:
-            r = _least_candidate_rank(v, tab, c, np.int64(v.rank_plaus[me, k]))
+            r = _least_candidate_rank(v.packed, tab, c, np.int64(v.rank_plaus[me, k]))
         if r >= 0 and r >= _max_reachable(v, c):
             return _discard(v, k)
     return -1
 
 
 @_kernel
-def rule_discard_if_certain(v):
+def rule_discard_if_certain(pv):
     """DiscardIfCertain (25): lowest fully known slot with value <= height(colour)."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
         c = _known_colour(v, me, k)
@@ -1366,8 +1424,9 @@ def rule_discard_if_certain(v):
 
 
 @_kernel
-def rule_discard_highest(v):
+def rule_discard_highest(pv):
     """DiscardHighest (24): the highest known value, ties → lowest slot."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     best = _NO
     best_r = _NO
@@ -1382,8 +1441,9 @@ def rule_discard_highest(v):
 
 
 @_kernel
-def rule_discard_unidentified(v):
+def rule_discard_unidentified(pv):
     """DiscardUnidentifiedCard (36) ≡ DiscardOldestNoInfoFirst (28): lowest no-info slot."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
         if _known_colour(v, me, k) < 0 and _known_rank(v, me, k) < 0:
@@ -1392,15 +1452,17 @@ def rule_discard_unidentified(v):
 
 
 @_kernel
-def rule_discard_probably_useless(v, tab, num, den):
+def rule_discard_probably_useless(pv, tab, num, den):
     """DiscardProbablyUselessCard(num/den) (29–33, X2): highest P_me(useless), ties → highest."""
-    k = _best_own_slot(v, tab, _TRUE, num, den)
+    v = expand_view(pv)
+    k = _best_own_slot(v.packed, tab, _TRUE, num, den)
     return _discard(v, k) if k >= 0 else -1
 
 
 @_kernel
-def rule_discard_least_necessary(v, tab):
+def rule_discard_least_necessary(pv, tab):
     """DiscardLeastLikelyToBeNecessary (26): lowest P_me(necessary), ties → highest slot."""
+    v = expand_view(pv)
     me = v.scal[V_SEAT]
     best = _NO
     bg = _ZERO
@@ -1417,8 +1479,9 @@ def rule_discard_least_necessary(v, tab):
 
 
 @_kernel
-def rule_discard_randomly(v, rng):
+def rule_discard_randomly(pv, rng):
     """DiscardRandomly (34, random): Discard(x), x uniform in [0, |hand(me)|) (RULES.md §2.9)."""
+    v = expand_view(pv)
     h = _hand_len(v, v.scal[V_SEAT])
     if h == 0:
         return -1
@@ -1431,8 +1494,9 @@ def rule_discard_randomly(v, rng):
 
 
 @_kernel
-def _is_legal(v, a):
+def _is_legal(pv, a):
     """Whether move uid ``a`` is legal for the viewer (``_engine.is_legal``, from the view)."""
+    v = expand_view(pv)
     if v.scal[V_DONE] != 0 or a < 0 or a >= v.cfg[CFG_N_ACTIONS]:
         return False
     n = v.cfg[CFG_PLAYERS]
@@ -1449,14 +1513,15 @@ def _is_legal(v, a):
         return False
     x = a - 2 * h
     if x < (n - 1) * n_colors:  # colour hints, by target offset then colour
-        return _count_touched(v, (me + 1 + x // n_colors) % n, n_ranks + x % n_colors) > 0
+        return _count_touched(v.packed, (me + 1 + x // n_colors) % n, n_ranks + x % n_colors) > 0
     x -= (n - 1) * n_colors  # rank hints, by target offset then rank
-    return _count_touched(v, (me + 1 + x // n_ranks) % n, x % n_ranks) > 0
+    return _count_touched(v.packed, (me + 1 + x // n_ranks) % n, x % n_ranks) > 0
 
 
 @_kernel
-def _legal_mask(v, out):
+def _legal_mask(pv, out):
     """One pass over the viewer's moves (same semantics as :func:`_is_legal` for every uid)."""
+    v = expand_view(pv)
     for a in range(out.shape[0]):
         out[a] = 0
     if v.scal[V_DONE] != 0:
@@ -1499,10 +1564,11 @@ def _legal_mask(v, out):
 
 
 @_kernel
-def _random_legal(v, rng, tab):
+def _random_legal(pv, rng, tab):
     """LegalRandom (39): one draw over the ascending legal-move list; -1 (no draw) if empty."""
+    v = expand_view(pv)
     mask = tab[TAB_MASK, : v.cfg[CFG_N_ACTIONS]]
-    n = _legal_mask(v, mask)
+    n = _legal_mask(v.packed, mask)
     if n == 0:
         return -1
     x = rng_below(rng, n)
@@ -1515,12 +1581,13 @@ def _random_legal(v, rng, tab):
 
 
 @_kernel
-def _unblocking_slot(v, p):
+def _unblocking_slot(pv, p):
     """Step 1 of TryToUnBlock from ``p``'s knowledge (RULES.md §3.4).
 
     Returns the slot to discard (>= 0), ``-2 - slot`` to play (a known 5 whose colour is at 4),
     or -1 if none.
     """
+    v = expand_view(pv)
     top = v.cfg[CFG_RANKS] - 1
     for k in range(_hand_len(v, p)):
         if _knows_safe(v, p, k):
@@ -1532,8 +1599,9 @@ def _unblocking_slot(v, p):
 
 
 @_kernel
-def _is_blocked(v, p):
+def _is_blocked(pv, p):
     """Whether ``p`` knows no card safe to discard (with T < T_max) nor playable."""
+    v = expand_view(pv)
     can_discard = v.scal[V_INFO] < v.cfg[CFG_MAX_INFO]
     for k in range(_hand_len(v, p)):
         if can_discard and _knows_safe(v, p, k):
@@ -1545,18 +1613,19 @@ def _is_blocked(v, p):
 
 
 @_kernel
-def rule_try_to_unblock(v):
+def rule_try_to_unblock(pv):
     """TryToUnBlock (40): only at T = 0 (RULES.md §3.4)."""
+    v = expand_view(pv)
     if v.scal[V_INFO] != 0:
         return -1
-    mine = _unblocking_slot(v, v.scal[V_SEAT])
+    mine = _unblocking_slot(v.packed, v.scal[V_SEAT])
     if mine == -1:
         return -1
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
-        if _is_blocked(v, p):
+        if _is_blocked(v.packed, p):
             return _discard(v, mine) if mine >= 0 else _play(v, -2 - mine)
-        if _unblocking_slot(v, p) != -1:
+        if _unblocking_slot(v.packed, p) != -1:
             return -1
     return -1
 
@@ -1598,91 +1667,92 @@ def _apply_rule_table(rule_id, v, rng, tab):
     p2 = row[R_P2]
     # play rules (RULES.md §3.1)
     if cls == C_FINESSE:
-        return rule_play_finesse(v)
+        return rule_play_finesse(v.packed)
     if cls == C_FINESSE_TOLD:
-        return rule_play_finesse_told(v)
+        return rule_play_finesse_told(v.packed)
     if cls == C_IF_CERTAIN:
-        return rule_play_if_certain(v)
+        return rule_play_if_certain(v.packed)
     if cls == C_PROBABLY_SAFE:
-        return rule_play_probably_safe(v, tab, p0, p1)
+        return rule_play_probably_safe(v.packed, tab, p0, p1)
     if cls == C_SAFE:
-        return rule_play_safe_card(v, tab)
+        return rule_play_safe_card(v.packed, tab)
     if cls == C_UNIQUE_POSSIBLE:
-        return rule_play_unique_possible(v, tab)
+        return rule_play_unique_possible(v.packed, tab)
     if cls == C_JUST_HINTED:
-        return rule_play_just_hinted(v, tab, p0, p1, p2, row[R_P3], row[R_P4])
+        return rule_play_just_hinted(v.packed, tab, p0, p1, p2, row[R_P3], row[R_P4])
     if cls == C_X1:  # IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeCard (RULES.md §4)
         if v.scal[V_LIFE] > 1:
-            return rule_play_probably_safe(v, tab, p0, p1)
-        return rule_play_safe_card(v, tab)
+            return rule_play_probably_safe(v.packed, tab, p0, p1)
+        return rule_play_safe_card(v.packed, tab)
     # tell rules (RULES.md §3.2)
     if cls == C_COMPLETE_USEFUL:
-        return rule_complete_tell_useful(v)
+        return rule_complete_tell_useful(v.packed)
     if cls == C_ONES:
-        return rule_tell_about_ones(v)
+        return rule_tell_about_ones(v.packed)
     if cls == C_USEFUL:
-        return rule_tell_useful(v, p0)
+        return rule_tell_useful(v.packed, p0)
     if cls == C_USELESS:
-        return rule_tell_useless(v)
+        return rule_tell_useless(v.packed)
     if cls == C_DISPENSABLE:
-        return rule_tell_dispensable(v)
+        return rule_tell_dispensable(v.packed)
     if cls == C_TELL_FINESSE:
-        return rule_tell_finesse(v)
+        return rule_tell_finesse(v.packed)
     if cls == C_FIVES:
-        return rule_tell_fives(v)
+        return rule_tell_fives(v.packed)
     if cls == C_ILL_INFORMED:
-        return rule_tell_ill_informed(v)
+        return rule_tell_ill_informed(v.packed)
     if cls == C_MOST_INFORMATION:
-        return rule_tell_most_information(v)
+        return rule_tell_most_information(v.packed)
     if cls == C_PLAYABLE_RANDOM:
-        return rule_tell_playable(v, rng)
+        return rule_tell_playable(v.packed, rng)
     if cls == C_PLAYABLE_OUTER:
-        return rule_tell_playable_outer(v)
+        return rule_tell_playable_outer(v.packed)
     if cls == C_TELL_RANDOMLY:
-        return rule_tell_randomly(v, rng)
+        return rule_tell_randomly(v.packed, rng)
     if cls == C_UNKNOWN:
-        return rule_tell_unknown(v)
+        return rule_tell_unknown(v.packed)
     if cls == C_UNAMBIGUOUS:
-        return rule_tell_unambiguous(v, p0, p1, p2)
+        return rule_tell_unambiguous(v.packed, p0, p1, p2)
     if cls == C_UNAMBIGUOUS2:
-        return rule_tell_unambiguous2(v, tab, float(p0), float(p1))
+        return rule_tell_unambiguous2(v.packed, tab, float(p0), float(p1))
     if cls == C_AT_LEAST_N_USELESS:
-        return rule_tell_at_least_n_useless(v, tab, p0)
+        return rule_tell_at_least_n_useless(v.packed, tab, p0)
     if cls == C_MISTAKE:
-        return rule_tell_high_probability_mistake(v, tab, p0, p1, p2)
+        return rule_tell_high_probability_mistake(v.packed, tab, p0, p1, p2)
     # discard rules (RULES.md §3.3)
     if cls == C_DISCARD_HIGHEST:
-        return rule_discard_highest(v)
+        return rule_discard_highest(v.packed)
     if cls == C_DISCARD_IF_CERTAIN:
-        return rule_discard_if_certain(v)
+        return rule_discard_if_certain(v.packed)
     if cls == C_DISCARD_LEAST_NECESSARY:
-        return rule_discard_least_necessary(v, tab)
+        return rule_discard_least_necessary(v.packed, tab)
     if cls == C_DISCARD_OLDEST:
         return _discard(v, _ZERO) if _hand_len(v, v.scal[V_SEAT]) > 0 else -1
     if cls == C_DISCARD_NO_INFO:
-        return rule_discard_unidentified(v)
+        return rule_discard_unidentified(v.packed)
     if cls == C_DISCARD_PROBABLY_USELESS:
-        return rule_discard_probably_useless(v, tab, p0, p1)
+        return rule_discard_probably_useless(v.packed, tab, p0, p1)
     if cls == C_DISCARD_RANDOMLY:
-        return rule_discard_randomly(v, rng)
+        return rule_discard_randomly(v.packed, rng)
     if cls == C_DISCARD_SAFE:
-        return rule_discard_safe(v)
+        return rule_discard_safe(v.packed)
     if cls == C_DISCARD_USELESS:
-        return rule_discard_useless(v, tab)
+        return rule_discard_useless(v.packed, tab)
     if cls == C_OSAWA_DISCARD:
-        a = rule_discard_safe(v)
-        return a if a >= 0 else rule_discard_useless(v, tab)
+        a = rule_discard_safe(v.packed)
+        return a if a >= 0 else rule_discard_useless(v.packed, tab)
     # other rules (RULES.md §3.4)
     if cls == C_LEGAL_RANDOM:
-        return _random_legal(v, rng, tab)
+        return _random_legal(v.packed, rng, tab)
     if cls == C_UNBLOCK:
-        return rule_try_to_unblock(v)
+        return rule_try_to_unblock(v.packed)
     return -1
 
 
 @_kernel
-def _apply_rule_call(rule_id, v, rng, tab):
+def _apply_rule_call(rule_id, pv, rng, tab):
     """:func:`_apply_rule_table` as a call (the dispatch is inlined only into the hot loop)."""
+    v = expand_view(pv)
     return _apply_rule_table(rule_id, v, rng, tab)
 
 
@@ -1694,12 +1764,14 @@ def _apply_rule_call(rule_id, v, rng, tab):
 @njit
 def known_colour(v, p, k):
     """Colour ``p`` knows for its slot ``k`` (|Col| = 1, RULES.md §2.2), or -1 if unknown."""
+    v = _expanded(v)
     return _known_colour(v, p, k)
 
 
 @njit
 def known_rank(v, p, k):
     """Rank ``p`` knows for its slot ``k`` (|Val| = 1, RULES.md §2.2), or -1 if unknown."""
+    v = _expanded(v)
     return _known_rank(v, p, k)
 
 
@@ -1711,42 +1783,49 @@ def max_reachable(v, c):
     are all in the discard pile, else ``n_ranks``. A card of rank ``r`` (value ``r + 1``) is
     out of reach iff ``r >= max_reachable(v, c)``.
     """
+    v = _expanded(v)
     return _max_reachable(v, c)
 
 
 @njit
 def safe_to_discard(v, c, r):
     """safeToDiscard(c?, v?) of RULES.md §2.3, with ``c`` or ``r`` = -1 for unknown."""
+    v = _expanded(v)
     return _safe_to_discard(v, c, r)
 
 
 @njit
 def is_playable(v, card):
     """playable(x): x.value = height(x.colour) + 1 (RULES.md §2.3)."""
+    v = _expanded(v)
     return _is_playable(v, card)
 
 
 @njit
 def is_useless(v, card):
     """useless(x) = safeToDiscard(x.colour, x.value) for an actual card (RULES.md §2.3)."""
+    v = _expanded(v)
     return _card_class(v, card) & CLS_USELESS != 0
 
 
 @njit
 def is_necessary(v, card):
     """necessary(x): not useless, and a 5 or the last copy outside the discards (RULES.md §2.3)."""
+    v = _expanded(v)
     return _card_class(v, card) & CLS_NECESSARY != 0
 
 
 @njit
 def usable(v, c, r):
     """Predicate *usable*(c?, v?) of RULES.md §2.3, with ``c`` or ``r`` = -1 for unknown."""
+    v = _expanded(v)
     return _usable(v, c, r)
 
 
 @njit
 def knows_safe(v, p, k):
     """knowsSafe(p, k): safeToDiscard on ``p``'s own knowledge of slot ``k`` (RULES.md §2.3)."""
+    v = _expanded(v)
     return _knows_safe(v, p, k)
 
 
@@ -1761,7 +1840,8 @@ def card_table(v, out):
             player's hand = draw pile + own hand); row ``TAB_CLASS`` the class bits
             (``CLS_PLAYABLE | CLS_USELESS | CLS_NECESSARY``) of every card.
     """
-    _card_table(v, out)
+    v = _expanded(v)
+    _card_table(v.packed, out)
 
 
 @njit
@@ -1773,6 +1853,7 @@ def new_card_table(v):
         ``TAB_CLASS`` (first ``n_colors * n_ranks`` columns) are the card table, the other
         rows are work buffers for :func:`apply_rule_table`.
     """
+    v = _expanded(v)
     return _new_table(v)
 
 
@@ -1789,7 +1870,8 @@ def partner_table(v, t, tab, out):
         tab: the viewer's table from :func:`card_table`.
         out: ``(2, n_colors * n_ranks)`` int64, overwritten.
     """
-    _partner_table(v, t, tab, out)
+    v = _expanded(v)
+    _partner_table(v.packed, t, tab, out)
 
 
 @njit
@@ -1807,6 +1889,7 @@ def cand_counts(v, tab, cm, rm):
         masks, with multiplicity) and how many have each property (RULES.md §2.4). A
         probability P(φ | s) is ``count / total``.
     """
+    v = _expanded(v)
     return _cand_counts(v, tab, cm, rm)
 
 
@@ -1817,6 +1900,7 @@ def slot_counts(v, tab, p, k):
     With the viewer's table and ``p`` = viewer this is cand_me(k) (RULES.md §2.4); with a
     :func:`partner_table` for ``p`` it is cand_{me→p}(k) (RULES.md §2.5).
     """
+    v = _expanded(v)
     return _slot_counts(v, tab, p, k)
 
 
@@ -1827,6 +1911,7 @@ def cand_counts_packed(v, tab, cm, rm):
     Same arguments and results; ``tab`` must be a scratch table (:func:`new_card_table`), whose
     packed row this call refreshes from its count and class rows.
     """
+    v = _expanded(v)
     _pack_table(v, tab, tab[TAB_PACK])
     return _packed_counts(tab[TAB_PACK], np.int64(cm), np.int64(rm))
 
@@ -1838,6 +1923,7 @@ def own_slot_counts(v, tab, k):
     ``tab``: the viewer's scratch table (:func:`new_card_table`); the first call after the
     card table was filled computes every own slot at once.
     """
+    v = _expanded(v)
     return _own_counts(v, tab, k)
 
 
@@ -1853,6 +1939,7 @@ def own_probability(v, k, cls):
     Returns:
         The probability; 0.0 if the slot has no candidate.
     """
+    v = _expanded(v)
     total, n_play, n_useless, n_nec = _slot_counts(v, _new_table(v), v.scal[V_SEAT], k)
     good = n_play if cls == CLS_PLAYABLE else (n_useless if cls == CLS_USELESS else n_nec)
     return good / total if total > 0 else 0.0
@@ -1873,15 +1960,16 @@ def partner_probability(v, t, k, cls, hint):
     Returns:
         The probability; 0.0 if the slot has no candidate (impossible for a held card).
     """
+    v = _expanded(v)
     tab = _new_table(v)
     tab_t = np.empty_like(tab)
-    _partner_table(v, t, tab, tab_t)
+    _partner_table(v.packed, t, tab, tab_t)
     cm, rm = _mask_buffers(v, tab)
     for j in range(_hand_len(v, t)):
         cm[j] = v.col_plaus[t, j]
         rm[j] = v.rank_plaus[t, j]
     if hint >= 0:
-        _simulate_hint(v, t, hint, cm, rm)
+        _simulate_hint(v.packed, t, hint, cm, rm)
     total, n_play, n_useless, n_nec = _cand_counts(v, tab_t, cm[k], rm[k])
     good = n_play if cls == CLS_PLAYABLE else (n_useless if cls == CLS_USELESS else n_nec)
     return good / total if total > 0 else 0.0
@@ -1890,6 +1978,7 @@ def partner_probability(v, t, k, cls, hint):
 @njit
 def n_hints(v):
     """Number of hints in the enumeration of RULES.md §2.5 (``n_ranks + n_colors``)."""
+    v = _expanded(v)
     return v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]
 
 
@@ -1899,6 +1988,7 @@ def hint_of(v, i):
 
     Values 1..5 first (``i < n_ranks`` → rank ``i``), then colours R..B (``n_ranks + c``).
     """
+    v = _expanded(v)
     return _hint_of(v, i)
 
 
@@ -1917,12 +2007,14 @@ def simulate_hint(v, t, i, cm, rm):
     Returns:
         The number of ``t``'s cards the hint touches (0: not a legal hint).
     """
-    return _simulate_hint(v, t, i, cm, rm)
+    v = _expanded(v)
+    return _simulate_hint(v.packed, t, i, cm, rm)
 
 
 @njit
 def hint_action(v, t, i):
     """Move uid of hint number ``i`` (:func:`hint_of`) from the viewer to seat ``t``."""
+    v = _expanded(v)
     return _tell_hint(v, t, i)
 
 
@@ -1939,6 +2031,7 @@ def tell_missing(v, t, k, value_first):
     Returns:
         The hint's move uid, or -1 if ``t`` knows both attributes.
     """
+    v = _expanded(v)
     return _tell_missing(v, t, k, value_first)
 
 
@@ -1948,13 +2041,15 @@ def turn_order(v, i):
 
     Absolute order (RULES.md §2.7) is simply ``0..N−1`` skipping the viewer.
     """
+    v = _expanded(v)
     return _turn_order(v, i)
 
 
 @njit
 def is_legal_view(v, a):
     """Whether move uid ``a`` is legal for the viewer (``_engine.is_legal``, from the view)."""
-    return _is_legal(v, a)
+    v = _expanded(v)
+    return _is_legal(v.packed, a)
 
 
 @njit
@@ -1972,7 +2067,8 @@ def legal_mask_view(v, out):
     Returns:
         The number of legal moves.
     """
-    return _legal_mask(v, out)
+    v = _expanded(v)
+    return _legal_mask(v.packed, out)
 
 
 @njit
@@ -1990,7 +2086,8 @@ def apply_rule_table(rule_id, v, rng, tab):
     For compiled loops that evaluate several rules on one view. ``tab`` should be a scratch
     table (:func:`new_card_table`); a ``(2, n_colors * n_ranks)`` card table is copied into one.
     """
-    return _apply_rule_call(rule_id, v, rng, _as_scratch(v, tab))
+    v = _expanded(v)
+    return _apply_rule_call(rule_id, v.packed, rng, _as_scratch(v, tab))
 
 
 @njit
@@ -2007,7 +2104,8 @@ def apply_rule(rule_id, v, rng):
         A move uid legal for the viewer, or -1 if the rule does not fire (also for unknown
         ids and once the game is over).
     """
-    return _apply_rule_call(rule_id, v, rng, _new_table(v))
+    v = _expanded(v)
+    return _apply_rule_call(rule_id, v.packed, rng, _new_table(v))
 
 
 @njit
@@ -2017,14 +2115,16 @@ def first_firing(rules, n_rules, v, rng):
     Used to emulate the reference's "strict era" (RULES.md §2.9), where a turn on which no
     rule fired ended the game at the current score.
     """
-    return _first_firing(rules, n_rules, v, rng, _empty_table(v))
+    v = _expanded(v)
+    return _first_firing(rules, n_rules, v.packed, rng, _empty_table(v))
 
 
 @_kernel
-def _first_firing(rules, n_rules, v, rng, tab):
-    _card_table(v, tab)
+def _first_firing(rules, n_rules, pv, rng, tab):
+    v = expand_view(pv)
+    _card_table(v.packed, tab)
     for i in range(n_rules):
-        a = _apply_rule_call(rules[i], v, rng, tab)
+        a = _apply_rule_call(rules[i], pv, rng, tab)
         if a >= 0:
             return a
     return -1
@@ -2032,7 +2132,7 @@ def _first_firing(rules, n_rules, v, rng, tab):
 
 @njit(inline="always")
 def first_firing_table(rules, n_rules, v, rng, tab):
-    """:func:`first_firing` with a caller-owned scratch table (see :func:`choose_action_table`)."""
+    """:func:`first_firing` for compiled loops (arguments as :func:`choose_action_table`)."""
     return _first_firing(rules, n_rules, v, rng, tab)
 
 
@@ -2053,17 +2153,19 @@ def choose_action(rules, n_rules, v, rng, mask):
         move (one draw over the ascending legal-move list, RULES.md §0.3.3); -1 only once the
         game is over.
     """
-    return _choose_action(rules, n_rules, v, rng, mask, _empty_table(v))
+    v = _expanded(v)
+    return _choose_action(rules, n_rules, v.packed, rng, mask, _empty_table(v))
 
 
 @_kernel
-def _choose_action(rules, n_rules, v, rng, mask, tab):
-    _card_table(v, tab)
+def _choose_action(rules, n_rules, pv, rng, mask, tab):
+    v = expand_view(pv)
+    _card_table(v.packed, tab)
     for i in range(n_rules):
         a = _apply_rule_table(rules[i], v, rng, tab)
         if a >= 0:
             return a
-    n = _legal_mask(v, mask)
+    n = _legal_mask(v.packed, mask)
     if n == 0:
         return -1
     x = rng_below(rng, n)
@@ -2077,7 +2179,10 @@ def _choose_action(rules, n_rules, v, rng, mask, tab):
 
 @njit(inline="always")
 def choose_action_table(rules, n_rules, v, rng, mask, tab):
-    """:func:`choose_action` with a caller-owned card-table buffer ``tab`` (overwritten).
+    """:func:`choose_action` for compiled loops: a packed view and a caller-owned scratch table.
+
+    ``v``: the acting seat's :class:`~hanabi_env._view.PackedView` (e.g. a
+    :func:`~hanabi_env._view.live_view`; :func:`~hanabi_env._view.pack_view` packs a ``View``).
 
     ``tab``: ``(TAB_ROWS, max(n_colors * n_ranks, 4 * n_colors, hand_size))`` int64 scratch
     (rows 0–1 get the card table, the others are the rules' work buffers and per-decision

@@ -126,6 +126,10 @@ class State(NamedTuple):
         hist_uids: ``(max_moves, hand_size)`` int32, uids of the cards a reveal touched.
         counters: ``(n_players, N_COUNTERS)`` float64 behaviour counters (RULES.md §5).
         rng: ``(4,)`` int64, the deal generator (see :mod:`hanabi_env._rng`).
+        pub: ``(pub_size,)`` int32, one buffer holding the public arrays ``fireworks`` to
+            ``hist_uids`` (in field order, :func:`pub_offsets`); those fields are views of it,
+            so that compiled rules can take the whole public state as one array
+            (:class:`hanabi_env._view.PackedView`). The hidden ``deck`` is not in it.
     """
 
     cfg: np.ndarray
@@ -143,6 +147,72 @@ class State(NamedTuple):
     hist_uids: np.ndarray
     counters: np.ndarray
     rng: np.ndarray
+    pub: np.ndarray
+
+
+PUB_FIELDS = (
+    "fireworks",
+    "discards",
+    "hands",
+    "hand_len",
+    "col_plaus",
+    "rank_plaus",
+    "col_hint",
+    "rank_hint",
+    "hist",
+    "hist_uids",
+)
+"""The public int32 arrays of a :class:`State`, in their order inside ``State.pub``."""
+
+
+@njit(inline="always")
+def pub_offsets(cfg):
+    """Start of each :data:`PUB_FIELDS` array inside ``pub``, then the total size (11 ints)."""
+    n_colors = cfg[CFG_COLORS]
+    n_players = cfg[CFG_PLAYERS]
+    ph = n_players * cfg[CFG_HAND]
+    o_fireworks = 0
+    o_discards = o_fireworks + n_colors
+    o_hands = o_discards + n_colors * cfg[CFG_RANKS]
+    o_hand_len = o_hands + ph
+    o_col_plaus = o_hand_len + n_players
+    o_rank_plaus = o_col_plaus + ph
+    o_col_hint = o_rank_plaus + ph
+    o_rank_hint = o_col_hint + ph
+    o_hist = o_rank_hint + ph
+    o_hist_uids = o_hist + cfg[CFG_MAX_MOVES] * HIST_FIELDS
+    total = o_hist_uids + cfg[CFG_MAX_MOVES] * cfg[CFG_HAND]
+    return (
+        o_fireworks,
+        o_discards,
+        o_hands,
+        o_hand_len,
+        o_col_plaus,
+        o_rank_plaus,
+        o_col_hint,
+        o_rank_hint,
+        o_hist,
+        o_hist_uids,
+        total,
+    )
+
+
+def _pub_views(cfg: np.ndarray, pub: np.ndarray) -> dict[str, np.ndarray]:
+    """The :data:`PUB_FIELDS` arrays as views of ``pub`` (shapes of :class:`State`)."""
+    p, h, m = int(cfg[CFG_PLAYERS]), int(cfg[CFG_HAND]), int(cfg[CFG_MAX_MOVES])
+    shapes = {
+        "fireworks": (int(cfg[CFG_COLORS]),),
+        "discards": (int(cfg[CFG_COLORS] * cfg[CFG_RANKS]),),
+        "hand_len": (p,),
+        "hist": (m, HIST_FIELDS),
+        "hist_uids": (m, h),
+    }
+    offsets = pub_offsets(cfg)
+    out = {}
+    for i, name in enumerate(PUB_FIELDS):
+        shape = shapes.get(name, (p, h))
+        out[name] = pub[offsets[i] : offsets[i + 1]].reshape(shape)
+    return out
 
 
 def n_cards_of(colors: int, ranks: int) -> int:
@@ -191,29 +261,26 @@ def new_state(
         ],
         dtype=np.int64,
     )
-    ph = (players, hand_size)
+    pub = np.zeros(int(pub_offsets(cfg)[-1]), dtype=np.int32)
+    views = _pub_views(cfg, pub)
+    for name in ("hands", "col_hint", "rank_hint", "hist", "hist_uids"):
+        views[name][...] = -1
     return State(
         cfg=cfg,
         scal=np.zeros(SCAL_SIZE, dtype=np.int64),
         deck=np.zeros(n_cards, dtype=np.int32),
-        fireworks=np.zeros(colors, dtype=np.int32),
-        discards=np.zeros(colors * ranks, dtype=np.int32),
-        hands=np.full(ph, -1, dtype=np.int32),
-        hand_len=np.zeros(players, dtype=np.int32),
-        col_plaus=np.zeros(ph, dtype=np.int32),
-        rank_plaus=np.zeros(ph, dtype=np.int32),
-        col_hint=np.full(ph, -1, dtype=np.int32),
-        rank_hint=np.full(ph, -1, dtype=np.int32),
-        hist=np.full((max_moves, HIST_FIELDS), -1, dtype=np.int32),
-        hist_uids=np.full((max_moves, hand_size), -1, dtype=np.int32),
         counters=np.zeros((players, N_COUNTERS), dtype=np.float64),
         rng=np.zeros(4, dtype=np.int64),
+        pub=pub,
+        **views,
     )
 
 
 def copy_state(s: State) -> State:
-    """Deep copy of a state (every array copied)."""
-    return State(*(a.copy() for a in s))
+    """Deep copy of a state (every array copied; the public fields view the new ``pub``)."""
+    pub = s.pub.copy()
+    own = {name: getattr(s, name).copy() for name in ("cfg", "scal", "deck", "counters", "rng")}
+    return State(pub=pub, **own, **_pub_views(s.cfg, pub))
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,12 +13,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from hanabi_env._engine import (
     CFG_COLORS,
     CFG_HAND,
     CFG_MAX_INFO,
     CFG_MAX_LIFE,
+    CFG_MAX_MOVES,
     CFG_N_CARDS,
     CFG_PLAYERS,
     CFG_RANKS,
@@ -33,6 +37,7 @@ from hanabi_env._engine import (
     H_TARGET,
     H_TOKEN,
     H_TOUCHED,
+    HIST_FIELDS,
     PLAY,
     REVEAL_COLOR,
     REVEAL_RANK,
@@ -45,6 +50,7 @@ from hanabi_env._engine import (
     S_N_MOVES,
     State,
     copies_of_rank,
+    pub_offsets,
     score,
 )
 from hanabi_env._jit import njit
@@ -103,6 +109,133 @@ class View(NamedTuple):
     rank_hint: np.ndarray
     hist: np.ndarray
     hist_uids: np.ndarray
+
+
+class PackedView(NamedTuple):
+    """A view as four arrays, what the compiled rule kernels take.
+
+    A call then passes 4 arrays instead of the 13 of a :class:`View`.
+
+    Attributes:
+        cfg: ``(CFG_SIZE,)`` int64, as :attr:`View.cfg`.
+        scal: ``(VSCAL_SIZE,)`` int64, as :attr:`View.scal`.
+        cards: ``(n_players, hand_size)`` int32, as :attr:`View.cards`.
+        pub: int32, the other public arrays of a view (``fireworks`` to ``hist_uids``) in the
+            layout of ``State.pub`` (:func:`hanabi_env._engine.pub_offsets`).
+    """
+
+    cfg: np.ndarray
+    scal: np.ndarray
+    cards: np.ndarray
+    pub: np.ndarray
+
+
+class ExpandedView(NamedTuple):
+    """The fields of a :class:`View`, as views of a :class:`PackedView` (``packed``)."""
+
+    cfg: np.ndarray
+    scal: np.ndarray
+    fireworks: np.ndarray
+    discards: np.ndarray
+    cards: np.ndarray
+    uids: np.ndarray
+    hand_len: np.ndarray
+    col_plaus: np.ndarray
+    rank_plaus: np.ndarray
+    col_hint: np.ndarray
+    rank_hint: np.ndarray
+    hist: np.ndarray
+    hist_uids: np.ndarray
+    packed: PackedView
+
+
+@intrinsic
+def _sub_matrix(typingctx, buf, offset, rows, cols):
+    """``buf[offset : offset + rows * cols].reshape(rows, cols)`` without checks or a meminfo.
+
+    A C-contiguous alias of 1-D ``buf``; it must not outlive ``buf`` (it is only used inside
+    :func:`expand_view`, whose result also holds ``buf``). Unlike ``reshape``, it cannot raise,
+    so the compiler removes the arrays a kernel does not read.
+    """
+    if not (isinstance(buf, types.Array) and buf.ndim == 1):
+        return None
+    out_t = types.Array(buf.dtype, 2, "C")
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(buf)(context, builder, value=args[0])
+        offset_v, rows_v, cols_v = args[1], args[2], args[3]
+        out = context.make_array(out_t)(context, builder)
+        intp = context.get_value_type(types.intp)
+        item = src.itemsize
+        rows_i = builder.sext(rows_v, intp) if rows_v.type != intp else rows_v
+        cols_i = builder.sext(cols_v, intp) if cols_v.type != intp else cols_v
+        off_i = builder.sext(offset_v, intp) if offset_v.type != intp else offset_v
+        out.meminfo = cgutils.get_null_value(src.meminfo.type)
+        out.parent = cgutils.get_null_value(src.parent.type)
+        out.nitems = builder.mul(rows_i, cols_i)
+        out.itemsize = item
+        out.data = builder.gep(src.data, [off_i])
+        out.shape = cgutils.pack_array(builder, [rows_i, cols_i])
+        out.strides = cgutils.pack_array(builder, [builder.mul(cols_i, item), item])
+        return out._getvalue()
+
+    return out_t(buf, offset, rows, cols), codegen
+
+
+@njit(inline="always")
+def _sub_vector(buf, offset, n):
+    """``buf[offset : offset + n]`` as a C-contiguous alias (see :func:`_sub_matrix`)."""
+    return _sub_matrix(buf, offset, 1, n)[0]
+
+
+@njit(inline="always", _nrt=False)
+def expand_view(pv):
+    """The :class:`ExpandedView` of a :class:`PackedView` (no copy; slices of ``pv.pub``).
+
+    Inlined: a kernel that takes a packed view expands it on entry, and the compiler drops
+    the arrays it does not read.
+    """
+    cfg = pv.cfg
+    pub = pv.pub
+    n_players = cfg[CFG_PLAYERS]
+    h = cfg[CFG_HAND]
+    m = cfg[CFG_MAX_MOVES]
+    o = pub_offsets(cfg)
+    return ExpandedView(
+        cfg,
+        pv.scal,
+        _sub_vector(pub, o[0], cfg[CFG_COLORS]),
+        _sub_vector(pub, o[1], cfg[CFG_COLORS] * cfg[CFG_RANKS]),
+        pv.cards,
+        _sub_matrix(pub, o[2], n_players, h),
+        _sub_vector(pub, o[3], n_players),
+        _sub_matrix(pub, o[4], n_players, h),
+        _sub_matrix(pub, o[5], n_players, h),
+        _sub_matrix(pub, o[6], n_players, h),
+        _sub_matrix(pub, o[7], n_players, h),
+        _sub_matrix(pub, o[8], m, np.int64(HIST_FIELDS)),
+        _sub_matrix(pub, o[9], m, h),
+        pv,
+    )
+
+
+@njit
+def pack_view(v):
+    """A :class:`PackedView` holding a copy of the public arrays of the :class:`View` ``v``."""
+    cfg = v.cfg
+    o = pub_offsets(cfg)
+    pub = np.empty(o[10], dtype=np.int32)
+    pub[o[0] : o[1]] = v.fireworks
+    pub[o[1] : o[2]] = v.discards
+    pub[o[2] : o[3]] = v.uids.ravel()
+    pub[o[3] : o[4]] = v.hand_len
+    pub[o[4] : o[5]] = v.col_plaus.ravel()
+    pub[o[5] : o[6]] = v.rank_plaus.ravel()
+    pub[o[6] : o[7]] = v.col_hint.ravel()
+    pub[o[7] : o[8]] = v.rank_hint.ravel()
+    pub[o[8] : o[9]] = v.hist.ravel()
+    pub[o[9] : o[10]] = v.hist_uids.ravel()
+    return PackedView(cfg, v.scal, v.cards, pub)
 
 
 def new_view(s: State) -> View:
@@ -178,33 +311,19 @@ def fill_view(s, seat, v, seer):
         v.hist_uids[n_moves:prev_moves, :] = -1
 
 
-@njit
+@njit(inline="always")
 def live_view(s, scal, cards):
-    """A view whose public arrays *are* the arrays of state ``s`` (no copy).
+    """A :class:`PackedView` whose public arrays *are* those of state ``s`` (``s.pub``, no copy).
 
     Only ``scal`` and ``cards`` (the per-seat parts) are the view's own buffers; everything
     else aliases ``s`` (the engine keeps history rows ``>= n_moves`` at -1, like a view). The
     view therefore follows ``s`` as it advances, but is only a valid view of one seat after
     :func:`refresh_live_view`. The hidden information stays structurally absent: the deck is
-    not part of a view, and ``cards`` holds -1 in the viewer's row. For compiled loops that
+    not part of ``pub``, and ``cards`` holds -1 in the viewer's row. For compiled loops that
     decide from views of a state they own (the rule-game evaluator); a reader must never
     write to it.
     """
-    return View(
-        s.cfg,
-        scal,
-        s.fireworks,
-        s.discards,
-        cards,
-        s.hands,
-        s.hand_len,
-        s.col_plaus,
-        s.rank_plaus,
-        s.col_hint,
-        s.rank_hint,
-        s.hist,
-        s.hist_uids,
-    )
+    return PackedView(s.cfg, scal, cards, s.pub)
 
 
 @njit(inline="always")
@@ -348,12 +467,16 @@ def observe_into(s, seat, v, obs_type, out):
 
 __all__ = [
     "OBSERVATION_TYPES",
+    "ExpandedView",
+    "PackedView",
     "View",
     "encode_observation",
+    "expand_view",
     "fill_view",
     "live_view",
     "new_view",
     "observation_size",
     "observe_into",
+    "pack_view",
     "refresh_live_view",
 ]
