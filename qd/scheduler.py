@@ -12,9 +12,12 @@
    candidate; otherwise the incumbent is **re-evaluated on the candidate's games** (same seed,
    common random numbers) and the candidate replaces it only if its objective is **strictly**
    greater. The stored objective and measures are the ones measured when the elite entered. The
-   incumbents of all cells waiting on a comparison are re-evaluated together, in rounds (round
-   ``r`` handles the ``r``-th contested candidate of each cell), so the result is exactly the
-   sequential algorithm applied to the batch. A candidate identical to its incumbent cannot be
+   replays are batched in rounds: a round replays the incumbent of every waiting cell on the
+   games of *all* the candidates still queued for that cell (the incumbent usually survives
+   them all); only a replacement sends the cell's remaining candidates to a later round,
+   against the new incumbent. The result is exactly the sequential algorithm applied to the
+   batch (a replay is a pure function of the incumbent and the candidate's seed); only the
+   number of evaluator calls and of wasted replays changes. A candidate identical to its incumbent cannot be
    strictly better on the same games and is rejected without playing them.
 
 Everything stochastic derives from ``config.seed``, so a run is a pure function of its
@@ -211,6 +214,8 @@ class MapElites:
         for i, cell in enumerate(cells.tolist()):
             queues.setdefault(cell, []).append(i)
         pos = dict.fromkeys(queues, 0)
+        # objective of an incumbent (by its genes) on the games of candidate i
+        replays: dict[tuple[bytes, int], float] = {}
         first_round = True
         while True:
             requests: list[tuple[int, int]] = []
@@ -225,8 +230,19 @@ class MapElites:
                         self.counters.rejected += 1
                         self.counters.identical += 1
                     else:
-                        requests.append((cell, i))
-                        break
+                        key = (archive.solution[cell].tobytes(), i)
+                        if key not in replays:
+                            # replay this incumbent on the games of every candidate still
+                            # queued for the cell: it stays unless one of them beats it
+                            for j in queue[pos[cell] :]:
+                                if not np.array_equal(archive.solution[cell], solutions[j]):
+                                    requests.append((cell, j))
+                            break
+                        if objective[i] > replays[key]:
+                            archive.insert(cell, solutions[i], objective[i], measures[i], ids[i])
+                            self.counters.replaced += 1
+                        else:
+                            self.counters.rejected += 1
                     pos[cell] += 1
             if not requests:
                 return
@@ -237,12 +253,7 @@ class MapElites:
             ev = self._evaluate(incumbents, [seeds[i] for _, i in requests])
             self.counters.incumbent_evaluations += len(requests)
             for (cell, i), incumbent_objective in zip(requests, ev.objective, strict=True):
-                if objective[i] > incumbent_objective:
-                    archive.insert(cell, solutions[i], objective[i], measures[i], ids[i])
-                    self.counters.replaced += 1
-                else:
-                    self.counters.rejected += 1
-                pos[cell] += 1
+                replays[(archive.solution[cell].tobytes(), i)] = float(incumbent_objective)
 
     # ---- the loop -------------------------------------------------------------------------
     def run(

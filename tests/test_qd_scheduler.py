@@ -62,10 +62,12 @@ def test_replacement_is_strictly_better_on_the_candidates_games():
     measures = np.array([[0.1, 0.1]] * 4 + [[0.9, 0.9]])
     seeds = [3, 6, 4, 5, 7]
     loop.tell(cands, objective, measures, np.arange(100, 105), seeds)
+    # round 1 replays the incumbent on the games of all four candidates of cell 0.
     # cand 0: incumbent replayed on seed 3 scores 10 + 0 = 10, a tie -> kept (strictly better)
-    # cand 1: incumbent on seed 6 scores 10 < 10.5 -> replaced; cand 2: cand 1 on seed 4
-    # scores 5 + 1 = 6 < 12 -> replaced; cand 3 is identical to cand 2 -> rejected, no games
-    assert calls == [([10], [3]), ([10], [6]), ([5], [4])]
+    # cand 1: incumbent on seed 6 scores 10 < 10.5 -> replaced; round 2 replays cand 1 on the
+    # games of cands 2 and 3; cand 2: 5 + 1 = 6 < 12 -> replaced; cand 3 is identical to
+    # cand 2 -> rejected (its replay by cand 1, made in advance, is not used)
+    assert calls == [([10, 10, 10, 10], [3, 6, 4, 5]), ([5, 5], [4, 5])]
     assert loop.archive.solution[0].tolist() == cands[2].tolist()
     assert loop.archive.objective[0] == 12.0  # stored: measured at insertion
     assert loop.archive.index[0] == 102
@@ -73,7 +75,8 @@ def test_replacement_is_strictly_better_on_the_candidates_games():
     assert loop.archive.index[3] == 104
     c = loop.counters
     assert (c.inserted, c.replaced, c.rejected, c.identical) == (1, 2, 2, 1)
-    assert c.incumbent_evaluations == 3
+    assert c.incumbent_evaluations == 6
+    assert c.rounds == 1  # evaluator calls after the first of the batch
 
 
 def test_stored_objective_may_go_down():
@@ -248,3 +251,28 @@ def test_killed_process_resumes_to_the_same_archive(tmp_path):
         main(["map-elites", "--resume", "--out", str(tmp_path), "--workers", "1", "--quiet"]) == 0
     )
     assert load_archive(tmp_path / "archive.json").equals(full.archive)
+
+
+def test_batched_replays_give_the_sequential_algorithm():
+    # a replay made in advance is only used if that incumbent is still in the cell; the
+    # archive equals the one-candidate-at-a-time algorithm (RULES.md §7.1) on the same batch
+    rng = np.random.default_rng(5)
+    cands = rng.integers(0, 12, (40, 15))
+    objective = rng.integers(0, 15, 40).astype(float)
+    measures = rng.choice([0.1, 0.9], (40, 2))
+    seeds = [int(x) for x in rng.integers(0, 100, 40)]
+    batched = MapElites(get_config("quick", dims=(2, 2)))
+    batched._evaluate = _fake_evaluator([])
+    batched.tell(cands, objective, measures, np.arange(40), seeds)
+    sequential = MapElites(get_config("quick", dims=(2, 2)))
+    sequential._evaluate = _fake_evaluator([])
+    for i in range(40):
+        sequential.tell(
+            cands[i : i + 1],
+            objective[i : i + 1],
+            measures[i : i + 1],
+            np.arange(i, i + 1),
+            seeds[i : i + 1],
+        )
+    assert batched.archive.equals(sequential.archive)
+    assert batched.counters.replaced == sequential.counters.replaced > 0
