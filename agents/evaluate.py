@@ -64,7 +64,6 @@ def hle_hand_size(players: int) -> int:
 @njit(_nrt=False)
 def play_rule_games_kernel(
     s,
-    v,
     mask,
     tab,
     rngs,
@@ -82,9 +81,6 @@ def play_rule_games_kernel(
 
     Args:
         s: A :class:`hanabi_env._engine.State` for the configuration (its scoring variant is used).
-        v: A view buffer (:func:`hanabi_env._view.new_view`); only its ``scal`` and ``cards``
-            are used, the rest of the acting seat's view aliases ``s``
-            (:func:`hanabi_env._view.live_view`).
         mask: ``(n_actions,)`` int8 scratch.
         tab: ``(agents._rules.TAB_ROWS, W)`` int64 scratch table of the rules
             (:func:`agents._rules.scratch_shape`).
@@ -106,9 +102,9 @@ def play_rule_games_kernel(
     """
     n_players = s.cfg[E.CFG_PLAYERS]
     # Compiled without reference counting (``_nrt=False``, like the rule kernels): the view's
-    # 13 arrays go to the rules on every decision. So nothing here allocates; the view
-    # aliases the state's public arrays, only its scalars and cards are per seat.
-    v = V.live_view(s, v.scal, v.cards)
+    # arrays go to the rules on every decision. So nothing here allocates; the view is the
+    # state's packed public buffer, whose view area holds the acting seat's scalars and cards.
+    v = V.live_view(s)
     moves = 0
     record = out_actions.shape[0] == deal_seeds.shape[0]
     for g in range(deal_seeds.shape[0]):
@@ -228,7 +224,6 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
         cfg.max_life_tokens,
         cfg.lenient,
     )
-    v = V.new_view(s)
     mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
     tab = np.zeros(R.scratch_shape(s.cfg), dtype=np.int64)
     rngs = np.zeros((cfg.players, 4), dtype=np.int64)
@@ -238,7 +233,6 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
     actions = np.full(shape, -1, dtype=np.int16)
     moves = play_rule_games_kernel(
         s,
-        v,
         mask,
         tab,
         rngs,

@@ -126,10 +126,12 @@ class State(NamedTuple):
         hist_uids: ``(max_moves, hand_size)`` int32, uids of the cards a reveal touched.
         counters: ``(n_players, N_COUNTERS)`` float64 behaviour counters (RULES.md §5).
         rng: ``(4,)`` int64, the deal generator (see :mod:`hanabi_env._rng`).
-        pub: ``(pub_size,)`` int32, one buffer holding the public arrays ``fireworks`` to
-            ``hist_uids`` (in field order, :func:`pub_offsets`); those fields are views of it,
-            so that compiled rules can take the whole public state as one array
-            (:class:`hanabi_env._view.PackedView`). The hidden ``deck`` is not in it.
+        pub: int32, one buffer holding a *view area* (a copy of ``cfg``, then a view's
+            scalars and cards, written by :func:`hanabi_env._view.refresh_live_view`) and the
+            public arrays ``fireworks`` to ``hist_uids`` (in field order, :func:`pub_offsets`);
+            those fields are views of it, so that the compiled rules can take a whole view of
+            this state as one array (a *packed view*, :func:`hanabi_env._view.expand_view`).
+            The hidden ``deck`` is not in it.
     """
 
     cfg: np.ndarray
@@ -150,6 +152,9 @@ class State(NamedTuple):
     pub: np.ndarray
 
 
+VIEW_SCALARS = 11
+"""Length of a view's scalar vector (``View.scal``, fields ``V_*`` of ``_view``)."""
+
 PUB_FIELDS = (
     "fireworks",
     "discards",
@@ -167,11 +172,18 @@ PUB_FIELDS = (
 
 @njit(inline="always")
 def pub_offsets(cfg):
-    """Start of each :data:`PUB_FIELDS` array inside ``pub``, then the total size (11 ints)."""
+    """Where each part of ``State.pub`` starts, then its total size (14 ints).
+
+    In order: the view area (cfg copy at 0, view scalars, view cards), then the
+    :data:`PUB_FIELDS` arrays.
+    """
     n_colors = cfg[CFG_COLORS]
     n_players = cfg[CFG_PLAYERS]
     ph = n_players * cfg[CFG_HAND]
-    o_fireworks = 0
+    o_cfg = 0
+    o_scal = o_cfg + CFG_SIZE
+    o_cards = o_scal + VIEW_SCALARS
+    o_fireworks = o_cards + ph
     o_discards = o_fireworks + n_colors
     o_hands = o_discards + n_colors * cfg[CFG_RANKS]
     o_hand_len = o_hands + ph
@@ -183,6 +195,9 @@ def pub_offsets(cfg):
     o_hist_uids = o_hist + cfg[CFG_MAX_MOVES] * HIST_FIELDS
     total = o_hist_uids + cfg[CFG_MAX_MOVES] * cfg[CFG_HAND]
     return (
+        o_cfg,
+        o_scal,
+        o_cards,
         o_fireworks,
         o_discards,
         o_hands,
@@ -207,7 +222,7 @@ def _pub_views(cfg: np.ndarray, pub: np.ndarray) -> dict[str, np.ndarray]:
         "hist": (m, HIST_FIELDS),
         "hist_uids": (m, h),
     }
-    offsets = pub_offsets(cfg)
+    offsets = pub_offsets(cfg)[3:]
     out = {}
     for i, name in enumerate(PUB_FIELDS):
         shape = shapes.get(name, (p, h))
@@ -262,6 +277,7 @@ def new_state(
         dtype=np.int64,
     )
     pub = np.zeros(int(pub_offsets(cfg)[-1]), dtype=np.int32)
+    pub[:CFG_SIZE] = cfg
     views = _pub_views(cfg, pub)
     for name in ("hands", "col_hint", "rank_hint", "hist", "hist_uids"):
         views[name][...] = -1

@@ -26,6 +26,7 @@ from hanabi_env._engine import (
     CFG_N_CARDS,
     CFG_PLAYERS,
     CFG_RANKS,
+    CFG_SIZE,
     DISCARD,
     H_ACTOR,
     H_CARD,
@@ -48,6 +49,7 @@ from hanabi_env._engine import (
     S_INFO,
     S_LIFE,
     S_N_MOVES,
+    VIEW_SCALARS,
     State,
     copies_of_rank,
     pub_offsets,
@@ -67,7 +69,7 @@ V_SINCE = 7  # index in hist of the first move after the viewer's previous move 
 V_FIREWORKS = 8
 V_SCORE = 9
 V_SEER = 10
-VSCAL_SIZE = 11
+VSCAL_SIZE = VIEW_SCALARS
 
 # --- observation types -----------------------------------------------------------------------
 OBS_MINIMAL = 0
@@ -111,27 +113,15 @@ class View(NamedTuple):
     hist_uids: np.ndarray
 
 
-class PackedView(NamedTuple):
-    """A view as four arrays, what the compiled rule kernels take.
-
-    A call then passes 4 arrays instead of the 13 of a :class:`View`.
-
-    Attributes:
-        cfg: ``(CFG_SIZE,)`` int64, as :attr:`View.cfg`.
-        scal: ``(VSCAL_SIZE,)`` int64, as :attr:`View.scal`.
-        cards: ``(n_players, hand_size)`` int32, as :attr:`View.cards`.
-        pub: int32, the other public arrays of a view (``fireworks`` to ``hist_uids``) in the
-            layout of ``State.pub`` (:func:`hanabi_env._engine.pub_offsets`).
-    """
-
-    cfg: np.ndarray
-    scal: np.ndarray
-    cards: np.ndarray
-    pub: np.ndarray
-
-
 class ExpandedView(NamedTuple):
-    """The fields of a :class:`View`, as views of a :class:`PackedView` (``packed``)."""
+    """The fields of a :class:`View` as views of a *packed view* ``packed``.
+
+    A packed view is one int32 array laid out as ``State.pub``
+    (:func:`hanabi_env._engine.pub_offsets`): the configuration, the view's scalars and cards,
+    then the public arrays. The compiled rule kernels take packed views (a call then passes
+    one array instead of the 13 of a :class:`View`) and expand them on entry
+    (:func:`expand_view`); here ``cfg``, ``scal`` and ``cards`` are int32.
+    """
 
     cfg: np.ndarray
     scal: np.ndarray
@@ -146,7 +136,7 @@ class ExpandedView(NamedTuple):
     rank_hint: np.ndarray
     hist: np.ndarray
     hist_uids: np.ndarray
-    packed: PackedView
+    packed: np.ndarray
 
 
 @intrinsic
@@ -190,52 +180,53 @@ def _sub_vector(buf, offset, n):
 
 @njit(inline="always", _nrt=False)
 def expand_view(pv):
-    """The :class:`ExpandedView` of a :class:`PackedView` (no copy; slices of ``pv.pub``).
+    """The :class:`ExpandedView` of the packed view ``pv`` (no copy: aliases of ``pv``).
 
     Inlined: a kernel that takes a packed view expands it on entry, and the compiler drops
     the arrays it does not read.
     """
-    cfg = pv.cfg
-    pub = pv.pub
+    cfg = _sub_vector(pv, np.int64(0), np.int64(CFG_SIZE))
     n_players = cfg[CFG_PLAYERS]
     h = cfg[CFG_HAND]
     m = cfg[CFG_MAX_MOVES]
     o = pub_offsets(cfg)
     return ExpandedView(
         cfg,
-        pv.scal,
-        _sub_vector(pub, o[0], cfg[CFG_COLORS]),
-        _sub_vector(pub, o[1], cfg[CFG_COLORS] * cfg[CFG_RANKS]),
-        pv.cards,
-        _sub_matrix(pub, o[2], n_players, h),
-        _sub_vector(pub, o[3], n_players),
-        _sub_matrix(pub, o[4], n_players, h),
-        _sub_matrix(pub, o[5], n_players, h),
-        _sub_matrix(pub, o[6], n_players, h),
-        _sub_matrix(pub, o[7], n_players, h),
-        _sub_matrix(pub, o[8], m, np.int64(HIST_FIELDS)),
-        _sub_matrix(pub, o[9], m, h),
+        _sub_vector(pv, o[1], np.int64(VSCAL_SIZE)),
+        _sub_vector(pv, o[3], cfg[CFG_COLORS]),
+        _sub_vector(pv, o[4], cfg[CFG_COLORS] * cfg[CFG_RANKS]),
+        _sub_matrix(pv, o[2], n_players, h),
+        _sub_matrix(pv, o[5], n_players, h),
+        _sub_vector(pv, o[6], n_players),
+        _sub_matrix(pv, o[7], n_players, h),
+        _sub_matrix(pv, o[8], n_players, h),
+        _sub_matrix(pv, o[9], n_players, h),
+        _sub_matrix(pv, o[10], n_players, h),
+        _sub_matrix(pv, o[11], m, np.int64(HIST_FIELDS)),
+        _sub_matrix(pv, o[12], m, h),
         pv,
     )
 
 
 @njit
 def pack_view(v):
-    """A :class:`PackedView` holding a copy of the public arrays of the :class:`View` ``v``."""
-    cfg = v.cfg
-    o = pub_offsets(cfg)
-    pub = np.empty(o[10], dtype=np.int32)
-    pub[o[0] : o[1]] = v.fireworks
-    pub[o[1] : o[2]] = v.discards
-    pub[o[2] : o[3]] = v.uids.ravel()
-    pub[o[3] : o[4]] = v.hand_len
-    pub[o[4] : o[5]] = v.col_plaus.ravel()
-    pub[o[5] : o[6]] = v.rank_plaus.ravel()
-    pub[o[6] : o[7]] = v.col_hint.ravel()
-    pub[o[7] : o[8]] = v.rank_hint.ravel()
-    pub[o[8] : o[9]] = v.hist.ravel()
-    pub[o[9] : o[10]] = v.hist_uids.ravel()
-    return PackedView(cfg, v.scal, v.cards, pub)
+    """The packed view (int32, see :class:`ExpandedView`) of the :class:`View` ``v`` (a copy)."""
+    o = pub_offsets(v.cfg)
+    pv = np.empty(o[13], dtype=np.int32)
+    pv[o[0] : o[1]] = v.cfg
+    pv[o[1] : o[2]] = v.scal
+    pv[o[2] : o[3]] = v.cards.ravel()
+    pv[o[3] : o[4]] = v.fireworks
+    pv[o[4] : o[5]] = v.discards
+    pv[o[5] : o[6]] = v.uids.ravel()
+    pv[o[6] : o[7]] = v.hand_len
+    pv[o[7] : o[8]] = v.col_plaus.ravel()
+    pv[o[8] : o[9]] = v.rank_plaus.ravel()
+    pv[o[9] : o[10]] = v.col_hint.ravel()
+    pv[o[10] : o[11]] = v.rank_hint.ravel()
+    pv[o[11] : o[12]] = v.hist.ravel()
+    pv[o[12] : o[13]] = v.hist_uids.ravel()
+    return pv
 
 
 def new_view(s: State) -> View:
@@ -312,24 +303,24 @@ def fill_view(s, seat, v, seer):
 
 
 @njit(inline="always")
-def live_view(s, scal, cards):
-    """A :class:`PackedView` whose public arrays *are* those of state ``s`` (``s.pub``, no copy).
+def live_view(s):
+    """The packed view (see :class:`ExpandedView`) of state ``s``: ``s.pub`` itself, no copy.
 
-    Only ``scal`` and ``cards`` (the per-seat parts) are the view's own buffers; everything
-    else aliases ``s`` (the engine keeps history rows ``>= n_moves`` at -1, like a view). The
-    view therefore follows ``s`` as it advances, but is only a valid view of one seat after
+    Its public arrays *are* those of ``s`` (the engine keeps history rows ``>= n_moves`` at
+    -1, like a view); its scalars and cards live in the view area of ``s.pub``. The view
+    therefore follows ``s`` as it advances, but is only a valid view of one seat after
     :func:`refresh_live_view`. The hidden information stays structurally absent: the deck is
-    not part of ``pub``, and ``cards`` holds -1 in the viewer's row. For compiled loops that
-    decide from views of a state they own (the rule-game evaluator); a reader must never
+    not part of ``pub``, and the view's cards hold -1 in the viewer's row. For compiled loops
+    that decide from views of a state they own (the rule-game evaluator); a reader must never
     write to it.
     """
-    return PackedView(s.cfg, scal, cards, s.pub)
+    return s.pub
 
 
 @njit(inline="always")
-def refresh_live_view(s, seat, v):
-    """Make the :func:`live_view` ``v`` of ``s`` the view of ``seat`` (as :func:`fill_view`)."""
-    _fill_scalars_and_cards(s, seat, v, False)
+def refresh_live_view(s, seat, pv):
+    """Make the :func:`live_view` ``pv`` of ``s`` the view of ``seat`` (as :func:`fill_view`)."""
+    _fill_scalars_and_cards(s, seat, expand_view(pv), False)
 
 
 def observation_size(cfg: np.ndarray, obs_type: int) -> int:
@@ -468,7 +459,6 @@ def observe_into(s, seat, v, obs_type, out):
 __all__ = [
     "OBSERVATION_TYPES",
     "ExpandedView",
-    "PackedView",
     "View",
     "encode_observation",
     "expand_view",

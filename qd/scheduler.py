@@ -17,8 +17,8 @@
    them all); only a replacement sends the cell's remaining candidates to a later round,
    against the new incumbent. The result is exactly the sequential algorithm applied to the
    batch (a replay is a pure function of the incumbent and the candidate's seed); only the
-   number of evaluator calls and of wasted replays changes. A candidate identical to its incumbent cannot be
-   strictly better on the same games and is rejected without playing them.
+   number of evaluator calls and of wasted replays changes. A candidate identical to its
+   incumbent cannot be strictly better on the same games and is rejected without playing them.
 
 Everything stochastic derives from ``config.seed``, so a run is a pure function of its
 :class:`~qd.config.MapElitesConfig`, whatever the backend or number of workers.

@@ -13,9 +13,31 @@ from agents import _rules as R
 from agents import rulebase
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
+from hanabi_env._jit import njit
 from hanabi_env._rng import new_rng
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
+
+
+@njit
+def _unpacked(packed):
+    """Copies of the 13 arrays of the expanded packed view (in ``View`` field order)."""
+    v = V.expand_view(packed)
+    return (
+        v.cfg.copy(),
+        v.scal.copy(),
+        v.fireworks.copy(),
+        v.discards.copy(),
+        v.cards.copy(),
+        v.uids.copy(),
+        v.hand_len.copy(),
+        v.col_plaus.copy(),
+        v.rank_plaus.copy(),
+        v.col_hint.copy(),
+        v.rank_hint.copy(),
+        v.hist.copy(),
+        v.hist_uids.copy(),
+    )
 
 
 def test_no_rule_writes_to_its_view():
@@ -28,14 +50,18 @@ def test_no_rule_writes_to_its_view():
             while not game.is_terminal:
                 cur = game.current_player
                 raw = game.view(cur).raw
-                view = V.View(*(np.array(a, copy=True) for a in raw))
-                before = [np.array(a, copy=True) for a in view]
+                packed = V.pack_view(V.View(*(np.array(a, copy=True) for a in raw)))
+                before = packed.copy()
                 mask = np.zeros(int(raw.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
+                tab = np.zeros(R.scratch_shape(raw.cfg), dtype=np.int64)
                 for rule in range(rulebase.N_RULE_IDS):
                     rules = np.array([rule], dtype=np.int64)
-                    R.choose_action(rules, 1, view, new_rng(rule), mask)
+                    # the evaluator's entry point, on a packed view as the evaluator's
+                    R.choose_action_table(rules, 1, packed, new_rng(rule), mask, tab)
                     checked += 1
-                for a, b in zip(view, before, strict=True):
-                    np.testing.assert_array_equal(a, b)
+                np.testing.assert_array_equal(packed, before)
+                # the packed view holds the view: unpacking gives its arrays back
+                for name, a in zip(V.View._fields, _unpacked(packed), strict=True):
+                    np.testing.assert_array_equal(a, getattr(raw, name))
                 game.step(int(rng.choice(game.legal_actions())))
     assert checked > 10_000
