@@ -331,30 +331,25 @@ def _card_table(pv, out):
     # colour (same conditions as _card_class; a test checks that they agree). With h the
     # height: useless iff r < h (played; this covers "played in every colour", as the lowest
     # height is <= h) or r >= maxReachable (some rank in [h, r] has every copy discarded).
+    # Written without data-dependent branches (0/1 arithmetic): they were mispredicted.
     v = expand_view(pv)
-    n_ranks = v.cfg[CFG_RANKS]
+    n_ranks = np.int64(v.cfg[CFG_RANKS])
     top = n_ranks - 1
     card = 0
     for c in range(v.cfg[CFG_COLORS]):
-        h = v.fireworks[c]
-        dead = False
+        h = np.int64(v.fireworks[c])
+        dead = _ZERO
         for r in range(n_ranks):
             copies = copies_of_rank(n_ranks, r)
-            dis = v.discards[card]
-            if r >= h and dis >= copies:
-                dead = True
-            if r < h:
-                out[TAB_COUNT, card] = copies - dis - 1
-                out[TAB_CLASS, card] = CLS_USELESS
-            else:
-                out[TAB_COUNT, card] = copies - dis
-                if dead:
-                    bits = CLS_USELESS
-                elif r == top or dis == copies - 1:
-                    bits = CLS_NECESSARY
-                else:
-                    bits = 0
-                out[TAB_CLASS, card] = bits | (CLS_PLAYABLE if h == r else 0)
+            dis = np.int64(v.discards[card])
+            below = np.int64(r < h)
+            dead |= np.int64(r >= h) & np.int64(dis >= copies)  # maxReachable <= r
+            useless = below | dead
+            necessary = (1 - useless) & (np.int64(r == top) | np.int64(dis == copies - 1))
+            out[TAB_COUNT, card] = copies - dis - below
+            out[TAB_CLASS, card] = (
+                useless * CLS_USELESS + necessary * CLS_NECESSARY + np.int64(h == r) * CLS_PLAYABLE
+            )
             card += 1
     me = v.scal[V_SEAT]
     for p in range(v.cfg[CFG_PLAYERS]):
@@ -506,18 +501,13 @@ def _pack_table(v, tab, out):
         p_useless = _ZERO
         p_nec = _ZERO
         card = c * n_ranks
-        for r in range(n_ranks):
-            n = tab[TAB_COUNT, card]
-            if n > 0:
-                x = n << (8 * r)
-                cls = tab[TAB_CLASS, card]
-                p_all += x
-                if cls & CLS_PLAYABLE:
-                    p_play += x
-                if cls & CLS_USELESS:
-                    p_useless += x
-                if cls & CLS_NECESSARY:
-                    p_nec += x
+        for r in range(n_ranks):  # branch-free
+            x = max(tab[TAB_COUNT, card], _ZERO) << (8 * r)
+            cls = tab[TAB_CLASS, card]
+            p_all += x
+            p_play += x * (cls & CLS_PLAYABLE)
+            p_useless += x * ((cls >> 1) & 1)
+            p_nec += x * ((cls >> 2) & 1)
             card += 1
         out[N_STATS * c] = p_all
         out[N_STATS * c + 1] = p_play
@@ -533,12 +523,12 @@ def _packed_counts(pack, cm, rm):
     a_useless = _ZERO
     a_nec = _ZERO
     i = 0
-    while cm > 0:
-        if cm & 1:
-            a_all += pack[i]
-            a_play += pack[i + 1]
-            a_useless += pack[i + 2]
-            a_nec += pack[i + 3]
+    while cm > 0:  # the colour bit as a 0/1 factor (a branch here was mispredicted)
+        bit = cm & 1
+        a_all += pack[i] * bit
+        a_play += pack[i + 1] * bit
+        a_useless += pack[i + 2] * bit
+        a_nec += pack[i + 3] * bit
         cm >>= 1
         i += N_STATS
     rb = _RANK_BYTES[rm]
