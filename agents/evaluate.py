@@ -61,7 +61,7 @@ def hle_hand_size(players: int) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, nogil=True)
 def play_rule_games_kernel(
     s,
     mask,
@@ -101,6 +101,7 @@ def play_rule_games_kernel(
         Total number of moves played.
     """
     n_players = s.cfg[E.CFG_PLAYERS]
+    # Releases the GIL (``nogil``): threads may play chunks in parallel (qd.ThreadBackend).
     # Compiled without reference counting (``_nrt=False``, like the rule kernels): the view's
     # arrays go to the rules on every decision. So nothing here allocates; the view is the
     # state's packed public buffer, whose view area holds the acting seat's scalars and cards.

@@ -52,7 +52,7 @@ def _backend_options(p: argparse.ArgumentParser, prefix: str) -> None:
         dest=f"{prefix}_workers",
         type=int,
         default=None,
-        help="local processes or LocalCluster workers (default: all cores; 1 = serial)",
+        help="local threads or LocalCluster workers (default: all cores; 1 = serial)",
         metavar="N",
     )
     g.add_argument(

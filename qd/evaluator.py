@@ -12,14 +12,17 @@ candidate's exact deals and per-seat agent seeds (common random numbers). Seeds 
 :func:`derive_seed`, a pure function of integers (e.g. the run seed and the candidate number).
 
 Backends run the games of a whole batch (every solution and player count of one call) and are
-interchangeable: each game's outcome depends only on its policy and seeds, games are cut into
-contiguous chunks, and all reductions happen in this process in a fixed order, so **results are
-bit-identical whatever the backend or the number of workers**.
+interchangeable: each game's outcome depends only on its policy and seeds, games are dealt to
+tasks in stripes (task ``j`` of ``k`` plays games ``j, j + k, ...``, so that tasks take about as
+long), results go back to their game's place, and all reductions happen in this process in a
+fixed order, so **results are bit-identical whatever the backend or the number of workers**.
 
 * :class:`SerialBackend` — one ``agents.evaluate.play_games`` call in this process.
-* :class:`ProcessBackend` — a persistent local process pool (all cores by default). A persistent
-  pool is used instead of ``play_games(workers=n)``, which starts a new pool per call (≈ 50 ms),
-  because the paired replacement makes several small calls per batch.
+* :class:`ThreadBackend` — a persistent pool of threads (all cores by default; the default for
+  several local workers): the rule-game kernel releases the GIL, and threads need no pickling.
+* :class:`ProcessBackend` — a persistent local process pool. A persistent pool is used instead
+  of ``play_games(workers=n)``, which starts a new pool per call (≈ 50 ms), because the paired
+  replacement makes several small calls per batch.
 * :class:`DaskBackend` — Dask distributed: an existing cluster (``scheduler_address``) or a
   ``LocalCluster``; ``dask`` is imported only when this backend is created.
 """
@@ -30,7 +33,7 @@ import itertools
 import multiprocessing
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,12 +147,19 @@ class Backend(ABC):
                 0,
             )
         rules = [np.asarray(r, dtype=np.int64) for r in rules]
-        tasks = [
-            (config, rules, seat_agents[c], deal_seeds[c], agent_seeds[c]) for c in self._chunks(n)
-        ]
+        # Task j plays games j, j + k, j + 2k, ... of the k tasks: every task gets a share of
+        # every solution, so tasks take about as long (solutions differ a lot in game length,
+        # and a call waits for its slowest task). Games are independent (own deal and agent
+        # seeds), so the results do not depend on the split.
+        k = len(self._chunks(n))
+        parts = [np.arange(j, n, k) for j in range(k)]
+        tasks = [(config, rules, seat_agents[i], deal_seeds[i], agent_seeds[i]) for i in parts]
         results = self._map(tasks)
-        scores = np.concatenate([r[0] for r in results])
-        counters = np.concatenate([r[1] for r in results])
+        scores = np.empty(n, dtype=np.int64)
+        counters = np.empty((n, config.players, E.N_COUNTERS), dtype=np.float64)
+        for i, r in zip(parts, results, strict=True):
+            scores[i] = r[0]
+            counters[i] = r[1]
         return scores, counters, int(sum(r[2] for r in results))
 
     def _chunks(self, n: int) -> list[slice]:
@@ -176,6 +186,48 @@ class SerialBackend(Backend):
 
     def _map(self, tasks: list[tuple]) -> list[tuple]:
         return [_play_chunk(t) for t in tasks]
+
+
+class ThreadBackend(Backend):
+    """A persistent pool of threads in this process (the default for several local workers).
+
+    The rule-game kernel releases the GIL, so threads play chunks in parallel with no process
+    start-up, pickling or copies; only the small Python set-up of each chunk holds the GIL.
+
+    Args:
+        workers: Threads (None = all local cores).
+        min_chunk: Smallest number of games per task.
+        tasks_per_worker: Tasks per worker and call (load balancing).
+
+    Raises:
+        ValueError: ``workers < 1``.
+    """
+
+    def __init__(self, workers: int | None = None, min_chunk: int = 50, tasks_per_worker: int = 2):
+        """See the class docstring."""
+        self.workers = default_workers() if workers is None else int(workers)
+        if self.workers < 1:
+            raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
+        self.min_chunk = int(min_chunk)
+        self.tasks_per_worker = int(tasks_per_worker)
+        warm_up()  # compile (or load) once, before any thread calls the kernel
+        self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(self.workers)
+
+    def _chunks(self, n: int) -> list[slice]:
+        return _split(n, self.workers, self.min_chunk, self.tasks_per_worker)
+
+    def _map(self, tasks: list[tuple]) -> list[tuple]:
+        if self._pool is None:
+            raise RuntimeError("the backend is closed")
+        if len(tasks) == 1:
+            return [_play_chunk(tasks[0])]
+        return list(self._pool.map(_play_chunk, tasks))
+
+    def close(self) -> None:
+        """Shut the pool down."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
 
 class ProcessBackend(Backend):
@@ -283,10 +335,10 @@ class DaskBackend(Backend):
 def make_backend(
     workers: int | None = None, scheduler_address: str | None = None, dask: bool = False
 ) -> Backend:
-    """The backend for a run: Dask if asked (or given an address), else local processes.
+    """The backend for a run: Dask if asked (or given an address), else local threads.
 
     Args:
-        workers: Local processes or LocalCluster workers (None = all local cores; 1 = serial).
+        workers: Local threads or LocalCluster workers (None = all local cores; 1 = serial).
         scheduler_address: Dask scheduler to connect to (implies Dask).
         dask: Use a Dask ``LocalCluster`` when no address is given.
 
@@ -298,7 +350,7 @@ def make_backend(
     n = default_workers() if workers is None else int(workers)
     if n < 1:
         raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
-    return SerialBackend() if n == 1 else ProcessBackend(n)
+    return SerialBackend() if n == 1 else ThreadBackend(n)
 
 
 # --------------------------------------------------------------------------------------------

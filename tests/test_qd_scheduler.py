@@ -17,7 +17,7 @@ import pytest
 
 from qd.cli import main
 from qd.config import get_config
-from qd.evaluator import ProcessBackend, SerialBackend, evaluate_solutions
+from qd.evaluator import ProcessBackend, SerialBackend, ThreadBackend, evaluate_solutions
 from qd.io import load_archive
 from qd.run import run_map_elites
 from qd.scheduler import CheckpointError, MapElites
@@ -110,11 +110,12 @@ def test_batches_never_straddle_phase1():
 def test_results_do_not_depend_on_the_number_of_workers():
     serial = MapElites(TINY)
     serial.run(progress=False)
-    with ProcessBackend(2, min_chunk=10) as backend:
-        parallel = MapElites(TINY, backend)
-        parallel.run(progress=False)
-    assert serial.archive.equals(parallel.archive)
-    assert serial.counters == parallel.counters
+    for backend_type in (ProcessBackend, ThreadBackend):
+        with backend_type(2, min_chunk=10) as backend:
+            parallel = MapElites(TINY, backend)
+            parallel.run(progress=False)
+        assert serial.archive.equals(parallel.archive)
+        assert serial.counters == parallel.counters
     assert len(serial.archive) >= 5
 
 
