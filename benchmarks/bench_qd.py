@@ -1,7 +1,7 @@
 """Benchmark: MAP-Elites throughput and its extrapolation to a paper-scale run.
 
 Runs the same MAP-Elites configuration ([CoG19] Algorithm 1, 2-player mirror self-play, lenient
-scoring; paired incumbent re-evaluation included) with 1 and 2 local worker processes (or the
+scoring; paired incumbent re-evaluation included) with 1 and 2 local workers (threads; or the
 counts given by ``--workers``), checks that the archives are identical, and prints candidates/s,
 games/s (candidate and incumbent games), the extrapolated wall time of a paper-scale run
 (10⁶ candidates × 100 games, with the same mix of incumbent re-evaluations) and the speed-up.
