@@ -113,30 +113,17 @@ class View(NamedTuple):
     hist_uids: np.ndarray
 
 
-class ExpandedView(NamedTuple):
-    """The fields of a :class:`View` as views of a *packed view* ``packed``.
+ExpandedView = NamedTuple(  # the fields of View, then packed
+    "ExpandedView", [(name, np.ndarray) for name in View._fields] + [("packed", np.ndarray)]
+)
+ExpandedView.__doc__ = """The fields of a :class:`View` as views of a *packed view* ``packed``.
 
-    A packed view is one int32 array laid out as ``State.pub``
-    (:func:`hanabi_env._engine.pub_offsets`): the configuration, the view's scalars and cards,
-    then the public arrays. The compiled rule kernels take packed views (a call then passes
-    one array instead of the 13 of a :class:`View`) and expand them on entry
-    (:func:`expand_view`); here ``cfg``, ``scal`` and ``cards`` are int32.
-    """
-
-    cfg: np.ndarray
-    scal: np.ndarray
-    fireworks: np.ndarray
-    discards: np.ndarray
-    cards: np.ndarray
-    uids: np.ndarray
-    hand_len: np.ndarray
-    col_plaus: np.ndarray
-    rank_plaus: np.ndarray
-    col_hint: np.ndarray
-    rank_hint: np.ndarray
-    hist: np.ndarray
-    hist_uids: np.ndarray
-    packed: np.ndarray
+A packed view is one int32 array laid out as ``State.pub``
+(:func:`hanabi_env._engine.pub_offsets`): the configuration, the view's scalars and cards,
+then the public arrays. The compiled rule kernels take packed views (a call then passes one
+array instead of the 13 of a :class:`View`) and expand them on entry (:func:`expand_view`);
+here ``cfg``, ``scal`` and ``cards`` are int32.
+"""
 
 
 @intrinsic

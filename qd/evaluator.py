@@ -33,7 +33,7 @@ import itertools
 import multiprocessing
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -188,14 +188,11 @@ class SerialBackend(Backend):
         return [_play_chunk(t) for t in tasks]
 
 
-class ThreadBackend(Backend):
-    """A persistent pool of threads in this process (the default for several local workers).
-
-    The rule-game kernel releases the GIL, so threads play chunks in parallel with no process
-    start-up, pickling or copies; only the small Python set-up of each chunk holds the GIL.
+class _PoolBackend(Backend):
+    """A persistent local pool (threads or processes); see the subclasses.
 
     Args:
-        workers: Threads (None = all local cores).
+        workers: Threads or processes (None = all local cores).
         min_chunk: Smallest number of games per task.
         tasks_per_worker: Tasks per worker and call (load balancing).
 
@@ -210,8 +207,12 @@ class ThreadBackend(Backend):
             raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
         self.min_chunk = int(min_chunk)
         self.tasks_per_worker = int(tasks_per_worker)
-        warm_up()  # compile (or load) once, before any thread calls the kernel
-        self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(self.workers)
+        warm_up()  # compile (or load) once here, before any worker calls the kernel
+        self._pool: Executor | None = self._start_pool()
+
+    @abstractmethod
+    def _start_pool(self) -> Executor:
+        """The executor of this backend."""
 
     def _chunks(self, n: int) -> list[slice]:
         return _split(n, self.workers, self.min_chunk, self.tasks_per_worker)
@@ -230,8 +231,20 @@ class ThreadBackend(Backend):
             self._pool = None
 
 
-class ProcessBackend(Backend):
-    """A persistent pool of local worker processes.
+class ThreadBackend(_PoolBackend):
+    """A persistent pool of threads in this process (the default for several local workers).
+
+    The rule-game kernel releases the GIL, so threads play chunks in parallel with no process
+    start-up, pickling or copies; only the small Python set-up of each chunk holds the GIL.
+    Arguments as :class:`ProcessBackend`.
+    """
+
+    def _start_pool(self) -> Executor:
+        return ThreadPoolExecutor(self.workers)
+
+
+class ProcessBackend(_PoolBackend):
+    """A persistent pool of local worker processes (forked after the kernels are compiled).
 
     Args:
         workers: Processes (None = all local cores).
@@ -242,34 +255,12 @@ class ProcessBackend(Backend):
         ValueError: ``workers < 1``.
     """
 
-    def __init__(self, workers: int | None = None, min_chunk: int = 50, tasks_per_worker: int = 2):
-        """See the class docstring."""
-        self.workers = default_workers() if workers is None else int(workers)
-        if self.workers < 1:
-            raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
-        self.min_chunk = int(min_chunk)
-        self.tasks_per_worker = int(tasks_per_worker)
-        warm_up()  # compile once here; forked workers inherit the compiled kernels
+    def _start_pool(self) -> Executor:
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(self.workers, mp_context=ctx)
-        self._pool.submit(int).result()  # fork every worker now, before any other thread starts
-
-    def _chunks(self, n: int) -> list[slice]:
-        return _split(n, self.workers, self.min_chunk, self.tasks_per_worker)
-
-    def _map(self, tasks: list[tuple]) -> list[tuple]:
-        if self._pool is None:
-            raise RuntimeError("the backend is closed")
-        if len(tasks) == 1:
-            return [_play_chunk(tasks[0])]
-        return list(self._pool.map(_play_chunk, tasks))
-
-    def close(self) -> None:
-        """Shut the pool down."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+        pool.submit(int).result()  # fork every worker now, before any other thread starts
+        return pool
 
 
 class DaskBackend(Backend):
