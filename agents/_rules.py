@@ -105,7 +105,8 @@ TAB_RM = 5  # a row of rank masks
 TAB_OWN = 6  # rows 6-9: the viewer's candidate counts per own slot (total, playable, useless,
 # necessary), filled at the first use in a decision (:func:`_own_counts`)
 TAB_PACK = 10  # the card table's counts packed per colour (:func:`_pack_table`)
-TAB_META = 11  # column 0: 1 once the own-slot counts of the current decision are filled
+TAB_META = 11  # column 0: 1 once the own-slot counts of the current decision are filled;
+# column 1: 1 once the card table (rows 0-1) of the current decision is filled
 TAB_MASK = 12  # a legal-move mask (LegalRandom)
 TAB_PACK_T = 13  # the packed counts of the partner table in rows 2-3 (:func:`_partner_pack`)
 TAB_ROWS = 14
@@ -160,6 +161,15 @@ _REVEAL_RANK = np.int64(REVEAL_RANK)
 # fmt: on
 
 R_CLASS, R_KIND, R_PRED, R_P0, R_P1, R_P2, R_P3, R_P4 = range(8)
+
+_NEEDS_TABLE = np.zeros(37, dtype=np.int64)
+"""Per rule class: 1 if its rules read the card table (the dispatch fills it at first need)."""
+for _cls in (
+    C_PROBABLY_SAFE, C_SAFE, C_UNIQUE_POSSIBLE, C_JUST_HINTED, C_X1, C_UNAMBIGUOUS2,
+    C_AT_LEAST_N_USELESS, C_MISTAKE, C_DISCARD_LEAST_NECESSARY, C_DISCARD_PROBABLY_USELESS,
+    C_DISCARD_USELESS, C_OSAWA_DISCARD,
+):  # fmt: skip
+    _NEEDS_TABLE[_cls] = 1
 
 
 def _rule_rows() -> dict[int, tuple[int, ...]]:
@@ -360,6 +370,7 @@ def _card_table(pv, out):
             out[TAB_COUNT, card] -= 1
     if out.shape[0] >= TAB_ROWS:
         out[TAB_META, 0] = 0  # the own-slot counts of the previous decision are stale
+        out[TAB_META, 1] = 1
 
 
 @njit(inline="always")
@@ -409,6 +420,7 @@ def _as_scratch(v, tab):
     n = v.cfg[CFG_COLORS] * v.cfg[CFG_RANKS]
     out[:2, :n] = tab[:2, :n]
     out[TAB_META, 0] = 0
+    out[TAB_META, 1] = 1
     return out
 
 
@@ -1652,6 +1664,8 @@ def _apply_rule_table(rule_id, v, rng, tab):
     if not _gate_open(v, row[R_KIND], row[R_PRED]):
         return -1
     cls = row[R_CLASS]
+    if _NEEDS_TABLE[cls] and tab[TAB_META, 1] == 0:
+        _card_table(v.packed, tab)  # computed once per decision, only if a rule needs it
     p0 = row[R_P0]
     p1 = row[R_P1]
     p2 = row[R_P2]
@@ -2111,8 +2125,7 @@ def first_firing(rules, n_rules, v, rng):
 
 @_kernel
 def _first_firing(rules, n_rules, pv, rng, tab):
-    v = expand_view(pv)
-    _card_table(v.packed, tab)
+    tab[TAB_META, 1] = 0  # the card table is filled when a rule first needs it
     for i in range(n_rules):
         a = _apply_rule_call(rules[i], pv, rng, tab)
         if a >= 0:
@@ -2150,7 +2163,7 @@ def choose_action(rules, n_rules, v, rng, mask):
 @_kernel
 def _choose_action(rules, n_rules, pv, rng, mask, tab):
     v = expand_view(pv)
-    _card_table(v.packed, tab)
+    tab[TAB_META, 1] = 0  # the card table is filled when a rule first needs it
     for i in range(n_rules):
         a = _apply_rule_table(rules[i], v, rng, tab)
         if a >= 0:
