@@ -37,7 +37,9 @@ def _aec_actions(policies, players, deal_seed, agent_seeds, hand_size):
 def test_aec_and_compiled_evaluator_are_move_for_move_identical(players):
     hand = 5 if players <= 3 else 4
     names = ["piers", "internal", "legalrandom", "vandenbergh", "flawed", "outer", "iggi"]
-    pool = [make(n) for n in names] + [RuleAgent(CHROMOSOME, name="nyu")]
+    # "dups" repeats rules, randomised ones included (the evaluator drops the repeats)
+    dups = RuleAgent([8, 22, 46, 8, 13, 22, 34, 27, 34, 38], name="dups")
+    pool = [make(n) for n in names] + [RuleAgent(CHROMOSOME, name="nyu"), dups]
     games = 6
     _, deals, agent_seeds = game_seeds(7, games, players, random_seat=False)
     rng = np.random.default_rng(players)
