@@ -1,8 +1,10 @@
 """The compiled rule alphabet of the rule-based agents (RULES.md §0–§4), on a player's view.
 
-Every rule reads a :class:`hanabi_env._view.View` (the acting seat is ``v.scal[V_SEAT]``) and
-returns an HLE move uid, or -1 when the rule does not fire. A rule never raises and only
-returns moves that are legal for the viewer (RULES.md §0.3.2, §0.3.4).
+Every rule reads a player's view (the acting seat is ``v.scal[V_SEAT]``) and returns an HLE
+move uid, or -1 when the rule does not fire. A rule never raises and only returns moves that
+are legal for the viewer (RULES.md §0.3.2, §0.3.4). The compiled kernels take the view
+*packed* into one int32 array and expand it on entry (:func:`hanabi_env._view.expand_view`,
+fields as :class:`hanabi_env._view.View`); the public functions take a ``View`` and pack it.
 
 Conventions:
 
@@ -90,8 +92,8 @@ _alloc = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy
 """Decorator of the few internal helpers that allocate (used by the public entry points)."""
 
 _inline = njit(inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
-"""Decorator of the small internal helpers: inlined into their callers by numba (a call that
-passes a view costs more than these bodies: a view is ~100 scalar arguments)."""
+"""Decorator of the small internal helpers: inlined into their callers by numba (they take
+the expanded view, whose arrays are free to pass only inside one function)."""
 
 # --- card table rows and class bits (RULES.md §2.3, §2.4) --------------------------------------
 TAB_COUNT = 0

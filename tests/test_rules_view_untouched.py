@@ -1,8 +1,9 @@
 """No rule writes to the view it decides from.
 
-The compiled evaluator lets the rules read a live view over the game state's public arrays
-(no per-move copy), so a rule that wrote to its view would change the game. Every rule of the
-alphabet (and X1, X2) runs here on views of random positions; the view must be unchanged.
+The compiled evaluator lets the rules read the game state's own public buffer as their packed
+view (no per-move copy), so a rule that wrote to its view would change the game. Every rule of
+the alphabet (and X1, X2) runs here on packed views of random positions; they must be
+unchanged.
 """
 
 from __future__ import annotations
