@@ -627,13 +627,16 @@ def train_maskable_ppo(
         seed=int(seed),
         env_kwargs={"partners": partners, **kwargs},
     )
-    model = MaskablePPO(
-        "MlpPolicy", vec, seed=int(seed), device="cpu", verbose=verbose, **ppo_kwargs
-    )
+    return _learn(MaskablePPO, vec, seed, total_timesteps, path, verbose, ppo_kwargs)
+
+
+def _learn(algorithm, env, seed, total_timesteps, path, verbose, ppo_kwargs):
+    """Train an ``MlpPolicy`` on ``env`` (CPU); save to ``path`` if given; close ``env``."""
+    model = algorithm("MlpPolicy", env, seed=int(seed), device="cpu", verbose=verbose, **ppo_kwargs)
     model.learn(total_timesteps=int(total_timesteps))
     if path is not None:
         model.save(str(path))
-    vec.close()
+    env.close()
     return model
 
 
@@ -730,11 +733,4 @@ def train_self_play(
     env = SB3ActionMaskWrapper(hanabi_env.env(**(env_kwargs or {})))
     env.reset(seed=int(seed))
     env = ActionMasker(env, mask_fn)
-    model = MaskablePPO(
-        "MlpPolicy", env, seed=int(seed), device="cpu", verbose=verbose, **ppo_kwargs
-    )
-    model.learn(total_timesteps=int(total_timesteps))
-    if path is not None:
-        model.save(str(path))
-    env.close()
-    return model
+    return _learn(MaskablePPO, env, seed, total_timesteps, path, verbose, ppo_kwargs)
