@@ -3,7 +3,8 @@
 Runs the same MAP-Elites configuration ([CoG19] Algorithm 1, 2-player mirror self-play, lenient
 scoring; paired incumbent re-evaluation included) with 1 and 2 local workers (threads; or the
 counts given by ``--workers``), checks that the archives are identical, and prints candidates/s,
-games/s (candidate and incumbent games), the extrapolated wall time of a paper-scale run
+games/s (candidate and incumbent games actually played: replays stop once their answer is
+certain), the extrapolated wall time of a paper-scale run
 (10⁶ candidates × 100 games, with the same mix of incumbent re-evaluations) and the speed-up.
 
     python benchmarks/bench_qd.py                      # 10⁴ candidates × 100 games (long)
@@ -37,10 +38,11 @@ def run_once(config, workers: int) -> dict:
         dt = time.perf_counter() - t0
     c = loop.counters
     cand_s = loop.n_evaluated / dt
-    # a paper run plays PAPER_GAMES per evaluation; scale by the games per candidate seen here
+    # a paper run plays PAPER_GAMES per evaluation: scale the time per candidate seen here
+    # (same mix of incumbent replays, and of replays stopped early) by the games per evaluation
     evals_per_candidate = (loop.n_evaluated + c.incumbent_evaluations) / loop.n_evaluated
     games_s = c.games / dt
-    paper_games = PAPER_CANDIDATES * evals_per_candidate * PAPER_GAMES * len(config.players)
+    paper_seconds = PAPER_CANDIDATES / cand_s * PAPER_GAMES / config.games
     return {
         "workers": workers,
         "seconds": dt,
@@ -50,7 +52,8 @@ def run_once(config, workers: int) -> dict:
         "games": c.games,
         "evaluations_per_candidate": evals_per_candidate,
         "identical_skipped": c.identical,
-        "paper_run_hours": paper_games / games_s / 3600,
+        "replay_games_skipped": c.replay_games_skipped,
+        "paper_run_hours": paper_seconds / 3600,
         "coverage": loop.archive.stats().num_elites,
         "best": loop.archive.stats().obj_max,
         "archive": loop.archive,
@@ -93,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"workers {w}: {r['seconds']:.1f} s, {r['candidates_per_s']:.1f} candidates/s, "
             f"{r['games_per_s']:.0f} games/s ({r['moves_per_s'] / 1e3:.0f}k moves/s), "
-            f"{r['evaluations_per_candidate']:.2f} evaluations/candidate, "
+            f"{r['evaluations_per_candidate']:.2f} evaluations/candidate "
+            f"({r['replay_games_skipped']} replay games stopped early), "
             f"coverage {r['coverage']}, best {r['best']:.2f}"
         )
         print(

@@ -48,10 +48,12 @@ __all__ = [
     "DaskBackend",
     "Evaluation",
     "ProcessBackend",
+    "Replay",
     "SerialBackend",
     "derive_seed",
     "evaluate_solutions",
     "make_backend",
+    "replay_holds",
     "warm_up",
 ]
 
@@ -427,3 +429,116 @@ def evaluate_solutions(
         moves += mv
     objective = scores.mean(axis=2).mean(axis=1) if n else np.zeros(0)
     return Evaluation(objective, counters, scores, n * g * len(players), moves)
+
+
+@dataclass
+class Replay:
+    """Results of :func:`replay_holds` for ``n`` incumbent replays.
+
+    Attributes:
+        holds: ``(n,)`` bool — the incumbent's total score on the replayed games is at least the
+            target (so a candidate with that total is *not* strictly better).
+        totals: ``(n,)`` int64 the incumbent's total score (points) over the games it played;
+            the full total when the replay was not stopped early.
+        played: ``(n,)`` int64 games each replay played (out of ``games * len(players)``).
+        games: Games played in total.
+        moves: Moves played in total.
+    """
+
+    holds: np.ndarray
+    totals: np.ndarray
+    played: np.ndarray
+    games: int
+    moves: int
+
+
+def replay_holds(
+    incumbents: Sequence[Sequence[int]] | np.ndarray,
+    seeds: Sequence[int] | np.ndarray,
+    targets: Sequence[int] | np.ndarray,
+    games: int,
+    players: Sequence[int] = (2,),
+    scoring: str = "lenient",
+    backend: Backend | None = None,
+    waves: int = 10,
+    max_score: int = 25,
+) -> Replay:
+    """Paired replacement test: does each incumbent score at least its target on given games?
+
+    The incumbent of request ``r`` replays the games of ``seeds[r]`` exactly as
+    :func:`evaluate_solutions` plays them (same deals and per-seat seeds), and the answer is
+    whether its **total** score over those ``games * len(players)`` games is ``>= targets[r]``
+    (the candidate's total; RULES.md §7.1: the candidate replaces the incumbent only if it is
+    strictly better on the same games). Only the answer is needed, so the games are played in
+    ``waves`` rounds of consecutive game indices, and a replay stops as soon as its answer is
+    certain: its partial total already reaches the target (scores are never negative), or even
+    ``max_score`` points in every remaining game could not reach it. The answer is the one the
+    full replay gives; the rounds are the same whatever the backend or number of workers, so the
+    games played are too.
+
+    Args:
+        incumbents: ``(n, L)`` rule indices.
+        seeds: ``(n,)`` evaluation seeds (the candidates' seeds).
+        targets: ``(n,)`` int totals to reach (points summed over all the candidate's games).
+        games: Games per player count, >= 1.
+        players: Player counts.
+        scoring: ``"lenient"`` or ``"strict"``.
+        backend: Where the games run (default: :class:`SerialBackend`).
+        waves: Rounds the games are split into (1 = always play every game).
+        max_score: Highest score of one game (points), for the early "cannot reach" answer.
+
+    Returns:
+        A :class:`Replay`.
+
+    Raises:
+        ValueError: Bad ``games``, ``players`` or ``waves``, or mismatched lengths.
+    """
+    sol = np.asarray(incumbents, dtype=np.int64)
+    seeds = np.asarray(seeds, dtype=np.int64).reshape(-1)
+    targets = np.asarray(targets, dtype=np.int64).reshape(-1)
+    if sol.ndim != 2 or not len(sol) == len(seeds) == len(targets):
+        raise ValueError(
+            "incumbents must be (n, L) with n = len(seeds) = len(targets); got "
+            f"{sol.shape}, {seeds.shape} and {targets.shape}"
+        )
+    if int(games) < 1:
+        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    if int(waves) < 1:
+        raise ValueError(f"waves={waves} is out of range; allowed: >= 1")
+    players = tuple(int(p) for p in players)
+    if not players or any(not 2 <= p <= 5 for p in players):
+        raise ValueError(f"players={players} is out of range; allowed: sizes in [2, 5]")
+    backend = backend or SerialBackend()
+    n, g = len(sol), int(games)
+    per_size = []
+    for p in players:
+        deals = np.empty((n, g), dtype=np.int64)
+        agent_seeds = np.empty((n, g, p), dtype=np.int64)
+        for i in range(n):
+            _, deals[i], agent_seeds[i] = game_seeds(int(seeds[i]), g, p, random_seat=False)
+        per_size.append((p, deals, agent_seeds))
+    edges = sorted(set(np.linspace(0, g, min(int(waves), g) + 1).round().astype(int).tolist()))
+    totals = np.zeros(n, dtype=np.int64)
+    played = np.zeros(n, dtype=np.int64)
+    moves = 0
+    for a, b in itertools.pairwise(edges):
+        remaining = (g - a) * len(players)
+        open_ = np.flatnonzero((totals < targets) & (totals + max_score * remaining >= targets))
+        if open_.size == 0:
+            break
+        m, w = len(open_), b - a
+        rules = [sol[i] for i in open_]
+        seat_agents = np.repeat(np.arange(m, dtype=np.int64), w)[:, None]
+        for p, deals, agent_seeds in per_size:
+            cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
+            sc, _, mv = backend.play(
+                cfg,
+                rules,
+                seat_agents.repeat(p, axis=1),
+                deals[open_, a:b].reshape(-1),
+                agent_seeds[open_, a:b].reshape(-1, p),
+            )
+            totals[open_] += sc.reshape(m, w).sum(axis=1)
+            moves += mv
+        played[open_] += w * len(players)
+    return Replay(totals >= targets, totals, played, int(played.sum()), moves)

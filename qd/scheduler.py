@@ -11,14 +11,18 @@
 3. **tell** — candidates are resolved in candidate order, cell by cell: an empty cell takes the
    candidate; otherwise the incumbent is **re-evaluated on the candidate's games** (same seed,
    common random numbers) and the candidate replaces it only if its objective is **strictly**
-   greater. The stored objective and measures are the ones measured when the elite entered. The
-   replays are batched in rounds: a round replays the incumbent of every waiting cell on the
-   games of *all* the candidates still queued for that cell (the incumbent usually survives
-   them all); only a replacement sends the cell's remaining candidates to a later round,
-   against the new incumbent. The result is exactly the sequential algorithm applied to the
-   batch (a replay is a pure function of the incumbent and the candidate's seed); only the
-   number of evaluator calls and of wasted replays changes. A candidate identical to its
-   incumbent cannot be strictly better on the same games and is rejected without playing them.
+   greater (compared exactly, as total scores over the same games). Only that answer is needed,
+   so a replay stops as soon as it is certain (:func:`qd.evaluator.replay_holds`: the
+   incumbent's partial total already reaches the candidate's total); the answer, and hence the
+   archive, is the full replay's. The stored objective and measures are the ones measured when
+   the elite entered. The replays are batched in rounds: a round replays the incumbent of
+   every waiting cell on the games of *all* the candidates still queued for that cell (the
+   incumbent usually survives them all); only a replacement sends the cell's remaining
+   candidates to a later round, against the new incumbent. The result is exactly the
+   sequential algorithm applied to the batch (a replay is a pure function of the incumbent and
+   the candidate's seed); only the number of evaluator calls and of wasted replays changes.
+   A candidate identical to its incumbent cannot be strictly better on the same games and is
+   rejected without playing them.
 
 Everything stochastic derives from ``config.seed``, so a run is a pure function of its
 :class:`~qd.config.MapElitesConfig`, whatever the backend or number of workers.
@@ -54,7 +58,13 @@ import numpy as np
 from qd.archive import Archive
 from qd.config import RESULT_FIELDS, MapElitesConfig
 from qd.emitters import MapElitesEmitter
-from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
+from qd.evaluator import (
+    Backend,
+    SerialBackend,
+    derive_seed,
+    evaluate_solutions,
+    replay_holds,
+)
 from qd.io import atomic_write_text
 from qd.measures import Measure, get_measure, measures_from_counters
 
@@ -81,6 +91,8 @@ class RunCounters:
         moves: Moves played.
         batches: Batches completed.
         rounds: Incumbent re-evaluation rounds (evaluator calls after the first per batch).
+        replay_games_skipped: Incumbent games not played because the replay's answer was
+            already certain (:func:`qd.evaluator.replay_holds`).
     """
 
     inserted: int = 0
@@ -92,6 +104,7 @@ class RunCounters:
     moves: int = 0
     batches: int = 0
     rounds: int = 0
+    replay_games_skipped: int = 0
 
 
 def _canonical(payload: dict) -> str:
@@ -170,6 +183,21 @@ class MapElites:
         self.counters.moves += ev.moves
         return ev
 
+    def _holds(self, incumbents: np.ndarray, seeds: Sequence[int], objective: np.ndarray):
+        """Whether each incumbent's objective on the games of ``seeds`` is >= ``objective``.
+
+        Compared exactly, as total scores over the same games; replays stop once the answer
+        is certain (:func:`qd.evaluator.replay_holds`).
+        """
+        c = self.config
+        n_games = c.games * len(c.players)
+        targets = np.rint(np.asarray(objective) * n_games).astype(np.int64)
+        r = replay_holds(incumbents, seeds, targets, c.games, c.players, c.scoring, self.backend)
+        self.counters.games += r.games
+        self.counters.moves += r.moves
+        self.counters.replay_games_skipped += len(targets) * n_games - r.games
+        return r.holds
+
     def step(self) -> int:
         """Run one batch (ask → evaluate → tell).
 
@@ -214,8 +242,8 @@ class MapElites:
         for i, cell in enumerate(cells.tolist()):
             queues.setdefault(cell, []).append(i)
         pos = dict.fromkeys(queues, 0)
-        # objective of an incumbent (by its genes) on the games of candidate i
-        replays: dict[tuple[bytes, int], float] = {}
+        # does an incumbent (by its genes) score at least candidate i on the games of i?
+        replays: dict[tuple[bytes, int], bool] = {}
         first_round = True
         while True:
             requests: list[tuple[int, int]] = []
@@ -238,7 +266,7 @@ class MapElites:
                                 if not np.array_equal(archive.solution[cell], solutions[j]):
                                     requests.append((cell, j))
                             break
-                        if objective[i] > replays[key]:
+                        if not replays[key]:
                             archive.insert(cell, solutions[i], objective[i], measures[i], ids[i])
                             self.counters.replaced += 1
                         else:
@@ -250,10 +278,14 @@ class MapElites:
                 self.counters.rounds += 1
             first_round = False
             incumbents = np.stack([archive.solution[cell] for cell, _ in requests])
-            ev = self._evaluate(incumbents, [seeds[i] for _, i in requests])
+            holds = self._holds(
+                incumbents,
+                [seeds[i] for _, i in requests],
+                np.array([objective[i] for _, i in requests], dtype=np.float64),
+            )
             self.counters.incumbent_evaluations += len(requests)
-            for (cell, i), incumbent_objective in zip(requests, ev.objective, strict=True):
-                replays[(archive.solution[cell].tobytes(), i)] = float(incumbent_objective)
+            for (cell, i), h in zip(requests, holds, strict=True):
+                replays[(archive.solution[cell].tobytes(), i)] = bool(h)
 
     # ---- the loop -------------------------------------------------------------------------
     def run(

@@ -17,7 +17,13 @@ import pytest
 
 from qd.cli import main
 from qd.config import get_config
-from qd.evaluator import ProcessBackend, SerialBackend, ThreadBackend, evaluate_solutions
+from qd.evaluator import (
+    ProcessBackend,
+    SerialBackend,
+    ThreadBackend,
+    evaluate_solutions,
+    replay_holds,
+)
 from qd.io import load_archive
 from qd.run import run_map_elites
 from qd.scheduler import CheckpointError, MapElites
@@ -46,6 +52,12 @@ def _fake_evaluator(calls: list):
     return evaluate
 
 
+def _fake(loop: MapElites, calls: list) -> None:
+    """Replace a loop's evaluator and replay test by the fake objective above."""
+    loop._evaluate = evaluate = _fake_evaluator(calls)
+    loop._holds = lambda sol, seeds, target: evaluate(sol, seeds).objective >= target
+
+
 def _sol(first: int, rest: int = 0) -> np.ndarray:
     s = np.full(15, rest, np.int64)
     s[0] = first
@@ -55,7 +67,7 @@ def _sol(first: int, rest: int = 0) -> np.ndarray:
 def test_replacement_is_strictly_better_on_the_candidates_games():
     loop = MapElites(get_config("quick", dims=(2, 2)))
     calls: list = []
-    loop._evaluate = _fake_evaluator(calls)
+    _fake(loop, calls)
     loop.archive.insert(0, _sol(10), 99.0, [0.1, 0.1], index=-7)
     cands = np.stack([_sol(1, 1), _sol(5, 2), _sol(3, 3), _sol(3, 3), _sol(8, 4)])
     objective = np.array([10.0, 10.5, 12.0, 20.0, 1.0])
@@ -81,7 +93,7 @@ def test_replacement_is_strictly_better_on_the_candidates_games():
 
 def test_stored_objective_may_go_down():
     loop = MapElites(get_config("quick", dims=(1, 1)))
-    loop._evaluate = _fake_evaluator([])
+    _fake(loop, [])
     loop.archive.insert(0, _sol(2), 24.0, [0.5, 0.5])
     loop.tell(np.stack([_sol(4)]), np.array([3.0]), np.array([[0.5, 0.5]]), np.array([1]), [3])
     assert loop.archive.objective[0] == 3.0  # beat the re-evaluated incumbent (2), not 24
@@ -95,6 +107,53 @@ def test_incumbent_replay_uses_the_same_games():
     assert np.array_equal(a.counters, b.counters[::-1])
     c = evaluate_solutions(sol[:1], [12], games=6)
     assert not np.array_equal(a.scores[0], c.scores[0])
+
+
+@pytest.mark.parametrize("players", [(2,), (2, 3)])
+def test_replay_answers_as_the_full_replay_and_stops_early(players):
+    # the answer of an early-stopped replay is the full replay's, whatever the waves, backend
+    # and worker count; replays stop as soon as the answer is certain
+    rng = np.random.default_rng(1)
+    sol = rng.integers(0, 105, (12, 15))
+    seeds = rng.integers(0, 1000, 12)
+    full = evaluate_solutions(sol, seeds, games=8, players=players)
+    totals = full.scores.sum(axis=(1, 2))
+    # targets around the true totals (ties included), plus certain answers at both ends
+    targets = totals + rng.integers(-6, 7, 12)
+    targets[:3] = totals[:3]
+    targets[3] = 0
+    targets[4] = 25 * 8 * len(players) + 1
+    expect = totals >= targets
+    runs = []
+    for waves in (1, 3, 8):
+        for backend in (SerialBackend(), ThreadBackend(2, min_chunk=2)):
+            with backend:
+                r = replay_holds(sol, seeds, targets, 8, players, backend=backend, waves=waves)
+            assert np.array_equal(r.holds, expect)
+            assert r.games == r.played.sum() <= 12 * 8 * len(players)
+            runs.append((waves, r))
+    for waves, r in runs:
+        same = [q for w, q in runs if w == waves]
+        assert all(np.array_equal(q.played, r.played) and q.moves == r.moves for q in same)
+        if waves == 1:
+            assert np.array_equal(r.totals[5:], totals[5:])
+            assert r.played[3] == r.played[4] == 0  # certain before any game
+        else:
+            assert r.played[3] == r.played[4] == 0
+            # a replay that reached its target early did not play its last wave
+            early = (r.totals >= targets) & (r.played < 8 * len(players))
+            assert early.any()
+            assert np.all(
+                r.totals[r.played == 8 * len(players)] == totals[r.played == 8 * len(players)]
+            )
+
+
+def test_replay_rejects_bad_arguments():
+    sol = np.zeros((2, 15), np.int64)
+    with pytest.raises(ValueError, match="targets"):
+        replay_holds(sol, [1, 2], [3], games=4)
+    with pytest.raises(ValueError, match="waves"):
+        replay_holds(sol, [1, 2], [3, 4], games=4, waves=0)
 
 
 def test_batches_never_straddle_phase1():
@@ -263,10 +322,10 @@ def test_batched_replays_give_the_sequential_algorithm():
     measures = rng.choice([0.1, 0.9], (40, 2))
     seeds = [int(x) for x in rng.integers(0, 100, 40)]
     batched = MapElites(get_config("quick", dims=(2, 2)))
-    batched._evaluate = _fake_evaluator([])
+    _fake(batched, [])
     batched.tell(cands, objective, measures, np.arange(40), seeds)
     sequential = MapElites(get_config("quick", dims=(2, 2)))
-    sequential._evaluate = _fake_evaluator([])
+    _fake(sequential, [])
     for i in range(40):
         sequential.tell(
             cands[i : i + 1],
