@@ -9,7 +9,8 @@ fields as :class:`hanabi_env._view.View`); the public functions take a ``View`` 
 Conventions:
 
 * **Rule ids.** ``0..104`` are the alphabet indices of RULES.md §1 (parameters per index);
-  :data:`RULE_X1` (105) and :data:`RULE_X2` (106) are VanDenBergh's extra rules (RULES.md §4).
+  :data:`RULE_X1` (105) and :data:`RULE_X2` (106) are VanDenBergh's extra rules (RULES.md §4);
+  :data:`RULE_X3` (107) is rule 14 as the Java reference ran it (for comparisons only).
   They are never chromosome genes; :data:`N_ALPHABET` is 105. Unknown ids never fire.
   :data:`RULE_TABLE` maps each id to its rule class, gating kind, IF-predicate and parameters.
 * **Cards** are ``colour * n_ranks + rank``, colours in the order R, Y, G, W, B, ranks 0-based
@@ -43,10 +44,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.rulebase import ALPHABET, N_ALPHABET, N_RULE_IDS, RULE_X1, RULE_X2
+from agents.rulebase import ALPHABET, N_ALPHABET, N_RULE_IDS, RULE_X1, RULE_X2, RULE_X3
 from hanabi_env._engine import (
     CFG_COLORS,
     CFG_HAND,
+    CFG_HAND_ORDER,
     CFG_MAX_INFO,
     CFG_N_ACTIONS,
     CFG_PLAYERS,
@@ -58,6 +60,7 @@ from hanabi_env._engine import (
     H_RANK,
     H_TARGET,
     H_TOUCHED,
+    HAND_SHIFT,
     PLAY,
     REVEAL_COLOR,
     REVEAL_RANK,
@@ -193,6 +196,7 @@ def _rule_rows() -> dict[int, tuple[int, ...]]:
         67: (C_UNAMBIGUOUS, PRED_NONE, 0), 68: (C_UNAMBIGUOUS, PRED_NONE, 1),
         RULE_X1: (C_X1, PRED_NONE, 3, 5),
         RULE_X2: (C_DISCARD_PROBABLY_USELESS, PRED_NONE, 99, 100),
+        RULE_X3: (C_USELESS, PRED_NONE, 1),
     }
     # fmt: on
     for i in range(5):  # thresholds 0.0, 0.2, 0.4, 0.6, 0.8 = i/5
@@ -215,7 +219,7 @@ def _rule_rows() -> dict[int, tuple[int, ...]]:
 
 
 def _build_rule_table() -> np.ndarray:
-    kinds = [_KIND_CODES[r.kind] for r in ALPHABET] + [KIND_PLAY, KIND_DISCARD]
+    kinds = [_KIND_CODES[r.kind] for r in ALPHABET] + [KIND_PLAY, KIND_DISCARD, KIND_TELL]
     rows = _rule_rows()
     if sorted(rows) != list(range(N_RULE_IDS)):
         raise AssertionError("the rule table must cover every rule id exactly once")
@@ -230,8 +234,8 @@ def _build_rule_table() -> np.ndarray:
 
 
 RULE_TABLE = _build_rule_table()
-"""``(107, 8)`` int64: per rule id its class ``C_*``, kind ``KIND_*``, IF-predicate ``PRED_*``
-and parameters ``p0..p4`` (thresholds as ``num, den`` pairs)."""
+"""``(N_RULE_IDS, 8)`` int64: per rule id its class ``C_*``, kind ``KIND_*``, IF-predicate
+``PRED_*`` and parameters ``p0..p4`` (thresholds as ``num, den`` pairs)."""
 
 
 # =============================================================================================
@@ -243,6 +247,32 @@ and parameters ``p0..p4`` (thresholds as ``num, den`` pairs)."""
 def _hand_len(v, p):
     """|hand(p)| as an int64."""
     return np.int64(v.hand_len[p])
+
+
+@_inline
+def _oldest_slot(v, p):
+    """``p``'s oldest card (smallest uid): slot 0 under the shift hand order; -1 if empty."""
+    n = _hand_len(v, p)
+    if n == 0 or v.cfg[CFG_HAND_ORDER] == HAND_SHIFT:
+        return np.int64(0) if n > 0 else np.int64(-1)
+    best = np.int64(0)
+    for k in range(1, n):
+        if v.uids[p, k] < v.uids[p, best]:
+            best = np.int64(k)
+    return best
+
+
+@_inline
+def _newest_slot(v, p):
+    """``p``'s newest card (largest uid): the last slot under the shift order; -1 if empty."""
+    n = _hand_len(v, p)
+    if n == 0 or v.cfg[CFG_HAND_ORDER] == HAND_SHIFT:
+        return n - 1
+    best = np.int64(0)
+    for k in range(1, n):
+        if v.uids[p, k] > v.uids[p, best]:
+            best = np.int64(k)
+    return best
 
 
 @_inline
@@ -869,13 +899,14 @@ def rule_play_just_hinted(pv, tab, singled_out, newest_only, min_lives, num, den
     me = v.scal[V_SEAT]
     n = _hand_len(v, me)
     eligible = _mark_recent_hints(v, singled_out != 0)
+    newest = _newest_slot(v, me)
     best = _NO
     bg = _ZERO
     bt = _ONE
     for k in range(n):
         if _own_slot_end(v, k):
             break
-        if not (eligible >> k) & 1 or (newest_only != 0 and k != n - 1):
+        if not (eligible >> k) & 1 or (newest_only != 0 and k != newest):
             continue
         t, g, _, _ = _own_counts(v, tab, k)
         if t > 0 and (best < 0 or _ge(g, t, bg, bt)):
@@ -898,15 +929,23 @@ def rule_play_just_hinted(pv, tab, singled_out, newest_only, min_lives, num, den
 def rule_tell_useful(pv, value_first):
     """TellAnyoneAboutUsefulCard (13, value first) / ...OldestUsefulCard (12, colour first).
 
-    The first playable card not fully known to its owner, players in turn order, slots
-    ascending (RULES.md §3.2); under our slot order both rules pick the same card.
+    A playable card not fully known to its owner, players in turn order (RULES.md §3.2): 13
+    takes the first such card in slot order, 12 the oldest (smallest uid). Under the shift
+    hand order both pick the same card; under the fixed-slot order (the Java framework's)
+    they may not.
     """
     v = expand_view(pv)
     for i in range(v.cfg[CFG_PLAYERS] - 1):
         p = _turn_order(v, i)
+        best = _NO
         for k in range(_hand_len(v, p)):
             if _is_playable(v, _card(v, p, k)) and not _fully_known(v, p, k):
-                return _tell_missing(v, p, k, value_first != 0)
+                if value_first != 0 or v.cfg[CFG_HAND_ORDER] == HAND_SHIFT:
+                    return _tell_missing(v, p, k, value_first != 0)
+                if best < 0 or v.uids[p, k] < v.uids[p, best]:
+                    best = k
+        if best >= 0:
+            return _tell_missing(v, p, best, False)
     return -1
 
 
@@ -1023,12 +1062,13 @@ def rule_tell_most_information(pv):
 
 
 @_kernel
-def _tell_first_not_fully_known(pv, usable_test):
+def _tell_first_not_fully_known(pv, usable_test, stop_at_first):
     """Shared scan of TellAnyoneAboutUselessCard (14) and TellIllInformed (18), RULES.md §3.2.
 
     Players in turn order, slots ascending: at the first card that is useless (``usable_test``
     false) or usable (true) by its actual identity and not fully known to its owner,
-    tellMissing(value first); -1 if none.
+    tellMissing(value first); -1 if none. With ``stop_at_first`` (the Java reference's rule
+    14, X3) the scan ends at the first useless card, fully known or not.
     """
     v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
@@ -1041,14 +1081,19 @@ def _tell_first_not_fully_known(pv, usable_test):
             hit = _usable(v, c, r) if usable_test else _safe_to_discard(v, c, r)
             if hit and not _fully_known(v, p, k):
                 return _tell_missing(v, p, k, _TRUE)
+            if hit and stop_at_first:
+                return -1
     return -1
 
 
 @_kernel
-def rule_tell_useless(pv):
-    """TellAnyoneAboutUselessCard (14): first useless card not fully known to its owner."""
+def rule_tell_useless(pv, java):
+    """TellAnyoneAboutUselessCard (14): first useless card not fully known to its owner.
+
+    ``java`` nonzero: the Java reference's scan (X3), which stops at the first useless card.
+    """
     v = expand_view(pv)
-    return _tell_first_not_fully_known(v.packed, _FALSE)
+    return _tell_first_not_fully_known(v.packed, _FALSE, java != 0)
 
 
 @_kernel
@@ -1080,7 +1125,7 @@ def rule_tell_dispensable(pv):
 def rule_tell_ill_informed(pv):
     """TellIllInformed (18): first usable card (actual identity) not fully known."""
     v = expand_view(pv)
-    return _tell_first_not_fully_known(v.packed, _TRUE)
+    return _tell_first_not_fully_known(v.packed, _TRUE, _FALSE)
 
 
 @_kernel
@@ -1109,7 +1154,7 @@ def rule_tell_finesse(pv):
     nxt = _next_player(v)
     if v.cfg[CFG_PLAYERS] == 2 or _hand_len(v, nxt) == 0:
         return -1
-    x = _card(v, nxt, _hand_len(v, nxt) - 1)
+    x = _card(v, nxt, _newest_slot(v, nxt))
     if not _is_playable(v, x) or x % n_ranks == n_ranks - 1:
         return -1
     wanted = x + 1  # (x.colour, x.value + 1)
@@ -1698,7 +1743,7 @@ def _apply_rule_table(rule_id, v, rng, tab):
     if cls == C_USEFUL:
         return rule_tell_useful(v.packed, p0)
     if cls == C_USELESS:
-        return rule_tell_useless(v.packed)
+        return rule_tell_useless(v.packed, p0)
     if cls == C_DISPENSABLE:
         return rule_tell_dispensable(v.packed)
     if cls == C_TELL_FINESSE:
@@ -1733,7 +1778,8 @@ def _apply_rule_table(rule_id, v, rng, tab):
     if cls == C_DISCARD_LEAST_NECESSARY:
         return rule_discard_least_necessary(v.packed, tab)
     if cls == C_DISCARD_OLDEST:
-        return _discard(v, _ZERO) if _hand_len(v, v.scal[V_SEAT]) > 0 else -1
+        k = _oldest_slot(v, v.scal[V_SEAT])
+        return _discard(v, k) if k >= 0 else -1
     if cls == C_DISCARD_NO_INFO:
         return rule_discard_unidentified(v.packed)
     if cls == C_DISCARD_PROBABLY_USELESS:
@@ -2101,7 +2147,7 @@ def apply_rule(rule_id, v, rng):
     """Evaluate one rule for the viewer of ``v`` (RULES.md §1–§4).
 
     Args:
-        rule_id: an alphabet index ``0..104``, :data:`RULE_X1` or :data:`RULE_X2`.
+        rule_id: an alphabet index ``0..104`` or an extra rule id (:data:`RULE_X1`–:data:`RULE_X3`).
         v: the acting seat's view (:class:`hanabi_env._view.View`).
         rng: the agent's generator (int64[4]); drawn from exactly once iff a randomised rule
             fires.
@@ -2209,6 +2255,7 @@ __all__ = [
     "RULE_TABLE",
     "RULE_X1",
     "RULE_X2",
+    "RULE_X3",
     "TAB_CLASS",
     "TAB_COUNT",
     "TAB_ROWS",

@@ -35,7 +35,7 @@ from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
-from hanabi_env.config import HanabiConfig
+from hanabi_env.config import HAND_ORDERS, HanabiConfig
 from hanabi_env.game import metric_ratios
 
 __all__ = [
@@ -46,6 +46,8 @@ __all__ = [
     "hle_hand_size",
     "play",
     "play_games",
+    "play_rule_table",
+    "rule_table",
 ]
 
 SEED_LIMIT = 2**62
@@ -205,12 +207,20 @@ def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tu
 
 
 def _rule_table(policies: Sequence[RuleAgent]) -> tuple[np.ndarray, np.ndarray]:
+    return rule_table([p.rules for p in policies])
+
+
+def rule_table(rule_lists: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's rule table: ``(n, L)`` int64 compiled rule ids (padded) and ``(n,)`` lengths.
+
+    ``rule_lists`` are compiled rule ids (e.g. ``RuleAgent.rules``), not checked here.
+    """
     # A repeated rule never fires at its later places: it sees the same view as at its first
     # place, where it did not fire, and a rule that does not fire draws nothing. The kernel
     # therefore gets each list without its repeats (same games, fewer rule calls).
-    lists = [list(dict.fromkeys(p.rules.tolist())) for p in policies]
-    table = np.zeros((len(policies), max(len(r) for r in lists)), dtype=np.int64)
-    lens = np.zeros(len(policies), dtype=np.int64)
+    lists = [list(dict.fromkeys(np.asarray(r).tolist())) for r in rule_lists]
+    table = np.zeros((len(lists), max(len(r) for r in lists)), dtype=np.int64)
+    lens = np.zeros(len(lists), dtype=np.int64)
     for i, rules in enumerate(lists):
         table[i, : len(rules)] = rules
         lens[i] = len(rules)
@@ -227,6 +237,7 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
         cfg.max_information_tokens,
         cfg.max_life_tokens,
         cfg.lenient,
+        cfg.fixed_slots,
     )
     mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
     tab = np.zeros(R.scratch_shape(s.cfg), dtype=np.int64)
@@ -251,6 +262,29 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
         end_on_no_rule,
     )
     return scores, counters, int(moves), actions
+
+
+def play_rule_table(
+    config: HanabiConfig,
+    table: np.ndarray,
+    lens: np.ndarray,
+    seat_agents: np.ndarray,
+    deal_seeds: np.ndarray,
+    agent_seeds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Play rule-agent games in this thread from a prepared :func:`rule_table` (no checks).
+
+    The lowest-overhead entry to the compiled evaluator, for callers that play many small
+    batches (the MAP-Elites backends). Arguments as :func:`play_games`, with ``table, lens``
+    indexed by ``seat_agents``; int64 C-contiguous arrays. The kernel releases the GIL.
+
+    Returns:
+        ``(scores, counters, moves)`` as in :class:`GameBatch`.
+    """
+    scores, counters, moves, _ = _run_rule_chunk(
+        (config, table, lens, seat_agents, deal_seeds, agent_seeds, False, False)
+    )
+    return scores, counters, moves
 
 
 def _run_policy_games(
@@ -549,6 +583,7 @@ def evaluate(
     hand_size: Callable[[int], int] = hle_hand_size,
     progress: bool = False,
     no_rule: str = "fallback",
+    hand_order: str = "shift",
 ) -> EvaluationResult:
     """Mirror or mixed evaluation of ``agent`` ([CIG18], PAPERS.md §2; RULES.md §6).
 
@@ -571,12 +606,14 @@ def evaluate(
         progress: Show a tqdm progress bar.
         no_rule: ``"fallback"`` (default) or ``"end_game"`` (strict-era emulation, see
             :func:`play_games`).
+        hand_order: ``"shift"`` (default, HLE) or ``"fixed"`` (the Java framework's fixed
+            slots, for comparisons with the reference; :class:`hanabi_env.HanabiConfig`).
 
     Returns:
         An :class:`EvaluationResult` (scores in points; metrics in [0, 1]).
 
     Raises:
-        ValueError: Bad ``mode``, ``players``, ``games`` or ``scoring``.
+        ValueError: Bad ``mode``, ``players``, ``games``, ``scoring`` or ``hand_order``.
     """
     if mode not in ("mirror", "mixed"):
         raise ValueError(f"mode={mode!r} is not allowed; allowed: 'mirror', 'mixed'")
@@ -587,6 +624,8 @@ def evaluate(
         raise ValueError(f"games={games} is out of range; allowed: >= 1")
     if scoring not in ("strict", "lenient"):
         raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'strict', 'lenient'")
+    if hand_order not in HAND_ORDERS:
+        raise ValueError(f"hand_order={hand_order!r} is not allowed; allowed: 'shift', 'fixed'")
     agent = make(agent) if isinstance(agent, str) else agent
     partners = [make(p) if isinstance(p, str) else p for p in pool] if mode == "mixed" else [None]
     total = games * len(players) * len(partners)
@@ -600,7 +639,9 @@ def evaluate(
     try:
         for partner in partners:
             for p in players:
-                cfg = HanabiConfig(players=p, hand_size=hand_size(p), scoring=scoring)
+                cfg = HanabiConfig(
+                    players=p, hand_size=hand_size(p), scoring=scoring, hand_order=hand_order
+                )
                 seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=mode == "mixed")
                 if partner is None:
                     policies = [agent]

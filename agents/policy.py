@@ -58,8 +58,9 @@ def rule_ids(rules: Sequence[int | str]) -> np.ndarray:
     """Compiled rule ids (``int64``) from alphabet indices and/or rule names.
 
     Ints 0–104 are the alphabet (RULES.md §1); 105 and 106 are VanDenBergh's extra rules X1 and
-    X2 (RULES.md §4; usable in rule lists, never chromosome genes). Names are published labels
-    or canonical names (whitespace and commas ignored), or ``"X1"``/``"X2"``.
+    X2 (RULES.md §4), 107 is X3, rule 14 as the Java reference ran it (usable in rule lists,
+    never chromosome genes). Names are published labels or canonical names (whitespace and
+    commas ignored), or ``"X1"``, ``"X2"``, ``"X3"``.
 
     Raises:
         ValueError: An index is out of range or a name is unknown.

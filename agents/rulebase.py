@@ -8,7 +8,8 @@ its canonical name (RULES.md §1, ", " between parameters) and the reference's p
 
 Two extra rules of the VanDenBergh baseline (RULES.md §4) are registered **by name only**:
 they run as compiled rule ids :data:`RULE_X1` and :data:`RULE_X2` (>= :data:`N_ALPHABET`), which
-are never valid chromosome genes.
+are never valid chromosome genes. A third, :data:`RULE_X3`, is the Java reference's behaviour
+of rule 14 (RULES.md §3.2, §12), for comparisons with the reference only.
 
 The compiled kernels live in :mod:`agents._rules`; this module imports nothing compiled.
 """
@@ -24,8 +25,10 @@ RULE_X1 = 105
 """Compiled id of ``IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeCard`` (not a gene)."""
 RULE_X2 = 106
 """Compiled id of ``DiscardProbablyUselessCard(0.99)`` (not a gene)."""
-N_RULE_IDS = 107
-"""Number of compiled rule ids (alphabet plus the two extra rules)."""
+RULE_X3 = 107
+"""Compiled id of rule 14 as the Java reference ran it (stops at the first useless card)."""
+N_RULE_IDS = 108
+"""Number of compiled rule ids (alphabet plus the extra rules)."""
 
 KINDS = ("play", "tell", "discard", "other")
 
@@ -34,10 +37,10 @@ class RuleInfo(NamedTuple):
     """One registered rule.
 
     Attributes:
-        rule_id: compiled rule id (the alphabet index for genes, 105/106 for X1/X2).
+        rule_id: compiled rule id (the alphabet index for genes, 105–107 for X1–X3).
         kind: ``"play"``, ``"tell"``, ``"discard"`` or ``"other"`` (RULES.md §2.8).
         name: canonical name (RULES.md §1 / §4).
-        label: the reference's published label (empty for X1/X2, which have none).
+        label: the reference's published label (empty for X1–X3, which have none).
     """
 
     rule_id: int
@@ -143,7 +146,11 @@ X1 = RuleInfo(RULE_X1, "play", "IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeC
 """VanDenBergh's first rule (RULES.md §4); not part of the alphabet."""
 X2 = RuleInfo(RULE_X2, "discard", "DiscardProbablyUselessCard(0.99)", "")
 """VanDenBergh's second rule (RULES.md §4); not part of the alphabet."""
-EXTRA_RULES: dict[str, RuleInfo] = {"X1": X1, "X2": X2}
+X3 = RuleInfo(RULE_X3, "tell", "TellAnyoneAboutUselessCard(java)", "")
+"""Rule 14 as the Java reference ran it (RULES.md §3.2): the scan stops at the first useless
+card, and if that card is fully known to its owner the rule does not fire. Not a gene; for
+comparisons with the reference (``benchmarks/reproduce_agents.py``)."""
+EXTRA_RULES: dict[str, RuleInfo] = {"X1": X1, "X2": X2, "X3": X3}
 """The extra named rules, by short name."""
 
 
@@ -197,10 +204,10 @@ def index_of(label: str) -> int:
 
 
 def name_of(rule_id: int) -> str:
-    """Canonical name of a compiled rule id (alphabet index, or X1/X2's id).
+    """Canonical name of a compiled rule id (alphabet index, or an extra rule's id).
 
     Args:
-        rule_id: ``0..104``, :data:`RULE_X1` or :data:`RULE_X2`.
+        rule_id: ``0..104``, :data:`RULE_X1`, :data:`RULE_X2` or :data:`RULE_X3`.
 
     Returns:
         The canonical name (RULES.md §1, §4).
@@ -212,10 +219,10 @@ def name_of(rule_id: int) -> str:
 
 
 def rule_info(rule_id: int) -> RuleInfo:
-    """The :class:`RuleInfo` of a compiled rule id (alphabet index, or X1/X2's id).
+    """The :class:`RuleInfo` of a compiled rule id (alphabet index, or an extra rule's id).
 
     Args:
-        rule_id: ``0..104``, :data:`RULE_X1` or :data:`RULE_X2`.
+        rule_id: ``0..104``, :data:`RULE_X1`, :data:`RULE_X2` or :data:`RULE_X3`.
 
     Returns:
         The registry entry.
@@ -300,10 +307,12 @@ __all__ = [
     "PIERS",
     "RULE_X1",
     "RULE_X2",
+    "RULE_X3",
     "TEST_POOL",
     "VAN_DEN_BERGH",
     "X1",
     "X2",
+    "X3",
     "RuleInfo",
     "chromosome_from_labels",
     "index_of",

@@ -2,7 +2,9 @@
 
 1. Mixed evaluation of IGGI, Outer, Legal Random, Van den Bergh, Flawed and Piers against the
    7-agent test pool (lenient scoring, game sizes 2–5), compared with [CIG18]'s validation table
-   (PAPERS.md §2).
+   (PAPERS.md §2); then (``variants``) the same with the 2018 Java reference's behaviour added
+   step by step: the strict era's "no rule fired ends the game", the 2018 pool definitions, the
+   Java framework's fixed hand slots (``hand_order="fixed"``) and its rule 14 (X3).
 2. Mirror scores per game size of the pool agents, compared with RULES.md §11.
 3. The published chromosomes (``../shared/fixtures/published_chromosomes.json``) in mirror play
    at their own player count, compared with their claimed scores.
@@ -25,9 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
 from agents.evaluate import evaluate  # noqa: E402
 from agents.policy import RuleAgent, make  # noqa: E402
-from agents.rulebase import BASELINES, TEST_POOL  # noqa: E402
+from agents.rulebase import BASELINES, RULE_X3, TEST_POOL  # noqa: E402
 
 CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); PAPERS.md §2
     "IGGI": (10.96, 10.98),
@@ -85,37 +89,68 @@ POOL_2018 = {
 }
 
 
+def _java_14(rules: tuple[int, ...]) -> tuple[int, ...]:
+    """A rule list with rule 14 replaced by X3, rule 14 as the Java reference ran it."""
+    return tuple(RULE_X3 if r == 14 else r for r in rules)
+
+
+# The steps from our agents to the 2018 reference, each adding to the previous one:
+# (column title, no_rule, 2018 pool definitions, hand order, Java rule 14)
+VARIANTS = (
+    ("ours", "fallback", False, "shift", False),
+    ("strict era", "end_game", False, "shift", False),
+    ("+ 2018 pool", "end_game", True, "shift", False),
+    ("+ fixed slots", "end_game", True, "fixed", False),
+    ("+ Java rule 14", "end_game", True, "fixed", True),
+)
+
+
 def mixed_variants_table(games: int, seed: int, workers: int | None) -> tuple[list[str], dict]:
-    """Trace the mixed-score gaps to the reference's 2018 behaviour (RULES.md §2.9, §4)."""
+    """Trace the mixed-score gaps to the reference's 2018 behaviour (RULES.md §2.9, §4, §12)."""
+    titles = [v[0] for v in VARIANTS]
     lines = [
-        "| agent (row of [CIG18]) | ours | strict era | strict era + 2018 pool | [CIG18] |",
-        "|---|---|---|---|---|",
+        "| agent (row of [CIG18]) | " + " | ".join(titles) + " | [CIG18] | gap left |",
+        "|---|" + "---|" * (len(titles) + 3),
+    ]
+    partner_lines = [
+        "| agent | " + " | ".join(TEST_POOL) + " |",
+        "|---|" + "---|" * len(TEST_POOL),
     ]
     out = {}
-    pool_2018 = [RuleAgent(POOL_2018[n], name=n) for n in POOL_2018]
     for name, (_, cig) in CIG18_MIXED.items():
         cells = []
-        for variant in ("now", "strict", "strict2018"):
-            if variant == "strict2018":
-                # the list that carried this name in 2018 (Internal and Outer were swapped)
-                listed = {"Outer": "Internal"}.get(name, name)
-                agent = RuleAgent(POOL_2018[listed], name=name)
-                pool = pool_2018
-            else:
-                agent, pool = make(name), list(TEST_POOL)
-            r = evaluate(
+        last = None
+        for title, no_rule, pool_2018, hand_order, java_14 in VARIANTS:
+            defs = POOL_2018 if pool_2018 else {n: BASELINES[n] for n in TEST_POOL}
+            if java_14:
+                defs = {n: _java_14(r) for n, r in defs.items()}
+            # the list that carried this name in 2018 (Internal and Outer were swapped)
+            listed = {"Outer": "Internal"}.get(name, name) if pool_2018 else name
+            agent = RuleAgent(defs[listed], name=name)
+            pool = [RuleAgent(defs[n], name=n) for n in TEST_POOL]
+            last = evaluate(
                 agent,
                 mode="mixed",
                 pool=pool,
                 games=games,
                 seed=seed,
                 workers=workers,
-                no_rule="fallback" if variant == "now" else "end_game",
+                no_rule=no_rule,
+                hand_order=hand_order,
             )
-            out[f"{name}/{variant}"] = r.to_dict()
-            cells.append(_pm(r.mean, r.sem))
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {cig:.2f} |")
-    return lines, out
+            out[f"{name}/{title}"] = last.to_dict()
+            cells.append(_pm(last.mean, last.sem))
+        lines.append(
+            f"| {name} | " + " | ".join(cells) + f" | {cig:.2f} | {last.mean - cig:+.2f} |"
+        )
+        per_partner = {}
+        for row in last.rows:
+            per_partner.setdefault(row["partner"], []).append(row["mean"])
+        partner_lines.append(
+            f"| {name} | " + " | ".join(f"{np.mean(per_partner[n]):.2f}" for n in TEST_POOL) + " |"
+        )
+    lines += ["", "Per partner, last column's setting (mean over sizes 2–5):", ""]
+    return lines + partner_lines, out
 
 
 def mirror_table(games: int, seed: int, workers: int | None) -> tuple[list[str], dict]:

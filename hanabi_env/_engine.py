@@ -7,7 +7,11 @@ DeepMind's Hanabi Learning Environment (HLE) as listed in ANCHORS.md §2.1:
   the lowest rank, 1 for the highest and 2 otherwise;
 * the initial deal gives player 0 its full hand, then player 1, and so on; a drawn card is
   appended at the end of the hand and later slots shift left when a card leaves (slot 0 is the
-  oldest card);
+  oldest card). The optional *fixed-slot* hand order (``CFG_HAND_ORDER = HAND_FIXED``, the
+  papers' Java framework, RULES.md §12) deals the new card into the vacated slot instead, so
+  slot order is no longer age order; once the deck is empty, later slots shift left as usual
+  (Java left the slot empty; the relative order of the remaining cards is the same). A card's
+  age is always its uid (deck position): a larger uid is a newer card;
 * discarding is illegal with all information tokens; a hint needs a token, targets another
   player and must touch at least one card; playing is always legal;
 * completing a firework returns a token if below the maximum;
@@ -45,7 +49,11 @@ CFG_LENIENT = 6
 CFG_N_CARDS = 7
 CFG_MAX_MOVES = 8
 CFG_N_ACTIONS = 9
-CFG_SIZE = 10
+CFG_HAND_ORDER = 10  # HAND_SHIFT (HLE) or HAND_FIXED (the Java framework)
+CFG_SIZE = 11
+
+HAND_SHIFT = 0
+HAND_FIXED = 1
 
 # --- scalar vector (State.scal) -------------------------------------------------------------
 S_INFO = 0
@@ -254,8 +262,11 @@ def new_state(
     max_information_tokens: int = 8,
     max_life_tokens: int = 3,
     lenient: bool = False,
+    fixed_slots: bool = False,
 ) -> State:
     """Allocate an (un-dealt) state for a configuration; call :func:`reset_state` before use.
+
+    ``fixed_slots`` selects the Java framework's hand order (see the module docstring).
 
     The arguments are not validated here; :func:`hanabi_env.config.validate_config` does that.
     """
@@ -273,6 +284,7 @@ def new_state(
             n_cards,
             max_moves,
             n_actions_of(players, colors, ranks, hand_size),
+            HAND_FIXED if fixed_slots else HAND_SHIFT,
         ],
         dtype=np.int64,
     )
@@ -388,6 +400,17 @@ def _draw(s, p):
     s.rank_hint[p, k] = -1
     s.hand_len[p] = k + 1
     s.scal[S_DECK_POS] = pos + 1
+
+
+@njit(inline="always")
+def _draw_into(s, p, k):
+    """Deal the next card of the deck into ``p``'s (vacated) slot ``k`` (fixed-slot order)."""
+    s.hands[p, k] = s.scal[S_DECK_POS]
+    s.col_plaus[p, k] = (1 << s.cfg[CFG_COLORS]) - 1
+    s.rank_plaus[p, k] = (1 << s.cfg[CFG_RANKS]) - 1
+    s.col_hint[p, k] = -1
+    s.rank_hint[p, k] = -1
+    s.scal[S_DECK_POS] += 1
 
 
 @njit
@@ -724,10 +747,14 @@ def apply_move(s, action):
             s.discards[card] += 1
             s.scal[S_INFO] += 1
             rec[H_TOKEN] = 1
-        _remove_from_hand(s, cur, slot)
         # HLE deals no replacement once the game is over (last life lost, or maximum score).
-        if s.scal[S_LIFE] > 0 and s.scal[S_FIREWORKS] < n_colors * n_ranks:
-            _draw(s, cur)
+        refill = s.scal[S_LIFE] > 0 and s.scal[S_FIREWORKS] < n_colors * n_ranks
+        if refill and cfg[CFG_HAND_ORDER] == HAND_FIXED and s.scal[S_DECK_POS] < cfg[CFG_N_CARDS]:
+            _draw_into(s, cur, slot)
+        else:
+            _remove_from_hand(s, cur, slot)
+            if refill:
+                _draw(s, cur)
     else:
         cnt[C_HINTS_GIVEN] += 1.0
         s.scal[S_INFO] -= 1

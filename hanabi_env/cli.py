@@ -285,6 +285,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             seed=args.seed,
             workers=args.workers,
             progress=not args.quiet,
+            no_rule="end_game" if args.strict_era else "fallback",
+            hand_order=args.hand_order,
         )
     except (ValueError, argparse.ArgumentTypeError) as err:
         print(f"error: {err}", file=sys.stderr)
@@ -390,6 +392,17 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--players", default="2-5", help="e.g. 2-5, 2,4 or 3 (default 2-5)")
     ev.add_argument("--scoring", choices=["strict", "lenient"], default="lenient")
     ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument(
+        "--hand-order",
+        choices=["shift", "fixed"],
+        default="shift",
+        help="shift (HLE, default) or fixed (the Java framework's fixed slots, RULES.md §12)",
+    )
+    ev.add_argument(
+        "--strict-era",
+        action="store_true",
+        help="a turn on which no rule fires ends the game (the 2018-2020 Java reference)",
+    )
     ev.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     ev.add_argument("--json", metavar="PATH", help="write the full result as JSON")
     ev.add_argument("--csv", metavar="PATH", help="write one row per (partner, size) as CSV")

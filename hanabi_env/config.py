@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from hanabi_env._engine import n_cards_of
 
 SCORING_VARIANTS = ("strict", "lenient")
+HAND_ORDERS = ("shift", "fixed")
 OBSERVATION_TYPE_NAMES = ("minimal", "card_knowledge", "seer")
 
 
@@ -39,6 +40,10 @@ class HanabiConfig:
         random_start_player: Whether the first player is drawn at random on each reset.
         scoring: ``"strict"`` (0 once the lives run out, as HLE/PettingZoo) or ``"lenient"``
             (keep the fireworks total, as the papers' Java framework; PAPERS.md §1).
+        hand_order: ``"shift"`` (HLE and hanabi_v5: a card leaving the hand shifts the later
+            cards left and the new card is appended, so slot 0 is the oldest card) or
+            ``"fixed"`` (the papers' Java framework, RULES.md §12: the new card is dealt into
+            the vacated slot; for comparisons with the Java reference).
 
     Raises:
         TypeError: A parameter has the wrong type.
@@ -54,6 +59,7 @@ class HanabiConfig:
     observation_type: str = "card_knowledge"
     random_start_player: bool = False
     scoring: str = "strict"
+    hand_order: str = "shift"
 
     def __post_init__(self) -> None:
         """Validate every field (see the class docstring)."""
@@ -95,6 +101,18 @@ class HanabiConfig:
             raise ValueError(
                 f"scoring={self.scoring!r} is not allowed; allowed: {', '.join(SCORING_VARIANTS)}"
             )
+
+        if not isinstance(self.hand_order, str):
+            raise TypeError(f"hand_order must be a str, got {type(self.hand_order).__name__}")
+        if self.hand_order not in HAND_ORDERS:
+            raise ValueError(
+                f"hand_order={self.hand_order!r} is not allowed; allowed: {', '.join(HAND_ORDERS)}"
+            )
+
+    @property
+    def fixed_slots(self) -> bool:
+        """Whether drawn cards go into the vacated slot (the Java framework's hand order)."""
+        return self.hand_order == "fixed"
 
     @property
     def lenient(self) -> bool:

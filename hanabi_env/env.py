@@ -214,6 +214,8 @@ class raw_env(AECEnv, EzPickle):
         observation_type, random_start_player: as PettingZoo ``hanabi_v5`` (ANCHORS.md §1).
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         scoring: ``"strict"`` (default) or ``"lenient"``.
+        hand_order: ``"shift"`` (default, HLE/hanabi_v5) or ``"fixed"`` (the papers' Java
+            framework: a drawn card takes the vacated slot; :class:`hanabi_env.HanabiConfig`).
 
     Raises:
         ValueError: A parameter is out of range (the message names it and the allowed range).
@@ -239,6 +241,7 @@ class raw_env(AECEnv, EzPickle):
         random_start_player: bool = False,
         render_mode: str | None = None,
         scoring: str = "strict",
+        hand_order: str = "shift",
     ):
         """Validate the configuration and build spaces (see the class docstring)."""
         game_kwargs = {
@@ -251,6 +254,7 @@ class raw_env(AECEnv, EzPickle):
             "observation_type": observation_type,
             "random_start_player": random_start_player,
             "scoring": scoring,
+            "hand_order": hand_order,
         }
         EzPickle.__init__(self, render_mode=render_mode, **game_kwargs)
         super().__init__()

@@ -383,6 +383,7 @@ class HanabiGame:
             config.max_information_tokens,
             config.max_life_tokens,
             config.lenient,
+            config.fixed_slots,
         )
         self._view_buf = V.new_view(self.state)
         self._mask = np.zeros(self.n_actions, dtype=np.int8)

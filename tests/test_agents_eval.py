@@ -18,9 +18,11 @@ from hanabi_env.config import HanabiConfig
 CHROMOSOME = [67, 103, 7, 35, 101, 52, 77, 53, 16, 28, 23, 27, 37, 43, 101]  # NYUGameLab 2p
 
 
-def _aec_actions(policies, players, deal_seed, agent_seeds, hand_size):
+def _aec_actions(policies, players, deal_seed, agent_seeds, hand_size, hand_order="shift"):
     """Play one game through env() with the given policies; return its move list."""
-    env = hanabi_env.env(players=players, hand_size=hand_size, scoring="lenient")
+    env = hanabi_env.env(
+        players=players, hand_size=hand_size, scoring="lenient", hand_order=hand_order
+    )
     env.reset(options={"deal_seed": int(deal_seed)})
     for i, pol in enumerate(policies):
         pol.reset(int(agent_seeds[i]))
@@ -33,8 +35,11 @@ def _aec_actions(policies, players, deal_seed, agent_seeds, hand_size):
     return moves, env.unwrapped.game.score
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_aec_and_compiled_evaluator_are_move_for_move_identical(players):
+@pytest.mark.parametrize(
+    ("players", "hand_order"),
+    [(2, "shift"), (3, "shift"), (4, "shift"), (5, "shift"), (3, "fixed"), (4, "fixed")],
+)
+def test_aec_and_compiled_evaluator_are_move_for_move_identical(players, hand_order):
     hand = 5 if players <= 3 else 4
     names = ["piers", "internal", "legalrandom", "vandenbergh", "flawed", "outer", "iggi"]
     # "dups" repeats rules, randomised ones included (the evaluator drops the repeats)
@@ -44,11 +49,11 @@ def test_aec_and_compiled_evaluator_are_move_for_move_identical(players):
     _, deals, agent_seeds = game_seeds(7, games, players, random_seat=False)
     rng = np.random.default_rng(players)
     seat_agents = rng.integers(0, len(pool), (games, players))
-    cfg = HanabiConfig(players=players, hand_size=hand, scoring="lenient")
+    cfg = HanabiConfig(players=players, hand_size=hand, scoring="lenient", hand_order=hand_order)
     batch = play_games(pool, seat_agents, deals, agent_seeds, cfg, workers=1, record_actions=True)
     for g in range(games):
         seated = [RuleAgent(pool[a].rules, name=pool[a].name) for a in seat_agents[g]]
-        moves, score = _aec_actions(seated, players, deals[g], agent_seeds[g], hand)
+        moves, score = _aec_actions(seated, players, deals[g], agent_seeds[g], hand, hand_order)
         recorded = batch.actions[g][batch.actions[g] >= 0].tolist()
         assert moves == recorded
         assert score == batch.scores[g]
@@ -158,7 +163,7 @@ def test_make_and_rule_ids():
         105,
     ]
     with pytest.raises(ValueError, match="out of range"):
-        rule_ids([107])
+        rule_ids([108])
     with pytest.raises(ValueError, match="unknown rule"):
         rule_ids(["PlayEverything"])
     with pytest.raises(TypeError):

@@ -37,11 +37,14 @@ def full_deck() -> list[int]:
     return [c * 5 + r for c in range(5) for r in range(5) for _ in range((3, 2, 2, 2, 1)[r])]
 
 
-def make_state(hands, start=0, fireworks=None, discards=(), info=None, life=None):
-    """A state dealt with ``hands`` (lists of card names) and the rest of the deck after them."""
+def make_state(hands, start=0, fireworks=None, discards=(), info=None, life=None, fixed=False):
+    """A state dealt with ``hands`` (lists of card names) and the rest of the deck after them.
+
+    ``fixed``: the Java framework's fixed-slot hand order (drawn cards take the vacated slot).
+    """
     n = len(hands)
     h = 5 if n <= 3 else 4
-    s = E.new_state(players=n, hand_size=h, lenient=True)
+    s = E.new_state(players=n, hand_size=h, lenient=True, fixed_slots=fixed)
     deck = full_deck()
     dealt = []
     for hand in hands:
@@ -157,7 +160,9 @@ def test_label_normalisation_is_one_to_one():
 
 
 def test_extra_rules_are_named_but_never_genes():
-    assert (RB.RULE_X1, RB.RULE_X2) == (R.RULE_X1, R.RULE_X2) == (105, 106)
+    assert (RB.RULE_X1, RB.RULE_X2, RB.RULE_X3) == (R.RULE_X1, R.RULE_X2, R.RULE_X3)
+    assert (RB.RULE_X1, RB.RULE_X2, RB.RULE_X3) == (105, 106, 107) == tuple(range(105, 108))
+    assert RB.N_RULE_IDS == 108
     assert RB.EXTRA_RULES["X1"].name == "IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeCard"
     assert RB.EXTRA_RULES["X2"].name == "DiscardProbablyUselessCard(0.99)"
     for info in RB.EXTRA_RULES.values():
@@ -197,12 +202,12 @@ def test_compiled_kinds_match_the_registry():
         "discard": R.KIND_DISCARD,
         "other": R.KIND_OTHER,
     }
-    for rule_id in range(107):
+    for rule_id in range(RB.N_RULE_IDS):
         assert R.rule_kind(rule_id) == codes[RB.rule_info(rule_id).kind]
-    assert R.rule_kind(107) == -1
+    assert R.rule_kind(RB.N_RULE_IDS) == -1
     assert R.rule_kind(-1) == -1
     s = make_state([P2, P3])
-    assert run(107, s) == -1
+    assert run(RB.N_RULE_IDS, s) == -1
     assert run(-5, s) == -1
 
 
@@ -434,8 +439,11 @@ def test_tell_most_information_absolute_order_first_wins_ties():
 
 def test_tell_anyone_about_useless_card_skips_fully_known():
     s = make_state([P2, ["R1", "Y3", "B4", "R2", "W3"]], fireworks={"R": 2})
+    assert run(14, s) == run(RB.RULE_X3, s) == tell_value(s, 1, 1)  # R1 (slot 0)
     know(s, 1, 0, "R", 1)
     assert run(14, s) == tell_value(s, 1, 2)  # R2 (slot 3), not the fully known R1
+    # X3, the Java reference's scan, stops at the fully known R1 and does not fire
+    assert run(RB.RULE_X3, s) == -1
     know(s, 1, 3, "R", 2)
     assert run(14, s) == -1
 
@@ -595,6 +603,48 @@ def test_discard_highest():
     assert run(24, s) == discard(s, 2)  # ties -> lowest slot
 
 
+def test_fixed_slot_hand_order_refills_the_vacated_slot():
+    # the Java framework's hand order (RULES.md §12): the drawn card takes the vacated slot
+    # with fresh knowledge; the other slots and their knowledge stay; ages are uids
+    for fixed in (False, True):
+        s = make_state([P2, P3], info=5, fixed=fixed)
+        know(s, 0, 1, value=4)
+        do(s, discard(s, 0))  # seat 0 discards R3; the next card of the deck is uid 10
+        expect = [10, 1, 2, 3, 4] if fixed else [1, 2, 3, 4, 10]
+        assert s.hands[0].tolist() == expect
+        new = expect.index(10)
+        assert s.col_plaus[0, new] == 31
+        assert s.rank_plaus[0, new] == 31
+        assert s.rank_plaus[0, expect.index(1)] == 1 << 3  # the hint stays with its card
+        do(s, tell_value(s, 0, 4))
+        # DiscardOldestFirst discards the oldest card (smallest uid), wherever it sits
+        assert run(27, s) == discard(s, expect.index(1))
+    # once the deck is empty the hand shifts (Java left an empty slot: same card order)
+    s = make_state([P2, P3], info=5, fixed=True)
+    s.scal[E.S_DECK_POS] = 50
+    s.scal[E.S_TURNS_LEFT] = 2
+    do(s, discard(s, 1))
+    assert s.hands[0].tolist() == [0, 2, 3, 4, -1]
+    assert s.hand_len[0] == 4
+
+
+def test_oldest_useful_card_under_the_fixed_slot_order():
+    # seat 2 plays G1 and draws R1 into slot 1: its playable cards are R1 (slot 1, newest)
+    # and Y1 (slot 3, older). 12 tells the oldest (Y1), 13 the first in slot order (R1).
+    hands = [P2, ["Y3", "B4", "W2", "W3", "R4"], ["Y3", "G1", "B4", "Y1", "W3"]]
+    s = make_state(hands, start=2, fixed=True)
+    do(s, play(s, 1))
+    assert s.deck[s.hands[2, 1]] == cid("R1")
+    know(s, 2, 1, value=1)  # R1's value is known: 13 tells its colour
+    assert run(13, s) == tell_colour(s, 2, "R")
+    assert run(12, s) == tell_colour(s, 2, "Y")
+    s = make_state(hands, start=2)  # shift order: Y1 is both the first and the oldest
+    do(s, play(s, 1))
+    know(s, 2, 4, value=1)
+    assert run(13, s) == tell_value(s, 2, 1)
+    assert run(12, s) == tell_colour(s, 2, "Y")
+
+
 def test_discard_oldest_and_no_info():
     s = make_state([P2, P3], info=5)
     know(s, 0, 0, "R")
@@ -746,7 +796,7 @@ def results(states):
     out = {}
     for i, s in enumerate(states):
         v = view(s)
-        for rule_id in range(107):
+        for rule_id in range(RB.N_RULE_IDS):
             rng = new_rng(i)
             a = int(R.apply_rule(rule_id, v, rng))
             out[i, rule_id] = (a, rng)
@@ -755,11 +805,11 @@ def results(states):
 
 def test_every_rule_is_legal_or_silent_on_random_states(states, results):
     for i, s in enumerate(states):
-        for rule_id in range(107):
+        for rule_id in range(RB.N_RULE_IDS):
             a = results[i, rule_id][0]
             assert a == -1 or E.is_legal(s, a), (i, rule_id, a)
     fired = {r for (_, r), (a, _) in results.items() if a >= 0}
-    assert fired >= set(range(107)) - {0, 1, 16, 82, 92, 93, 94}
+    assert fired >= set(range(RB.N_RULE_IDS)) - {0, 1, 16, 82, 92, 93, 94}
 
 
 def test_legal_mask_view_matches_the_engine(states):
@@ -792,7 +842,7 @@ def test_card_table_is_the_unseen_pool_and_card_classes(states):
 def test_token_gating(states, results):
     for i, s in enumerate(states):
         info = s.scal[E.S_INFO]
-        for rule_id in range(107):
+        for rule_id in range(RB.N_RULE_IDS):
             kind = RB.rule_info(rule_id).kind
             if (kind == "tell" and info == 0) or (kind == "discard" and info == 8):
                 assert results[i, rule_id][0] == -1, (i, rule_id)
@@ -800,7 +850,7 @@ def test_token_gating(states, results):
 
 def test_rng_discipline(states, results):
     for i, s in enumerate(states):
-        for rule_id in range(107):
+        for rule_id in range(RB.N_RULE_IDS):
             a, rng = results[i, rule_id]
             expected = new_rng(i)
             if a >= 0 and rule_id in (20, 22, 34, 39):
