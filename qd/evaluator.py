@@ -17,7 +17,7 @@ tasks in stripes (task ``j`` of ``k`` plays games ``j, j + k, ...``, so that tas
 long), results go back to their game's place, and all reductions happen in this process in a
 fixed order, so **results are bit-identical whatever the backend or the number of workers**.
 
-* :class:`SerialBackend` — one ``agents.evaluate.play_games`` call in this process.
+* :class:`SerialBackend` — one ``agents.evaluate.play_rule_table`` call in this process.
 * :class:`ThreadBackend` — a persistent pool of threads (all cores by default; the default for
   several local workers): the rule-game kernel releases the GIL, and threads need no pickling.
 * :class:`ProcessBackend` — a persistent local process pool. A persistent pool is used instead
@@ -38,8 +38,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.evaluate import default_workers, game_seeds, hle_hand_size, play_games
-from agents.policy import RuleAgent
+from agents.evaluate import (
+    default_workers,
+    game_seeds,
+    hle_hand_size,
+    play_rule_table,
+    rule_table,
+)
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
 
@@ -75,29 +80,23 @@ def derive_seed(*keys: int) -> int:
 
 
 def _play_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int]:
-    """Worker task: play one contiguous chunk of games (module-level, hence picklable)."""
-    config, rules, seat_agents, deals, agent_seeds = args
-    used, local = np.unique(seat_agents, return_inverse=True)
-    policies = [RuleAgent(rules[int(a)]) for a in used]
-    batch = play_games(
-        policies,
-        local.reshape(seat_agents.shape),
-        deals,
-        agent_seeds,
-        config,
-        workers=1,
-        chunk_size=max(1, len(deals)),
-    )
-    return batch.scores, batch.counters, int(batch.moves)
+    """Worker task: play one chunk of games (module-level, hence picklable).
+
+    ``args = (config, table, lens, seat_agents, deals, agent_seeds)``: the rule table of
+    :func:`agents.evaluate.rule_table`, built once per call by :meth:`Backend.play`.
+    """
+    return play_rule_table(*args)
 
 
 def warm_up() -> None:
     """Compile (or load from numba's cache) the rule-game kernel by playing one short game."""
     cfg = HanabiConfig(players=2, scoring="lenient")
+    table, lens = rule_table([np.array([39], dtype=np.int64)])
     _play_chunk(
         (
             cfg,
-            [np.array([39], dtype=np.int64)],
+            table,
+            lens,
             np.zeros((1, 2), np.int64),
             np.zeros(1, np.int64),
             np.zeros((1, 2), np.int64),
@@ -148,14 +147,19 @@ class Backend(ABC):
                 np.zeros((0, config.players, E.N_COUNTERS)),
                 0,
             )
-        rules = [np.asarray(r, dtype=np.int64) for r in rules]
+        table, lens = rule_table([np.asarray(r, dtype=np.int64) for r in rules])
+        seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
+        deal_seeds = np.ascontiguousarray(deal_seeds, dtype=np.int64)
+        agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
         # Task j plays games j, j + k, j + 2k, ... of the k tasks: every task gets a share of
         # every solution, so tasks take about as long (solutions differ a lot in game length,
         # and a call waits for its slowest task). Games are independent (own deal and agent
         # seeds), so the results do not depend on the split.
         k = len(self._chunks(n))
         parts = [np.arange(j, n, k) for j in range(k)]
-        tasks = [(config, rules, seat_agents[i], deal_seeds[i], agent_seeds[i]) for i in parts]
+        tasks = [
+            (config, table, lens, seat_agents[i], deal_seeds[i], agent_seeds[i]) for i in parts
+        ]
         results = self._map(tasks)
         scores = np.empty(n, dtype=np.int64)
         counters = np.empty((n, config.players, E.N_COUNTERS), dtype=np.float64)
@@ -182,7 +186,7 @@ class Backend(ABC):
 
 
 class SerialBackend(Backend):
-    """All games of a call in one ``play_games`` call in this process."""
+    """All games of a call in one ``play_rule_table`` call in this process."""
 
     workers = 1
 
