@@ -154,18 +154,41 @@ def mixed_variants_table(games: int, seed: int, workers: int | None) -> tuple[li
 
 
 def mirror_table(games: int, seed: int, workers: int | None) -> tuple[list[str], dict]:
+    """Mirror scores per size under our hand order and the Java framework's fixed slots."""
     lines = [
-        "| agent | 2p | 3p | 4p | 5p | reference 2p/3p/4p/5p (RULES.md §11) |",
-        "|---|---|---|---|---|---|",
+        "| agent | 2p | 3p | 4p | 5p | fixed slots 2p/3p/4p/5p "
+        "| reference 2p/3p/4p/5p (RULES.md §11) |",
+        "|---|---|---|---|---|---|---|",
     ]
     out = {}
+    deviations: dict[str, list[float]] = {"shift": [], "fixed": []}
     for name, ref in REFERENCE_MIRROR.items():
-        r = evaluate(
-            make(name), mode="mirror", games=games, seed=seed, workers=workers, progress=True
+        per_order = {}
+        for order in ("shift", "fixed"):
+            r = evaluate(
+                make(name),
+                mode="mirror",
+                games=games,
+                seed=seed,
+                workers=workers,
+                progress=order == "shift",
+                hand_order=order,
+            )
+            out[f"{name}/{order}"] = r.to_dict()
+            per_order[order] = r.per_size()
+            for p, x in zip((2, 3, 4, 5), ref, strict=True):
+                if isinstance(x, float):
+                    deviations[order].append(abs(r.per_size()[p][0] - x))
+        cells = [_pm(*per_order["shift"][p]) for p in (2, 3, 4, 5)]
+        fixed = "/".join(f"{per_order['fixed'][p][0]:.2f}" for p in (2, 3, 4, 5))
+        lines.append(
+            f"| {name} | " + " | ".join(cells) + f" | {fixed} | {'/'.join(map(str, ref))} |"
         )
-        out[name] = r.to_dict()
-        cells = [_pm(*r.per_size()[p]) for p in (2, 3, 4, 5)]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {'/'.join(map(str, ref))} |")
+    lines.append("")
+    lines.append(
+        "Mean |ours − reference| over the numeric reference cells: "
+        + ", ".join(f"{o} {np.mean(d):.3f}" for o, d in deviations.items())
+    )
     return lines, out
 
 

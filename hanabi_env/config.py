@@ -24,6 +24,16 @@ def _check_range(name: str, value: int, lo: int, hi: int | None = None) -> None:
         raise ValueError(f"{name}={value} is out of range; allowed: {allowed}")
 
 
+def check_field(obj: object, name: str, ok: bool, allowed: str) -> None:
+    """Raise the project's standard error for a bad dataclass field unless ``ok``.
+
+    Raises:
+        ValueError: ``"<name>=<value> is out of range; allowed: <allowed>"``.
+    """
+    if not ok:
+        raise ValueError(f"{name}={getattr(obj, name)!r} is out of range; allowed: {allowed}")
+
+
 @dataclass(frozen=True)
 class HanabiConfig:
     """A validated Hanabi configuration.

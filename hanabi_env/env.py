@@ -21,7 +21,7 @@ metrics in `infos`.
 
 `raw_env(colors=5, ranks=5, players=2, hand_size=5, max_information_tokens=8,
 max_life_tokens=3, observation_type="card_knowledge", random_start_player=False,
-render_mode=None, scoring="strict")`
+render_mode=None, scoring="strict", hand_order="shift")`
 
 | argument | allowed | meaning |
 |---|---|---|
@@ -34,6 +34,7 @@ render_mode=None, scoring="strict")`
 | `random_start_player` | bool | draw the first player from the reset seed (honoured in `agent_selection`) |
 | `render_mode` | `None`, `"ansi"`, `"human"` | `"ansi"`: `render()` returns the text board; `"human"`: prints it |
 | `scoring` | `"strict"`, `"lenient"` | strict (HLE/PettingZoo): the score drops to 0 when the lives run out; lenient (the papers' Java framework, PAPERS.md §1): the fireworks total is kept |
+| `hand_order` | `"shift"`, `"fixed"` | shift (HLE/hanabi_v5): later cards shift left and the drawn card is appended; fixed (the papers' Java framework, RULES.md §12): the drawn card takes the vacated slot |
 
 Invalid arguments raise `ValueError` naming the parameter and the allowed range (`TypeError`
 for a wrong type).

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import json
 import math
 import shutil
@@ -48,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.policy import RuleAgent
+from hanabi_env.config import check_field
 from meta.evaluate import ALL_VARIANTS
 
 DEFAULT_VARIANTS = ("adaptive", "generalist", "oracle", "random", "response-adaptive")
@@ -100,11 +102,7 @@ class PipelineConfig:
 
         object.__setattr__(self, "variants", tuple(str(v) for v in self.variants))
 
-        def check(name: str, ok: bool, allowed: str) -> None:
-            if not ok:
-                raise ValueError(
-                    f"{name}={getattr(self, name)!r} is out of range; allowed: {allowed}"
-                )
+        check = functools.partial(check_field, self)
 
         check("map_elites", self.map_elites in CONFIGS, f"one of {sorted(CONFIGS)}")
         check("candidates", self.candidates is None or self.candidates >= 1, "None or >= 1")

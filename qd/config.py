@@ -17,7 +17,10 @@ definition (results depend on it, never on the number of workers).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
+
+from hanabi_env.config import check_field
 
 __all__ = ["CONFIGS", "RESULT_FIELDS", "MapElitesConfig", "get_config"]
 
@@ -66,11 +69,7 @@ class MapElitesConfig:
         object.__setattr__(self, "measures", tuple(str(m) for m in self.measures))
         object.__setattr__(self, "players", tuple(int(p) for p in self.players))
 
-        def check(name: str, ok: bool, allowed: str) -> None:
-            if not ok:
-                raise ValueError(
-                    f"{name}={getattr(self, name)!r} is out of range; allowed: {allowed}"
-                )
+        check = functools.partial(check_field, self)
 
         check("candidates", self.candidates >= 1, ">= 1")
         check(

@@ -374,6 +374,16 @@ class Evaluation:
     moves: int
 
 
+def _check_games_players(games: int, players: Sequence[int]) -> tuple[int, ...]:
+    """Validate ``games`` (>= 1) and ``players`` (sizes in [2, 5]); the sizes as a tuple."""
+    if int(games) < 1:
+        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    players = tuple(int(p) for p in players)
+    if not players or any(not 2 <= p <= 5 for p in players):
+        raise ValueError(f"players={players} is out of range; allowed: sizes in [2, 5]")
+    return players
+
+
 def evaluate_solutions(
     solutions: Sequence[Sequence[int]] | np.ndarray,
     seeds: Sequence[int] | np.ndarray,
@@ -405,11 +415,7 @@ def evaluate_solutions(
         raise ValueError(
             f"solutions must be (n, L) with n = len(seeds); got {sol.shape} and {seeds.shape}"
         )
-    if int(games) < 1:
-        raise ValueError(f"games={games} is out of range; allowed: >= 1")
-    players = tuple(int(p) for p in players)
-    if not players or any(not 2 <= p <= 5 for p in players):
-        raise ValueError(f"players={players} is out of range; allowed: sizes in [2, 5]")
+    players = _check_games_players(games, players)
     backend = backend or SerialBackend()
     n, g = len(sol), int(games)
     rules = list(sol)
@@ -505,13 +511,9 @@ def replay_holds(
             "incumbents must be (n, L) with n = len(seeds) = len(targets); got "
             f"{sol.shape}, {seeds.shape} and {targets.shape}"
         )
-    if int(games) < 1:
-        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    players = _check_games_players(games, players)
     if int(waves) < 1:
         raise ValueError(f"waves={waves} is out of range; allowed: >= 1")
-    players = tuple(int(p) for p in players)
-    if not players or any(not 2 <= p <= 5 for p in players):
-        raise ValueError(f"players={players} is out of range; allowed: sizes in [2, 5]")
     backend = backend or SerialBackend()
     n, g = len(sol), int(games)
     per_size = []
