@@ -389,22 +389,19 @@ def score(s):
 @njit(inline="always")
 def _draw(s, p):
     """Give player ``p`` the next card of the deck (if any), appended at the end of the hand."""
-    pos = s.scal[S_DECK_POS]
-    if pos >= s.cfg[CFG_N_CARDS]:
+    if s.scal[S_DECK_POS] >= s.cfg[CFG_N_CARDS]:
         return
     k = s.hand_len[p]
-    s.hands[p, k] = pos
-    s.col_plaus[p, k] = (1 << s.cfg[CFG_COLORS]) - 1
-    s.rank_plaus[p, k] = (1 << s.cfg[CFG_RANKS]) - 1
-    s.col_hint[p, k] = -1
-    s.rank_hint[p, k] = -1
+    _draw_into(s, p, k)
     s.hand_len[p] = k + 1
-    s.scal[S_DECK_POS] = pos + 1
 
 
 @njit(inline="always")
 def _draw_into(s, p, k):
-    """Deal the next card of the deck into ``p``'s (vacated) slot ``k`` (fixed-slot order)."""
+    """Deal the next card of the deck into ``p``'s slot ``k`` with no knowledge yet.
+
+    Used for the vacated slot under the fixed-slot order, and by :func:`_draw`.
+    """
     s.hands[p, k] = s.scal[S_DECK_POS]
     s.col_plaus[p, k] = (1 << s.cfg[CFG_COLORS]) - 1
     s.rank_plaus[p, k] = (1 << s.cfg[CFG_RANKS]) - 1
