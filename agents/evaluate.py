@@ -35,7 +35,7 @@ from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
-from hanabi_env.config import HAND_ORDERS, HanabiConfig
+from hanabi_env.config import HAND_ORDERS, HanabiConfig, check_choice
 from hanabi_env.game import metric_ratios
 
 __all__ = [
@@ -624,8 +624,7 @@ def evaluate(
         raise ValueError(f"games={games} is out of range; allowed: >= 1")
     if scoring not in ("strict", "lenient"):
         raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'strict', 'lenient'")
-    if hand_order not in HAND_ORDERS:
-        raise ValueError(f"hand_order={hand_order!r} is not allowed; allowed: 'shift', 'fixed'")
+    check_choice("hand_order", hand_order, HAND_ORDERS)
     agent = make(agent) if isinstance(agent, str) else agent
     partners = [make(p) if isinstance(p, str) else p for p in pool] if mode == "mixed" else [None]
     total = games * len(players) * len(partners)

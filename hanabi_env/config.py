@@ -24,6 +24,19 @@ def _check_range(name: str, value: int, lo: int, hi: int | None = None) -> None:
         raise ValueError(f"{name}={value} is out of range; allowed: {allowed}")
 
 
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    """Check that a string option is one of ``allowed``.
+
+    Raises:
+        TypeError: ``value`` is not a str.
+        ValueError: ``"<name>=<value> is not allowed; allowed: <a>, <b>, ..."``.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed; allowed: {', '.join(allowed)}")
+
+
 def check_field(obj: object, name: str, ok: bool, allowed: str) -> None:
     """Raise the project's standard error for a bad dataclass field unless ``ok``.
 
@@ -94,30 +107,11 @@ class HanabiConfig:
                 f"hand_size={hand_size} is out of range; allowed: players * hand_size <= "
                 f"{n_cards_of(colors, ranks)} cards in the deck"
             )
-        if not isinstance(self.observation_type, str):
-            raise TypeError(
-                f"observation_type must be a str, got {type(self.observation_type).__name__}"
-            )
-        if self.observation_type not in OBSERVATION_TYPE_NAMES:
-            raise ValueError(
-                f"observation_type={self.observation_type!r} is not allowed; allowed: "
-                f"{', '.join(OBSERVATION_TYPE_NAMES)}"
-            )
+        check_choice("observation_type", self.observation_type, OBSERVATION_TYPE_NAMES)
         if not isinstance(self.random_start_player, (bool, numbers.Integral)):
             raise TypeError("random_start_player must be a bool")
-        if not isinstance(self.scoring, str):
-            raise TypeError(f"scoring must be a str, got {type(self.scoring).__name__}")
-        if self.scoring not in SCORING_VARIANTS:
-            raise ValueError(
-                f"scoring={self.scoring!r} is not allowed; allowed: {', '.join(SCORING_VARIANTS)}"
-            )
-
-        if not isinstance(self.hand_order, str):
-            raise TypeError(f"hand_order must be a str, got {type(self.hand_order).__name__}")
-        if self.hand_order not in HAND_ORDERS:
-            raise ValueError(
-                f"hand_order={self.hand_order!r} is not allowed; allowed: {', '.join(HAND_ORDERS)}"
-            )
+        check_choice("scoring", self.scoring, SCORING_VARIANTS)
+        check_choice("hand_order", self.hand_order, HAND_ORDERS)
 
     @property
     def fixed_slots(self) -> bool:
