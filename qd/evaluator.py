@@ -384,6 +384,20 @@ def _check_games_players(games: int, players: Sequence[int]) -> tuple[int, ...]:
     return players
 
 
+def _seed_table(seeds: np.ndarray, games: int, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Deal and per-seat seeds of every solution's mirror games at one player count.
+
+    Returns:
+        ``(n, games)`` int64 deal seeds and ``(n, games, players)`` int64 agent seeds: row ``i``
+        is ``game_seeds(seeds[i], games, players)`` (RULES.md §6).
+    """
+    deals = np.empty((len(seeds), games), dtype=np.int64)
+    agent_seeds = np.empty((len(seeds), games, players), dtype=np.int64)
+    for i, seed in enumerate(seeds):
+        _, deals[i], agent_seeds[i] = game_seeds(int(seed), games, players, random_seat=False)
+    return deals, agent_seeds
+
+
 def evaluate_solutions(
     solutions: Sequence[Sequence[int]] | np.ndarray,
     seeds: Sequence[int] | np.ndarray,
@@ -426,14 +440,11 @@ def evaluate_solutions(
         if n == 0:
             break
         cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
-        deals = np.empty(n * g, dtype=np.int64)
-        agent_seeds = np.empty((n * g, p), dtype=np.int64)
-        for i in range(n):
-            _, d, a = game_seeds(int(seeds[i]), g, p, random_seat=False)
-            deals[i * g : (i + 1) * g] = d
-            agent_seeds[i * g : (i + 1) * g] = a
+        deals, agent_seeds = _seed_table(seeds, g, p)
         seat_agents = np.repeat(np.arange(n, dtype=np.int64), g)[:, None].repeat(p, axis=1)
-        sc, cn, mv = backend.play(cfg, rules, seat_agents, deals, agent_seeds)
+        sc, cn, mv = backend.play(
+            cfg, rules, seat_agents, deals.reshape(-1), agent_seeds.reshape(-1, p)
+        )
         scores[:, k] = sc.reshape(n, g)
         counters += cn.reshape(n, g * p, E.N_COUNTERS).sum(axis=1)
         moves += mv
@@ -516,13 +527,7 @@ def replay_holds(
         raise ValueError(f"waves={waves} is out of range; allowed: >= 1")
     backend = backend or SerialBackend()
     n, g = len(sol), int(games)
-    per_size = []
-    for p in players:
-        deals = np.empty((n, g), dtype=np.int64)
-        agent_seeds = np.empty((n, g, p), dtype=np.int64)
-        for i in range(n):
-            _, deals[i], agent_seeds[i] = game_seeds(int(seeds[i]), g, p, random_seat=False)
-        per_size.append((p, deals, agent_seeds))
+    per_size = [(p, *_seed_table(seeds, g, p)) for p in players]
     edges = sorted(set(np.linspace(0, g, min(int(waves), g) + 1).round().astype(int).tolist()))
     totals = np.zeros(n, dtype=np.int64)
     played = np.zeros(n, dtype=np.int64)
