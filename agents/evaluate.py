@@ -78,6 +78,9 @@ def play_rule_games_kernel(
     out_counters,
     out_actions,
     end_on_no_rule,
+    stop_group,
+    stop_need,
+    stop_left,
 ):
     """Play ``len(deal_seeds)`` games of rule agents entirely in compiled code.
 
@@ -98,6 +101,15 @@ def play_rule_games_kernel(
             ``n_games`` rows (pass a ``(0, 0)`` array not to record).
         end_on_no_rule: If true, a turn on which no rule fires ends the game at the current
             score (the reference's strict era, RULES.md §2.9) instead of the random fallback.
+        stop_group: ``(n_games,)`` int64 group of each game, to stop a group's games early
+            (pass a ``(0,)`` array to play every game). A group's games are consecutive; the
+            kernel adds up their scores and skips the group's remaining games (score -1,
+            counters 0) once the answer to "does the group total reach ``stop_need``?" is
+            certain: the total already reaches it (scores are never negative), or it cannot
+            even with ``stop_left`` more points.
+        stop_need: ``(n_groups,)`` int64 total each group must reach (points).
+        stop_left: ``(n_games,)`` int64 the most points a group can still score from game
+            ``g`` on (``g`` included).
 
     Returns:
         Total number of moves played.
@@ -110,7 +122,18 @@ def play_rule_games_kernel(
     v = V.live_view(s)
     moves = 0
     record = out_actions.shape[0] == deal_seeds.shape[0]
+    stopping = stop_group.shape[0] == deal_seeds.shape[0]
+    group = -1
+    total = 0
     for g in range(deal_seeds.shape[0]):
+        if stopping:
+            if stop_group[g] != group:
+                group = stop_group[g]
+                total = 0
+            need = stop_need[group]
+            if total >= need or total + stop_left[g] < need:
+                out_scores[g] = -1  # the group's answer is already certain
+                continue
         E.reset_state(s, deal_seeds[g], False)
         for p in range(n_players):
             rng_seed(rngs[p], agent_seeds[g, p])
@@ -134,6 +157,7 @@ def play_rule_games_kernel(
             E.apply_move(s, action)
             moves += 1
         out_scores[g] = E.score(s)
+        total += out_scores[g]
         for p in range(n_players):
             for i in range(s.counters.shape[1]):
                 out_counters[g, p, i] = s.counters[p, i]
@@ -227,8 +251,11 @@ def rule_table(rule_lists: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray
     return table, lens
 
 
+_NO_STOP = (np.zeros(0, np.int64),) * 3
+
+
 def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    cfg, table, lens, seat_agents, deals, agent_seeds, record, end_on_no_rule = args
+    cfg, table, lens, seat_agents, deals, agent_seeds, record, end_on_no_rule, *stop = args
     s = E.new_state(
         cfg.players,
         cfg.colors,
@@ -260,6 +287,7 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
         counters,
         actions,
         end_on_no_rule,
+        *(stop[0] if stop and stop[0] is not None else _NO_STOP),
     )
     return scores, counters, int(moves), actions
 
@@ -271,6 +299,7 @@ def play_rule_table(
     seat_agents: np.ndarray,
     deal_seeds: np.ndarray,
     agent_seeds: np.ndarray,
+    stop: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Play rule-agent games in this thread from a prepared :func:`rule_table` (no checks).
 
@@ -278,11 +307,15 @@ def play_rule_table(
     batches (the MAP-Elites backends). Arguments as :func:`play_games`, with ``table, lens``
     indexed by ``seat_agents``; int64 C-contiguous arrays. The kernel releases the GIL.
 
+    ``stop = (group, need, left)`` stops groups of games early, once it is certain whether
+    each group's total score reaches ``need`` (see :func:`play_rule_games_kernel`); skipped
+    games score -1 with zero counters. The MAP-Elites incumbent replays use it.
+
     Returns:
         ``(scores, counters, moves)`` as in :class:`GameBatch`.
     """
     scores, counters, moves, _ = _run_rule_chunk(
-        (config, table, lens, seat_agents, deal_seeds, agent_seeds, False, False)
+        (config, table, lens, seat_agents, deal_seeds, agent_seeds, False, False, stop)
     )
     return scores, counters, moves
 

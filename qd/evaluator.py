@@ -29,6 +29,7 @@ fixed order, so **results are bit-identical whatever the backend or the number o
 
 from __future__ import annotations
 
+import functools
 import itertools
 import multiprocessing
 from abc import ABC, abstractmethod
@@ -82,8 +83,8 @@ def derive_seed(*keys: int) -> int:
 def _play_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int]:
     """Worker task: play one chunk of games (module-level, hence picklable).
 
-    ``args = (config, table, lens, seat_agents, deals, agent_seeds)``: the rule table of
-    :func:`agents.evaluate.rule_table`, built once per call by :meth:`Backend.play`.
+    ``args = (config, table, lens, seat_agents, deals, agent_seeds, stop)``: the rule table
+    of :func:`agents.evaluate.rule_table`, built once per call by :meth:`Backend.play`.
     """
     return play_rule_table(*args)
 
@@ -100,6 +101,7 @@ def warm_up() -> None:
             np.zeros((1, 2), np.int64),
             np.zeros(1, np.int64),
             np.zeros((1, 2), np.int64),
+            None,
         )
     )
 
@@ -126,6 +128,7 @@ class Backend(ABC):
         seat_agents: np.ndarray,
         deal_seeds: np.ndarray,
         agent_seeds: np.ndarray,
+        stop: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, int]:
         """Play games of rule agents.
 
@@ -135,6 +138,12 @@ class Backend(ABC):
             seat_agents: ``(n_games, players)`` int64 rule list per seat.
             deal_seeds: ``(n_games,)`` int64 deal seeds.
             agent_seeds: ``(n_games, players)`` int64 per-seat agent seeds.
+            stop: ``(group, need, left)`` to stop groups of games early
+                (:func:`agents.evaluate.play_rule_table`): ``(n_games,)`` int64 group ids
+                (a group's games consecutive, in play order), ``(n_groups,)`` int64 totals to
+                reach, ``(n_games,)`` int64 most points still possible from each game on.
+                A group's games stay in one task, so the games played do not depend on the
+                split. Skipped games score -1.
 
         Returns:
             ``(scores, counters, moves)``: ``(n_games,)`` int64 scores (points),
@@ -151,14 +160,30 @@ class Backend(ABC):
         seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
         deal_seeds = np.ascontiguousarray(deal_seeds, dtype=np.int64)
         agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
-        # Task j plays games j, j + k, j + 2k, ... of the k tasks: every task gets a share of
-        # every solution, so tasks take about as long (solutions differ a lot in game length,
-        # and a call waits for its slowest task). Games are independent (own deal and agent
-        # seeds), so the results do not depend on the split.
-        k = len(self._chunks(n))
-        parts = [np.arange(j, n, k) for j in range(k)]
+        # Task j plays games j, j + k, j + 2k, ... of the k tasks (with ``stop``: groups j,
+        # j + k, ...): every task gets a share of every solution, so tasks take about as long
+        # (solutions differ a lot in game length, and a call waits for its slowest task).
+        # Games are independent (own deal and agent seeds), so the results do not depend on
+        # the split.
+        if stop is None:
+            k = len(self._chunks(n))
+            parts = [np.arange(j, n, k) for j in range(k)]
+            stops = [None] * k
+        else:
+            group, need, left = (np.ascontiguousarray(a, dtype=np.int64) for a in stop)
+            starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+            k = min(len(starts), len(self._chunks(n)))
+            bounds = np.r_[starts, n]
+            parts = [
+                np.concatenate(
+                    [np.arange(bounds[i], bounds[i + 1]) for i in range(j, len(starts), k)]
+                )
+                for j in range(k)
+            ]
+            stops = [(group[i], need, left[i]) for i in parts]
         tasks = [
-            (config, table, lens, seat_agents[i], deal_seeds[i], agent_seeds[i]) for i in parts
+            (config, table, lens, seat_agents[i], deal_seeds[i], agent_seeds[i], st)
+            for i, st in zip(parts, stops, strict=True)
         ]
         results = self._map(tasks)
         scores = np.empty(n, dtype=np.int64)
@@ -384,6 +409,19 @@ def _check_games_players(games: int, players: Sequence[int]) -> tuple[int, ...]:
     return players
 
 
+@functools.lru_cache(maxsize=4096)
+def _seed_rows(seed: int, games: int, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """``game_seeds(seed, games, players)`` without seats, read-only and cached.
+
+    A MAP-Elites batch derives the tables of its candidates' seeds once to evaluate them and
+    again to replay their incumbents; the cache holds the last few batches' tables.
+    """
+    _, deals, agent_seeds = game_seeds(seed, games, players, random_seat=False)
+    deals.flags.writeable = False
+    agent_seeds.flags.writeable = False
+    return deals, agent_seeds
+
+
 def _seed_table(seeds: np.ndarray, games: int, players: int) -> tuple[np.ndarray, np.ndarray]:
     """Deal and per-seat seeds of every solution's mirror games at one player count.
 
@@ -393,8 +431,8 @@ def _seed_table(seeds: np.ndarray, games: int, players: int) -> tuple[np.ndarray
     """
     deals = np.empty((len(seeds), games), dtype=np.int64)
     agent_seeds = np.empty((len(seeds), games, players), dtype=np.int64)
-    for i, seed in enumerate(seeds):
-        _, deals[i], agent_seeds[i] = game_seeds(int(seed), games, players, random_seat=False)
+    for i, seed in enumerate(seeds.tolist()):
+        deals[i], agent_seeds[i] = _seed_rows(seed, games, players)
     return deals, agent_seeds
 
 
@@ -481,7 +519,6 @@ def replay_holds(
     players: Sequence[int] = (2,),
     scoring: str = "lenient",
     backend: Backend | None = None,
-    waves: int = 10,
     max_score: int = 25,
 ) -> Replay:
     """Paired replacement test: does each incumbent score at least its target on given games?
@@ -490,12 +527,12 @@ def replay_holds(
     :func:`evaluate_solutions` plays them (same deals and per-seat seeds), and the answer is
     whether its **total** score over those ``games * len(players)`` games is ``>= targets[r]``
     (the candidate's total; RULES.md §7.1: the candidate replaces the incumbent only if it is
-    strictly better on the same games). Only the answer is needed, so the games are played in
-    ``waves`` rounds of consecutive game indices, and a replay stops as soon as its answer is
-    certain: its partial total already reaches the target (scores are never negative), or even
-    ``max_score`` points in every remaining game could not reach it. The answer is the one the
-    full replay gives; the rounds are the same whatever the backend or number of workers, so the
-    games played are too.
+    strictly better on the same games). Only the answer is needed, so each replay plays its
+    games in order (player counts in the given order, then game index) and stops, inside the
+    compiled kernel, as soon as its answer is certain: its partial total already reaches the
+    target (scores are never negative), or even ``max_score`` points in every remaining game
+    could not reach it. The answer is the one the full replay gives, and the games a replay
+    plays depend only on the replay, not on the backend or the number of workers.
 
     Args:
         incumbents: ``(n, L)`` rule indices.
@@ -505,14 +542,13 @@ def replay_holds(
         players: Player counts.
         scoring: ``"lenient"`` or ``"strict"``.
         backend: Where the games run (default: :class:`SerialBackend`).
-        waves: Rounds the games are split into (1 = always play every game).
         max_score: Highest score of one game (points), for the early "cannot reach" answer.
 
     Returns:
         A :class:`Replay`.
 
     Raises:
-        ValueError: Bad ``games``, ``players`` or ``waves``, or mismatched lengths.
+        ValueError: Bad ``games`` or ``players``, or mismatched lengths.
     """
     sol = np.asarray(incumbents, dtype=np.int64)
     seeds = np.asarray(seeds, dtype=np.int64).reshape(-1)
@@ -523,33 +559,32 @@ def replay_holds(
             f"{sol.shape}, {seeds.shape} and {targets.shape}"
         )
     players = _check_games_players(games, players)
-    if int(waves) < 1:
-        raise ValueError(f"waves={waves} is out of range; allowed: >= 1")
     backend = backend or SerialBackend()
     n, g = len(sol), int(games)
-    per_size = [(p, *_seed_table(seeds, g, p)) for p in players]
-    edges = sorted(set(np.linspace(0, g, min(int(waves), g) + 1).round().astype(int).tolist()))
     totals = np.zeros(n, dtype=np.int64)
     played = np.zeros(n, dtype=np.int64)
     moves = 0
-    for a, b in itertools.pairwise(edges):
-        remaining = (g - a) * len(players)
-        open_ = np.flatnonzero((totals < targets) & (totals + max_score * remaining >= targets))
+    for k, p in enumerate(players):
+        later = g * (len(players) - k - 1)  # games at the next player counts
+        open_ = np.flatnonzero((totals < targets) & (totals + max_score * (g + later) >= targets))
         if open_.size == 0:
             break
-        m, w = len(open_), b - a
-        rules = [sol[i] for i in open_]
-        seat_agents = np.repeat(np.arange(m, dtype=np.int64), w)[:, None]
-        for p, deals, agent_seeds in per_size:
-            cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
-            sc, _, mv = backend.play(
-                cfg,
-                rules,
-                seat_agents.repeat(p, axis=1),
-                deals[open_, a:b].reshape(-1),
-                agent_seeds[open_, a:b].reshape(-1, p),
-            )
-            totals[open_] += sc.reshape(m, w).sum(axis=1)
-            moves += mv
-        played[open_] += w * len(players)
+        m = len(open_)
+        deals, agent_seeds = _seed_table(seeds[open_], g, p)
+        cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
+        # the kernel sees game i of open request j as game j * g + i of group j
+        group = np.repeat(np.arange(m, dtype=np.int64), g)
+        left = np.tile(max_score * (np.arange(g, 0, -1, dtype=np.int64) + later), m)
+        sc, _, mv = backend.play(
+            cfg,
+            [sol[i] for i in open_],
+            group[:, None].repeat(p, axis=1),
+            deals.reshape(-1),
+            agent_seeds.reshape(-1, p),
+            stop=(group, targets[open_] - totals[open_], left),
+        )
+        sc = sc.reshape(m, g)
+        totals[open_] += np.where(sc >= 0, sc, 0).sum(axis=1)
+        played[open_] += (sc >= 0).sum(axis=1)
+        moves += mv
     return Replay(totals >= targets, totals, played, int(played.sum()), moves)

@@ -109,10 +109,20 @@ def test_incumbent_replay_uses_the_same_games():
     assert not np.array_equal(a.scores[0], c.scores[0])
 
 
+def _stop_point(scores: np.ndarray, target: int, max_score: int = 25) -> int:
+    """Games a replay must play before its answer is certain (scores in play order)."""
+    total = 0
+    for i, x in enumerate(scores):
+        if total >= target or total + max_score * (len(scores) - i) < target:
+            return i
+        total += int(x)
+    return len(scores)
+
+
 @pytest.mark.parametrize("players", [(2,), (2, 3)])
 def test_replay_answers_as_the_full_replay_and_stops_early(players):
-    # the answer of an early-stopped replay is the full replay's, whatever the waves, backend
-    # and worker count; replays stop as soon as the answer is certain
+    # the answer of an early-stopped replay is the full replay's, whatever the backend and
+    # worker count; each replay stops at the first game after which its answer is certain
     rng = np.random.default_rng(1)
     sol = rng.integers(0, 105, (12, 15))
     seeds = rng.integers(0, 1000, 12)
@@ -124,36 +134,30 @@ def test_replay_answers_as_the_full_replay_and_stops_early(players):
     targets[3] = 0
     targets[4] = 25 * 8 * len(players) + 1
     expect = totals >= targets
+    # play order: player counts in the given order, then game index
+    in_order = full.scores.reshape(12, -1)
+    stops = np.array([_stop_point(in_order[i], targets[i]) for i in range(12)])
+    assert stops[3] == stops[4] == 0
+    assert (stops < in_order.shape[1]).sum() >= 3  # some replays stop early
     runs = []
-    for waves in (1, 3, 8):
-        for backend in (SerialBackend(), ThreadBackend(2, min_chunk=2)):
-            with backend:
-                r = replay_holds(sol, seeds, targets, 8, players, backend=backend, waves=waves)
-            assert np.array_equal(r.holds, expect)
-            assert r.games == r.played.sum() <= 12 * 8 * len(players)
-            runs.append((waves, r))
-    for waves, r in runs:
-        same = [q for w, q in runs if w == waves]
-        assert all(np.array_equal(q.played, r.played) and q.moves == r.moves for q in same)
-        if waves == 1:
-            assert np.array_equal(r.totals[5:], totals[5:])
-            assert r.played[3] == r.played[4] == 0  # certain before any game
-        else:
-            assert r.played[3] == r.played[4] == 0
-            # a replay that reached its target early did not play its last wave
-            early = (r.totals >= targets) & (r.played < 8 * len(players))
-            assert early.any()
-            assert np.all(
-                r.totals[r.played == 8 * len(players)] == totals[r.played == 8 * len(players)]
-            )
+    for backend in (SerialBackend(), ThreadBackend(2, min_chunk=2), ThreadBackend(3, min_chunk=1)):
+        with backend:
+            r = replay_holds(sol, seeds, targets, 8, players, backend=backend)
+        assert np.array_equal(r.holds, expect)
+        assert np.array_equal(r.played, stops)
+        assert r.games == r.played.sum()
+        partial = np.array([in_order[i, : stops[i]].sum() for i in range(12)])
+        assert np.array_equal(r.totals, partial)
+        runs.append(r)
+    assert all(q.moves == runs[0].moves for q in runs)
 
 
 def test_replay_rejects_bad_arguments():
     sol = np.zeros((2, 15), np.int64)
     with pytest.raises(ValueError, match="targets"):
         replay_holds(sol, [1, 2], [3], games=4)
-    with pytest.raises(ValueError, match="waves"):
-        replay_holds(sol, [1, 2], [3, 4], games=4, waves=0)
+    with pytest.raises(ValueError, match="games"):
+        replay_holds(sol, [1, 2], [3, 4], games=0)
 
 
 def test_batches_never_straddle_phase1():
