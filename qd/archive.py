@@ -377,12 +377,13 @@ class Archive:
         archive.metadata = dict(d.get("metadata") or {})
         return archive
 
-    def to_csv(self, path: str | Path) -> None:
-        """Write the elites table: one row per elite, sorted by cell.
+    def elites_table(self) -> tuple[list[str], list[list]]:
+        """The elites table: ``(header, rows)``, one row per elite, sorted by cell.
 
         Columns: ``cell``, ``name`` (``"[i,j]"``), one ``<measure>_index`` per dimension, the
         ``<measure>_low``/``<measure>_high`` cell range, ``objective``, the measure values,
-        ``index``, extra fields, then ``gene_0 … gene_{L-1}``. NaN is written as an empty cell.
+        ``index``, extra fields, then ``gene_0 … gene_{L-1}``. Cells, indices and genes are
+        ``int``, the rest ``float`` (NaN where unknown) except ``name``.
         """
         d = self.data()
         bounds = self.boundaries()
@@ -392,23 +393,56 @@ class Archive:
             header += [f"{m}_low", f"{m}_high"]
         header += ["objective", *self.measure_names, "index", *self.fields]
         header += [f"gene_{i}" for i in range(self.solution_dim)]
+        rows = []
+        for r in range(len(d["cell"])):
+            g = d["grid_index"][r]
+            row = [int(d["cell"][r]), self.cell_name(int(d["cell"][r]))]
+            row += [int(i) for i in g]
+            for k, i in enumerate(g):
+                row += [float(bounds[k][i]), float(bounds[k][i + 1])]
+            row += [float(d["objective"][r]), *(float(x) for x in d["measures"][r])]
+            row += [int(d["index"][r]), *(float(d[f][r]) for f in self.fields)]
+            row += [int(x) for x in d["solution"][r]]
+            rows.append(row)
+        return header, rows
 
-        def num(x: float) -> str:
-            return "" if math.isnan(x) else repr(float(x))
+    def to_csv(self, path: str | Path) -> None:
+        """Write the elites table (:meth:`elites_table`) as CSV; NaN is an empty cell."""
+        header, rows = self.elites_table()
+
+        def cell(x):
+            if isinstance(x, float):
+                return "" if math.isnan(x) else repr(x)
+            return x
 
         with open(path, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(header)
-            for r in range(len(d["cell"])):
-                g = d["grid_index"][r]
-                row = [int(d["cell"][r]), self.cell_name(int(d["cell"][r]))]
-                row += [int(i) for i in g]
-                for k, i in enumerate(g):
-                    row += [repr(float(bounds[k][i])), repr(float(bounds[k][i + 1]))]
-                row += [num(d["objective"][r]), *(num(x) for x in d["measures"][r])]
-                row += [int(d["index"][r]), *(num(d[f][r]) for f in self.fields)]
-                row += [int(x) for x in d["solution"][r]]
-                w.writerow(row)
+            for row in rows:
+                w.writerow([cell(x) for x in row])
+
+    def to_parquet(self, path: str | Path) -> None:
+        """Write the elites table (:meth:`elites_table`) as Parquet (int64/float64/string).
+
+        Raises:
+            ImportError: ``pandas`` or ``pyarrow`` is not installed
+                (``pip install "hanabi-adhoc[qd]"``).
+        """
+        try:
+            import pandas as pd
+            import pyarrow  # noqa: F401 - the Parquet engine
+        except ImportError as exc:
+            raise ImportError(
+                'Parquet output needs pandas and pyarrow: pip install "pandas" "pyarrow"'
+            ) from exc
+        header, rows = self.elites_table()
+        frame = pd.DataFrame(rows, columns=header)
+        for col in header:
+            if col == "name":
+                continue
+            is_int = col in ("cell", "index") or col.endswith("_index") or col.startswith("gene_")
+            frame[col] = frame[col].astype("int64" if is_int else "float64")
+        frame.to_parquet(path, engine="pyarrow", index=False)
 
     def to_ribs(self, objective: str = "objective", dtype=np.float64):
         """Export to a ``ribs.archives.GridArchive`` (for its heatmaps and statistics).

@@ -6,7 +6,8 @@
 |---|---|
 | ``checkpoint.json`` | the resumable state (schema in :mod:`qd.scheduler`) |
 | ``archive.json`` | the final archive (schema in :mod:`qd.archive`); ``metadata`` = the summary |
-| ``elites.csv`` | one row per elite (columns in :meth:`qd.archive.Archive.to_csv`) |
+| ``elites.csv`` | one row per elite (columns in :meth:`qd.archive.Archive.elites_table`) |
+| ``elites.parquet`` | the same table as Parquet (when ``pyarrow`` is installed) |
 | ``summary.json`` | the summary below |
 | ``heatmap.png`` | objective per cell (re-evaluated objective when ``reeval_games > 0``) |
 | ``heatmap_archive.png`` | the stored (insertion-time) objective per cell |
@@ -71,9 +72,10 @@ def summarize(loop: MapElites, backend: Backend | None = None) -> dict:
 
 
 def write_outputs(loop: MapElites, out_dir: str | Path, backend: Backend | None = None) -> dict:
-    """Write ``archive.json``, ``elites.csv``, ``summary.json`` and the heatmaps.
+    """Write ``archive.json``, ``elites.csv``/``.parquet``, ``summary.json`` and the heatmaps.
 
-    Heatmaps are skipped (with a note in the summary) if ``ribs``/``matplotlib`` are missing.
+    Heatmaps are skipped (with a note in the summary) if ``ribs``/``matplotlib`` are missing,
+    the Parquet table if ``pyarrow`` is.
 
     Returns:
         The summary dict.
@@ -85,6 +87,12 @@ def write_outputs(loop: MapElites, out_dir: str | Path, backend: Backend | None 
     tmp = out / ".elites.csv.tmp"
     loop.archive.to_csv(tmp)
     tmp.replace(out / "elites.csv")
+    try:
+        tmp = out / ".elites.parquet.tmp"
+        loop.archive.to_parquet(tmp)
+        tmp.replace(out / "elites.parquet")
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        summary["parquet_error"] = str(exc)
     if loop.archive.measure_dim == 2 and len(loop.archive):
         try:
             from qd.plot import heatmap

@@ -250,3 +250,21 @@ def test_load_reference_text_and_json_formats(tmp_path):
     assert b.occupied_cells().tolist() == [8]
     assert b.objective[8] == 17.5
     assert b.solution[8].tolist() == list(range(15))
+
+
+def test_archive_parquet_table_matches_the_csv(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    a = _filled()
+    a.insert(24, range(15), 1 / 3, [math.nan, 0.95])
+    a.to_csv(tmp_path / "e.csv")
+    a.to_parquet(tmp_path / "e.parquet")
+    table = pd.read_parquet(tmp_path / "e.parquet")
+    from_csv = pd.read_csv(tmp_path / "e.csv")
+    assert list(table.columns) == list(from_csv.columns)
+    assert len(table) == len(a)
+    assert table["cell"].dtype == "int64"
+    assert table["gene_0"].dtype == "int64"
+    assert table["objective"].dtype == "float64"
+    assert np.isnan(table.loc[table["cell"] == 24, "communicativeness"]).all()
+    pd.testing.assert_frame_equal(table, from_csv, check_dtype=False)
