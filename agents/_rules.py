@@ -10,7 +10,9 @@ Conventions:
 
 * **Rule ids.** ``0..104`` are the alphabet indices of RULES.md §1 (parameters per index);
   :data:`RULE_X1` (105) and :data:`RULE_X2` (106) are VanDenBergh's extra rules (RULES.md §4);
-  :data:`RULE_X3` (107) is rule 14 as the Java reference ran it (for comparisons only).
+  :data:`RULE_X3` (107) is rule 14 as the Java reference ran it, :data:`RULE_X4` to
+  :data:`RULE_X6` (108–110) rules 15, 48 and 19 raising as the early Java code did (for
+  comparisons only; they return :data:`RULE_RAISED` where the reference raised).
   They are never chromosome genes; :data:`N_ALPHABET` is 105. Unknown ids never fire.
   :data:`RULE_TABLE` maps each id to its rule class, gating kind, IF-predicate and parameters.
 * **Cards** are ``colour * n_ranks + rank``, colours in the order R, Y, G, W, B, ranks 0-based
@@ -44,7 +46,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.rulebase import ALPHABET, N_ALPHABET, N_RULE_IDS, RULE_X1, RULE_X2, RULE_X3
+from agents.rulebase import (
+    ALPHABET,
+    EXTRA_RULES,
+    N_ALPHABET,
+    N_RULE_IDS,
+    RULE_X1,
+    RULE_X2,
+    RULE_X3,
+    RULE_X4,
+    RULE_X5,
+    RULE_X6,
+)
 from hanabi_env._engine import (
     CFG_COLORS,
     CFG_HAND,
@@ -133,6 +146,11 @@ PRED_MORE_THAN_ONE_LIFE = 1  # L > 1
 PRED_HAIL_MARY = 2  # L > 1 and D = 0
 PRED_INFO_LESS_THAN_4 = 3  # T < 4
 
+RULE_RAISED = -2
+"""Result of the Java-exception rules X4–X6 where the reference raised (an exception ended a
+strict-era game at the current score; RULES.md §2.9): :func:`first_firing` returns it, and
+:func:`choose_action` takes the fallback move, as the reference did after 2020-11-16."""
+
 TOL = 1e-9  # "strictly better" margin for TellUnambiguous2's float scores (RULES.md §2.10)
 
 # Non-literal constants. numba compiles one specialisation of a kernel per *literal* argument
@@ -197,6 +215,9 @@ def _rule_rows() -> dict[int, tuple[int, ...]]:
         RULE_X1: (C_X1, PRED_NONE, 3, 5),
         RULE_X2: (C_DISCARD_PROBABLY_USELESS, PRED_NONE, 99, 100),
         RULE_X3: (C_USELESS, PRED_NONE, 1),
+        RULE_X4: (C_DISPENSABLE, PRED_NONE, 1),
+        RULE_X5: (C_DISPENSABLE, PRED_INFO_LESS_THAN_4, 1),
+        RULE_X6: (C_MOST_INFORMATION, PRED_NONE, 1),
     }
     # fmt: on
     for i in range(5):  # thresholds 0.0, 0.2, 0.4, 0.6, 0.8 = i/5
@@ -219,7 +240,8 @@ def _rule_rows() -> dict[int, tuple[int, ...]]:
 
 
 def _build_rule_table() -> np.ndarray:
-    kinds = [_KIND_CODES[r.kind] for r in ALPHABET] + [KIND_PLAY, KIND_DISCARD, KIND_TELL]
+    kinds = [_KIND_CODES[r.kind] for r in ALPHABET]
+    kinds += [_KIND_CODES[r.kind] for r in sorted(EXTRA_RULES.values())]
     rows = _rule_rows()
     if sorted(rows) != list(range(N_RULE_IDS)):
         raise AssertionError("the rule table must cover every rule id exactly once")
@@ -1041,11 +1063,27 @@ def rule_tell_randomly(pv, rng):
     return _tell_colour(v, p, card // v.cfg[CFG_RANKS])
 
 
+@_inline
+def _has_gap(v, p):
+    """Whether ``p``'s hand has a gap: the deck is empty and ``p`` played or discarded since.
+
+    The Java framework then left ``p``'s slot empty (null); our hands close the gap.
+    """
+    return v.scal[V_DECK] == 0 and _hand_len(v, p) < v.cfg[CFG_HAND]
+
+
 @_kernel
-def rule_tell_most_information(pv):
-    """TellMostInformation (19, "in total"): the hint touching most cards, absolute order."""
+def rule_tell_most_information(pv, java):
+    """TellMostInformation (19, "in total"): the hint touching most cards, absolute order.
+
+    ``java``: raise (:data:`RULE_RAISED`) if another hand has a gap (X6, RULES.md §12).
+    """
     v = expand_view(pv)
     me = v.scal[V_SEAT]
+    if java:
+        for p in range(v.cfg[CFG_PLAYERS]):
+            if p != me and _has_gap(v, p):
+                return RULE_RAISED
     best = _NO
     best_t = _NO
     best_score = _ZERO
@@ -1097,13 +1135,19 @@ def rule_tell_useless(pv, java):
 
 
 @_kernel
-def rule_tell_dispensable(pv):
-    """TellDispensable (15; 48 under its predicate), absolute order (RULES.md §3.2)."""
+def rule_tell_dispensable(pv, java):
+    """TellDispensable (15; 48 under its predicate), absolute order (RULES.md §3.2).
+
+    ``java``: raise (:data:`RULE_RAISED`) when the scan reaches another player whose hand has
+    a gap (X4/X5, RULES.md §12).
+    """
     v = expand_view(pv)
     me = v.scal[V_SEAT]
     n_ranks = v.cfg[CFG_RANKS]
     low = _min_height(v)
     for p in range(v.cfg[CFG_PLAYERS]):
+        if java and p != me and _has_gap(v, p):
+            return RULE_RAISED
         for k in range(_hand_len(v, p)):
             card = _card(v, p, k)
             if p == me or card < 0:
@@ -1745,7 +1789,7 @@ def _apply_rule_table(rule_id, v, rng, tab):
     if cls == C_USELESS:
         return rule_tell_useless(v.packed, p0)
     if cls == C_DISPENSABLE:
-        return rule_tell_dispensable(v.packed)
+        return rule_tell_dispensable(v.packed, p0)
     if cls == C_TELL_FINESSE:
         return rule_tell_finesse(v.packed)
     if cls == C_FIVES:
@@ -1753,7 +1797,7 @@ def _apply_rule_table(rule_id, v, rng, tab):
     if cls == C_ILL_INFORMED:
         return rule_tell_ill_informed(v.packed)
     if cls == C_MOST_INFORMATION:
-        return rule_tell_most_information(v.packed)
+        return rule_tell_most_information(v.packed, p0)
     if cls == C_PLAYABLE_RANDOM:
         return rule_tell_playable(v.packed, rng)
     if cls == C_PLAYABLE_OUTER:
@@ -2147,14 +2191,15 @@ def apply_rule(rule_id, v, rng):
     """Evaluate one rule for the viewer of ``v`` (RULES.md §1–§4).
 
     Args:
-        rule_id: an alphabet index ``0..104`` or an extra rule id (:data:`RULE_X1`–:data:`RULE_X3`).
+        rule_id: an alphabet index ``0..104`` or an extra rule id (:data:`RULE_X1`–:data:`RULE_X6`).
         v: the acting seat's view (:class:`hanabi_env._view.View`).
         rng: the agent's generator (int64[4]); drawn from exactly once iff a randomised rule
             fires.
 
     Returns:
         A move uid legal for the viewer, or -1 if the rule does not fire (also for unknown
-        ids and once the game is over).
+        ids and once the game is over); :data:`RULE_RAISED` (-2) where a Java-exception rule
+        (X4–X6) raises.
     """
     v = _expanded(v)
     return _apply_rule_call(rule_id, v.packed, rng, _new_table(v))
@@ -2165,7 +2210,8 @@ def first_firing(rules, n_rules, v, rng):
     """The first firing rule's move, or -1 if no rule fires (no fallback, no draw).
 
     Used to emulate the reference's "strict era" (RULES.md §2.9), where a turn on which no
-    rule fired ended the game at the current score.
+    rule fired, or on which a rule raised, ended the game at the current score. A Java-exception
+    rule (X4–X6) that raises ends the scan with :data:`RULE_RAISED`.
     """
     v = _expanded(v)
     return _first_firing(rules, n_rules, v.packed, rng, _empty_table(v))
@@ -2176,7 +2222,7 @@ def _first_firing(rules, n_rules, pv, rng, tab):
     tab[TAB_META, 1] = 0  # the card table is filled when a rule first needs it
     for i in range(n_rules):
         a = _apply_rule_call(rules[i], pv, rng, tab)
-        if a >= 0:
+        if a >= 0 or a == RULE_RAISED:
             return a
     return -1
 
@@ -2216,6 +2262,8 @@ def _choose_action(rules, n_rules, pv, rng, mask, tab):
         a = _apply_rule_table(rules[i], v, rng, tab)
         if a >= 0:
             return a
+        if a == RULE_RAISED:
+            break  # the reference took a random legal move after an exception
     n = _legal_mask(v.packed, mask)
     if n == 0:
         return -1
@@ -2252,10 +2300,14 @@ __all__ = [
     "KIND_PLAY",
     "KIND_TELL",
     "N_ALPHABET",
+    "RULE_RAISED",
     "RULE_TABLE",
     "RULE_X1",
     "RULE_X2",
     "RULE_X3",
+    "RULE_X4",
+    "RULE_X5",
+    "RULE_X6",
     "TAB_CLASS",
     "TAB_COUNT",
     "TAB_ROWS",

@@ -8,8 +8,9 @@ its canonical name (RULES.md §1, ", " between parameters) and the reference's p
 
 Two extra rules of the VanDenBergh baseline (RULES.md §4) are registered **by name only**:
 they run as compiled rule ids :data:`RULE_X1` and :data:`RULE_X2` (>= :data:`N_ALPHABET`), which
-are never valid chromosome genes. A third, :data:`RULE_X3`, is the Java reference's behaviour
-of rule 14 (RULES.md §3.2, §12), for comparisons with the reference only.
+are never valid chromosome genes. :data:`RULE_X3` to :data:`RULE_X6` reproduce behaviours of the
+Java reference (RULES.md §3.2, §12), for comparisons with the reference only: rule 14's scan,
+and the exceptions TellDispensable and TellMostInformation raised in its final round.
 
 The compiled kernels live in :mod:`agents._rules`; this module imports nothing compiled.
 """
@@ -27,7 +28,13 @@ RULE_X2 = 106
 """Compiled id of ``DiscardProbablyUselessCard(0.99)`` (not a gene)."""
 RULE_X3 = 107
 """Compiled id of rule 14 as the Java reference ran it (stops at the first useless card)."""
-N_RULE_IDS = 108
+RULE_X4 = 108
+"""Compiled id of TellDispensable (15) as the early Java reference ran it (raises at a gap)."""
+RULE_X5 = 109
+"""Compiled id of ``IF(I<4)`` :data:`RULE_X4` (Piers' rule 48 in the early Java reference)."""
+RULE_X6 = 110
+"""Compiled id of TellMostInformation (19) as the early Java reference ran it (raises at a gap)."""
+N_RULE_IDS = 111
 """Number of compiled rule ids (alphabet plus the extra rules)."""
 
 KINDS = ("play", "tell", "discard", "other")
@@ -37,7 +44,7 @@ class RuleInfo(NamedTuple):
     """One registered rule.
 
     Attributes:
-        rule_id: compiled rule id (the alphabet index for genes, 105–107 for X1–X3).
+        rule_id: compiled rule id (the alphabet index for genes, 105–110 for X1–X6).
         kind: ``"play"``, ``"tell"``, ``"discard"`` or ``"other"`` (RULES.md §2.8).
         name: canonical name (RULES.md §1 / §4).
         label: the reference's published label (empty for X1–X3, which have none).
@@ -150,7 +157,19 @@ X3 = RuleInfo(RULE_X3, "tell", "TellAnyoneAboutUselessCard(java)", "")
 """Rule 14 as the Java reference ran it (RULES.md §3.2): the scan stops at the first useless
 card, and if that card is fully known to its owner the rule does not fire. Not a gene; for
 comparisons with the reference (``benchmarks/reproduce_agents.py``)."""
-EXTRA_RULES: dict[str, RuleInfo] = {"X1": X1, "X2": X2, "X3": X3}
+X4 = RuleInfo(RULE_X4, "tell", "TellDispensable(java)", "")
+"""TellDispensable (15) as the early Java code ran it (``hand.getCard(slot).colour`` without a
+null check, hanabiEngine ``rule/TellDispensable.java``): it *raises* (compiled result
+:data:`agents._rules.RULE_RAISED`) when its scan, in absolute seat order, reaches another
+player whose hand has a gap before it fires. Our engine closes gaps, so the gap is modelled at
+the start of that player's hand (the most raises the Java slot order allows). Not a gene."""
+X5 = RuleInfo(RULE_X5, "tell", "IF(I<4) TellDispensable(java)", "")
+"""``IF(I<4)`` :data:`X4`: Piers' rule 48 in the early Java code. Not a gene."""
+X6 = RuleInfo(RULE_X6, "tell", "TellMostInformation(java)", "")
+"""TellMostInformation (19) as the early Java code ran it: with the framework's stale
+``hasCard`` flag it read every slot of every other hand, so it *raises* whenever it is
+evaluated (T > 0) while another player's hand has a gap. Not a gene."""
+EXTRA_RULES: dict[str, RuleInfo] = {"X1": X1, "X2": X2, "X3": X3, "X4": X4, "X5": X5, "X6": X6}
 """The extra named rules, by short name."""
 
 
@@ -207,7 +226,7 @@ def name_of(rule_id: int) -> str:
     """Canonical name of a compiled rule id (alphabet index, or an extra rule's id).
 
     Args:
-        rule_id: ``0..104``, :data:`RULE_X1`, :data:`RULE_X2` or :data:`RULE_X3`.
+        rule_id: ``0..104`` or an extra rule id (:data:`RULE_X1` to :data:`RULE_X6`).
 
     Returns:
         The canonical name (RULES.md §1, §4).
@@ -222,7 +241,7 @@ def rule_info(rule_id: int) -> RuleInfo:
     """The :class:`RuleInfo` of a compiled rule id (alphabet index, or an extra rule's id).
 
     Args:
-        rule_id: ``0..104``, :data:`RULE_X1`, :data:`RULE_X2` or :data:`RULE_X3`.
+        rule_id: ``0..104`` or an extra rule id (:data:`RULE_X1` to :data:`RULE_X6`).
 
     Returns:
         The registry entry.
@@ -308,11 +327,17 @@ __all__ = [
     "RULE_X1",
     "RULE_X2",
     "RULE_X3",
+    "RULE_X4",
+    "RULE_X5",
+    "RULE_X6",
     "TEST_POOL",
     "VAN_DEN_BERGH",
     "X1",
     "X2",
     "X3",
+    "X4",
+    "X5",
+    "X6",
     "RuleInfo",
     "chromosome_from_labels",
     "index_of",

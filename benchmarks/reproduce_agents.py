@@ -4,7 +4,9 @@
    7-agent test pool (lenient scoring, game sizes 2–5), compared with [CIG18]'s validation table
    (PAPERS.md §2); then (``variants``) the same with the 2018 Java reference's behaviour added
    step by step: the strict era's "no rule fired ends the game", the 2018 pool definitions, the
-   Java framework's fixed hand slots (``hand_order="fixed"``) and its rule 14 (X3).
+   Java framework's fixed hand slots (``hand_order="fixed"``), its rule 14 (X3), and the
+   exceptions its early TellDispensable and TellMostInformation raised at a final-round gap
+   (X4–X6), which ended strict-era games.
 2. Mirror scores per game size of the pool agents, compared with RULES.md §11.
 3. The published chromosomes (``../shared/fixtures/published_chromosomes.json``) in mirror play
    at their own player count, compared with their claimed scores.
@@ -31,7 +33,14 @@ import numpy as np  # noqa: E402
 
 from agents.evaluate import evaluate  # noqa: E402
 from agents.policy import RuleAgent, make  # noqa: E402
-from agents.rulebase import BASELINES, RULE_X3, TEST_POOL  # noqa: E402
+from agents.rulebase import (  # noqa: E402
+    BASELINES,
+    RULE_X3,
+    RULE_X4,
+    RULE_X5,
+    RULE_X6,
+    TEST_POOL,
+)
 
 CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); PAPERS.md §2
     "IGGI": (10.96, 10.98),
@@ -94,14 +103,23 @@ def _java_14(rules: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(RULE_X3 if r == 14 else r for r in rules)
 
 
+_JAVA_RAISES = {15: RULE_X4, 48: RULE_X5, 19: RULE_X6}
+
+
+def _java_raises(rules: tuple[int, ...]) -> tuple[int, ...]:
+    """Rules 15, 48 and 19 replaced by X4–X6: they raise at a final-round gap, as in early Java."""
+    return tuple(_JAVA_RAISES.get(r, r) for r in rules)
+
+
 # The steps from our agents to the 2018 reference, each adding to the previous one:
-# (column title, no_rule, 2018 pool definitions, hand order, Java rule 14)
+# (column title, no_rule, 2018 pool definitions, hand order, Java rule 14, Java exceptions)
 VARIANTS = (
-    ("ours", "fallback", False, "shift", False),
-    ("strict era", "end_game", False, "shift", False),
-    ("+ 2018 pool", "end_game", True, "shift", False),
-    ("+ fixed slots", "end_game", True, "fixed", False),
-    ("+ Java rule 14", "end_game", True, "fixed", True),
+    ("ours", "fallback", False, "shift", False, False),
+    ("strict era", "end_game", False, "shift", False, False),
+    ("+ 2018 pool", "end_game", True, "shift", False, False),
+    ("+ fixed slots", "end_game", True, "fixed", False, False),
+    ("+ Java rule 14", "end_game", True, "fixed", True, False),
+    ("+ Java exceptions", "end_game", True, "fixed", True, True),
 )
 
 
@@ -120,10 +138,12 @@ def mixed_variants_table(games: int, seed: int, workers: int | None) -> tuple[li
     for name, (_, cig) in CIG18_MIXED.items():
         cells = []
         last = None
-        for title, no_rule, pool_2018, hand_order, java_14 in VARIANTS:
+        for title, no_rule, pool_2018, hand_order, java_14, raises in VARIANTS:
             defs = POOL_2018 if pool_2018 else {n: BASELINES[n] for n in TEST_POOL}
             if java_14:
                 defs = {n: _java_14(r) for n, r in defs.items()}
+            if raises:
+                defs = {n: _java_raises(r) for n, r in defs.items()}
             # the list that carried this name in 2018 (Internal and Outer were swapped)
             listed = {"Outer": "Internal"}.get(name, name) if pool_2018 else name
             agent = RuleAgent(defs[listed], name=name)

@@ -11,7 +11,7 @@ import hanabi_env
 from agents import beliefs
 from agents.evaluate import evaluate, game_seeds, play, play_games
 from agents.policy import Policy, RuleAgent, make, rule_ids
-from agents.rulebase import BASELINES, TEST_POOL
+from agents.rulebase import BASELINES, N_RULE_IDS, TEST_POOL
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
 
@@ -163,7 +163,7 @@ def test_make_and_rule_ids():
         105,
     ]
     with pytest.raises(ValueError, match="out of range"):
-        rule_ids([108])
+        rule_ids([N_RULE_IDS])
     with pytest.raises(ValueError, match="unknown rule"):
         rule_ids(["PlayEverything"])
     with pytest.raises(TypeError):
@@ -304,6 +304,35 @@ def test_strict_era_emulation_ends_the_game_when_no_rule_fires():
     np.testing.assert_array_equal(piers_a.scores, piers_b.scores)
     with pytest.raises(ValueError, match="no_rule"):
         play_games([never], seats, deals, seeds, cfg, no_rule="crash")
+
+
+def test_strict_era_games_end_when_a_java_rule_raises():
+    # X5 raises where Piers' IF(I<4) TellDispensable read an empty slot in the early Java code
+    # (a gap in another hand once the deck is empty): the strict-era game ends right there
+    from agents.rulebase import RULE_X5
+
+    piers = BASELINES["Piers"]
+    java = RuleAgent([RULE_X5 if r == 48 else r for r in piers], name="piers-java")
+    cfg = HanabiConfig(players=2, scoring="lenient")
+    n = 150
+    _, deals, seeds = game_seeds(5, n, 2, random_seat=False)
+    seats = np.zeros((n, 2), dtype=np.int64)
+    kw = {"no_rule": "end_game", "record_actions": True}
+    ours = play_games([RuleAgent(piers)], seats, deals, seeds, cfg, **kw)
+    ended = play_games([java], seats, deals, seeds, cfg, **kw)
+    n_ours = (ours.actions >= 0).sum(axis=1)
+    n_ended = (ended.actions >= 0).sum(axis=1)
+    assert np.all(n_ended <= n_ours)
+    assert np.any(n_ended < n_ours)  # some games reach a gap on a TellDispensable turn
+    for g in range(n):  # same moves up to the raise, and a raise only in the final round
+        np.testing.assert_array_equal(ended.actions[g, : n_ended[g]], ours.actions[g, : n_ended[g]])
+        assert n_ended[g] == n_ours[g] or n_ours[g] - n_ended[g] < cfg.players
+    assert np.all(ended.scores <= ours.scores)
+    # after 2020-11-16 the reference took a random legal move instead: the game goes on
+    fallback = play_games([java], seats, deals, seeds, cfg, record_actions=True)
+    n_fallback = (fallback.actions >= 0).sum(axis=1)
+    raised = n_ended < n_ours
+    assert np.all(n_fallback[raised] > n_ended[raised])
 
 
 def test_metric_ratios_agree_with_the_per_step_scalar_metrics():

@@ -160,9 +160,11 @@ def test_label_normalisation_is_one_to_one():
 
 
 def test_extra_rules_are_named_but_never_genes():
-    assert (RB.RULE_X1, RB.RULE_X2, RB.RULE_X3) == (R.RULE_X1, R.RULE_X2, R.RULE_X3)
-    assert (RB.RULE_X1, RB.RULE_X2, RB.RULE_X3) == (105, 106, 107) == tuple(range(105, 108))
-    assert RB.N_RULE_IDS == 108
+    extra = (RB.RULE_X1, RB.RULE_X2, RB.RULE_X3, RB.RULE_X4, RB.RULE_X5, RB.RULE_X6)
+    assert extra == (R.RULE_X1, R.RULE_X2, R.RULE_X3, R.RULE_X4, R.RULE_X5, R.RULE_X6)
+    assert extra == tuple(range(105, 111))
+    assert RB.N_RULE_IDS == 111
+    assert [RB.EXTRA_RULES[f"X{i}"].rule_id for i in range(1, 7)] == list(extra)
     assert RB.EXTRA_RULES["X1"].name == "IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeCard"
     assert RB.EXTRA_RULES["X2"].name == "DiscardProbablyUselessCard(0.99)"
     for info in RB.EXTRA_RULES.values():
@@ -209,6 +211,70 @@ def test_compiled_kinds_match_the_registry():
     s = make_state([P2, P3])
     assert run(RB.N_RULE_IDS, s) == -1
     assert run(-5, s) == -1
+
+
+def _with_gap(s, p):
+    """Empty the deck and close a gap in ``p``'s hand (``p`` played its last card)."""
+    s.scal[E.S_DECK_POS] = s.cfg[E.CFG_N_CARDS]
+    s.hand_len[p] -= 1
+    return s
+
+
+def raw(rule_id, s):
+    """Like :func:`run`, but a Java-exception rule may return RULE_RAISED."""
+    a = int(R.apply_rule(rule_id, view(s), new_rng(12345)))
+    assert a in (-1, R.RULE_RAISED) or E.is_legal(s, a), (rule_id, a)
+    return a
+
+
+def test_java_tell_dispensable_raises_when_its_scan_reaches_a_gap():
+    hands = [P2, ["R1", "Y3", "B4", "R2", "W3"], ["G3", "Y4", "W2", "B2", "G2"]]
+    fw = dict.fromkeys(COLOURS, 1)  # every 1 is dispensable (value below the lowest height)
+    s = make_state(hands, fireworks=fw)
+    assert raw(RB.RULE_X4, s) == run(15, s) == tell_value(s, 1, 1)  # no gap: rule 15
+    # a gap in seat 2: the scan fires at seat 1 first
+    assert raw(RB.RULE_X4, _with_gap(make_state(hands, fireworks=fw), 2)) == tell_value(s, 1, 1)
+    # a gap in seat 1, reached first: the Java code read the empty slot's card and raised
+    s = _with_gap(make_state(hands, fireworks=fw), 1)
+    assert raw(RB.RULE_X4, s) == R.RULE_RAISED
+    assert run(15, s) == tell_value(s, 1, 1)  # our rule 15 is unaffected
+    # IF(I<4) X4 (Piers' rule 48): gated like 48
+    assert raw(RB.RULE_X5, s) == run(48, s) == -1  # T = 8
+    s.scal[E.S_INFO] = 3
+    assert raw(RB.RULE_X5, s) == R.RULE_RAISED
+    s.scal[E.S_INFO] = 0
+    assert raw(RB.RULE_X4, s) == raw(RB.RULE_X5, s) == -1  # tell rules never fire at T = 0
+    # our own shorter hand is no gap of another player
+    s = _with_gap(make_state(hands, fireworks=fw), 0)
+    assert raw(RB.RULE_X4, s) == tell_value(s, 1, 1)
+
+
+def test_java_tell_most_information_raises_at_any_gap():
+    hands = [P2, ["R1", "Y1", "G1", "W4", "B3"], ["Y1", "B1", "W1", "R3", "G4"]]
+    s = make_state(hands)
+    assert raw(RB.RULE_X6, s) == run(19, s) == tell_value(s, 1, 1)
+    for p in (1, 2):
+        s = _with_gap(make_state(hands), p)
+        assert raw(RB.RULE_X6, s) == R.RULE_RAISED
+        assert run(19, s) >= 0
+        s.scal[E.S_INFO] = 0
+        assert raw(RB.RULE_X6, s) == -1
+
+
+def test_a_raise_ends_the_rule_scan():
+    hands = [P2, ["R1", "Y1", "G1", "W4", "B3"], ["Y1", "B1", "W1", "R3", "G4"]]
+    s = _with_gap(make_state(hands), 2)
+    v = view(s)
+    mask = np.zeros(s.cfg[E.CFG_N_ACTIONS], dtype=np.int8)
+    rules = np.array([RB.RULE_X6, 19], dtype=np.int64)
+    # strict era: the scan stops with the raise (the game ends)
+    assert R.first_firing(rules, 2, v, new_rng(1)) == R.RULE_RAISED
+    assert R.first_firing(rules[1:], 1, v, new_rng(1)) == run(19, s)
+    # otherwise the fallback move, as the reference took after 2020-11-16; not the next rule
+    rng = new_rng(1)
+    fallback = R.choose_action(rules, 0, v, new_rng(1), mask)
+    assert R.choose_action(rules, 2, v, rng, mask) == fallback
+    assert not np.array_equal(rng, new_rng(1))  # one fallback draw
 
 
 # ---------------------------------------------------------------------------------------------
@@ -804,10 +870,21 @@ def results(states):
 
 
 def test_every_rule_is_legal_or_silent_on_random_states(states, results):
+    raising = {RB.RULE_X4, RB.RULE_X5, RB.RULE_X6}
+    raised = 0
     for i, s in enumerate(states):
         for rule_id in range(RB.N_RULE_IDS):
             a = results[i, rule_id][0]
+            if a == R.RULE_RAISED:  # only the Java-exception rules, only at a gap
+                me = s.scal[E.S_CUR]
+                others = np.delete(s.hand_len[: s.cfg[E.CFG_PLAYERS]], me)
+                assert rule_id in raising, (i, rule_id)
+                assert s.scal[E.S_DECK_POS] == s.cfg[E.CFG_N_CARDS]
+                assert others.min() < s.cfg[E.CFG_HAND]
+                raised += 1
+                continue
             assert a == -1 or E.is_legal(s, a), (i, rule_id, a)
+    assert raised > 0
     fired = {r for (_, r), (a, _) in results.items() if a >= 0}
     assert fired >= set(range(RB.N_RULE_IDS)) - {0, 1, 16, 82, 92, 93, 94}
 
