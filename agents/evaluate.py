@@ -255,7 +255,7 @@ _NO_STOP = (np.zeros(0, np.int64),) * 3
 
 
 def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    cfg, table, lens, seat_agents, deals, agent_seeds, record, end_on_no_rule, *stop = args
+    cfg, table, lens, seat_agents, deals, agent_seeds, record, end_on_no_rule, stop = args
     s = E.new_state(
         cfg.players,
         cfg.colors,
@@ -287,7 +287,7 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
         counters,
         actions,
         end_on_no_rule,
-        *(stop[0] if stop and stop[0] is not None else _NO_STOP),
+        *(_NO_STOP if stop is None else stop),
     )
     return scores, counters, int(moves), actions
 
@@ -460,6 +460,7 @@ def play_games(
                 agent_seeds[c],
                 record_actions,
                 no_rule == "end_game",
+                None,
             )
             for c in chunks
         ]

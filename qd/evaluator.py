@@ -173,13 +173,8 @@ class Backend(ABC):
             group, need, left = (np.ascontiguousarray(a, dtype=np.int64) for a in stop)
             starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
             k = min(len(starts), len(self._chunks(n)))
-            bounds = np.r_[starts, n]
-            parts = [
-                np.concatenate(
-                    [np.arange(bounds[i], bounds[i + 1]) for i in range(j, len(starts), k)]
-                )
-                for j in range(k)
-            ]
+            spans = list(zip(starts.tolist(), np.r_[starts[1:], n].tolist(), strict=True))
+            parts = [np.concatenate([np.arange(a, b) for a, b in spans[j::k]]) for j in range(k)]
             stops = [(group[i], need, left[i]) for i in parts]
         tasks = [
             (config, table, lens, seat_agents[i], deal_seeds[i], agent_seeds[i], st)
