@@ -385,14 +385,20 @@ class Archive:
         ``index``, extra fields, then ``gene_0 … gene_{L-1}``. Cells, indices and genes are
         ``int``, the rest ``float`` (NaN where unknown) except ``name``.
         """
+        header, _, rows = self._elites_table()
+        return header, rows
+
+    def _elites_table(self) -> tuple[list[str], list[str], list[list]]:
+        """:meth:`elites_table` with each column's dtype (``"int64"``, ``"float64"``, ``"str"``)."""
         d = self.data()
         bounds = self.boundaries()
-        header = ["cell", "name"]
-        header += [f"{m}_index" for m in self.measure_names]
+        columns = [("cell", "int64"), ("name", "str")]
+        columns += [(f"{m}_index", "int64") for m in self.measure_names]
         for m in self.measure_names:
-            header += [f"{m}_low", f"{m}_high"]
-        header += ["objective", *self.measure_names, "index", *self.fields]
-        header += [f"gene_{i}" for i in range(self.solution_dim)]
+            columns += [(f"{m}_low", "float64"), (f"{m}_high", "float64")]
+        columns += [(c, "float64") for c in ("objective", *self.measure_names)]
+        columns += [("index", "int64"), *((f, "float64") for f in self.fields)]
+        columns += [(f"gene_{i}", "int64") for i in range(self.solution_dim)]
         rows = []
         for r in range(len(d["cell"])):
             g = d["grid_index"][r]
@@ -404,7 +410,7 @@ class Archive:
             row += [int(d["index"][r]), *(float(d[f][r]) for f in self.fields)]
             row += [int(x) for x in d["solution"][r]]
             rows.append(row)
-        return header, rows
+        return [c for c, _ in columns], [t for _, t in columns], rows
 
     def to_csv(self, path: str | Path) -> None:
         """Write the elites table (:meth:`elites_table`) as CSV; NaN is an empty cell."""
@@ -435,13 +441,8 @@ class Archive:
             raise ImportError(
                 'Parquet output needs pandas and pyarrow: pip install "pandas" "pyarrow"'
             ) from exc
-        header, rows = self.elites_table()
-        frame = pd.DataFrame(rows, columns=header)
-        for col in header:
-            if col == "name":
-                continue
-            is_int = col in ("cell", "index") or col.endswith("_index") or col.startswith("gene_")
-            frame[col] = frame[col].astype("int64" if is_int else "float64")
+        header, dtypes, rows = self._elites_table()
+        frame = pd.DataFrame(rows, columns=header).astype(dict(zip(header, dtypes, strict=True)))
         frame.to_parquet(path, engine="pyarrow", index=False)
 
     def to_ribs(self, objective: str = "objective", dtype=np.float64):

@@ -268,3 +268,9 @@ def test_archive_parquet_table_matches_the_csv(tmp_path):
     assert table["objective"].dtype == "float64"
     assert np.isnan(table.loc[table["cell"] == 24, "communicativeness"]).all()
     pd.testing.assert_frame_equal(table, from_csv, check_dtype=False)
+    # an extra float field whose name ends in "_index" stays float (NaN where unknown)
+    pub = load_population("5x5")
+    pub.to_parquet(tmp_path / "p.parquet")
+    p = pd.read_parquet(tmp_path / "p.parquet")
+    assert p["line_index"].dtype == "float64"
+    assert len(p) == len(pub)
