@@ -98,17 +98,15 @@ POOL_2018 = {
 }
 
 
-def _java_14(rules: tuple[int, ...]) -> tuple[int, ...]:
-    """A rule list with rule 14 replaced by X3, rule 14 as the Java reference ran it."""
-    return tuple(RULE_X3 if r == 14 else r for r in rules)
-
-
+_JAVA_14 = {14: RULE_X3}
+"""Rule 14 as the Java reference ran it (X3)."""
 _JAVA_RAISES = {15: RULE_X4, 48: RULE_X5, 19: RULE_X6}
+"""Rules 15, 48 and 19 raising at a final-round gap, as in the early Java code (X4–X6)."""
 
 
-def _java_raises(rules: tuple[int, ...]) -> tuple[int, ...]:
-    """Rules 15, 48 and 19 replaced by X4–X6: they raise at a final-round gap, as in early Java."""
-    return tuple(_JAVA_RAISES.get(r, r) for r in rules)
+def _replace(rules: tuple[int, ...], mapping: dict[int, int]) -> tuple[int, ...]:
+    """A rule list with the rules in ``mapping`` replaced."""
+    return tuple(mapping.get(r, r) for r in rules)
 
 
 # The steps from our agents to the 2018 reference, each adding to the previous one:
@@ -128,7 +126,7 @@ def mixed_variants_table(games: int, seed: int, workers: int | None) -> tuple[li
     titles = [v[0] for v in VARIANTS]
     lines = [
         "| agent (row of [CIG18]) | " + " | ".join(titles) + " | [CIG18] | gap left |",
-        "|---|" + "---|" * (len(titles) + 3),
+        "|---|" + "---|" * (len(titles) + 2),
     ]
     partner_lines = [
         "| agent | " + " | ".join(TEST_POOL) + " |",
@@ -141,9 +139,9 @@ def mixed_variants_table(games: int, seed: int, workers: int | None) -> tuple[li
         for title, no_rule, pool_2018, hand_order, java_14, raises in VARIANTS:
             defs = POOL_2018 if pool_2018 else {n: BASELINES[n] for n in TEST_POOL}
             if java_14:
-                defs = {n: _java_14(r) for n, r in defs.items()}
+                defs = {n: _replace(r, _JAVA_14) for n, r in defs.items()}
             if raises:
-                defs = {n: _java_raises(r) for n, r in defs.items()}
+                defs = {n: _replace(r, _JAVA_RAISES) for n, r in defs.items()}
             # the list that carried this name in 2018 (Internal and Outer were swapped)
             listed = {"Outer": "Internal"}.get(name, name) if pool_2018 else name
             agent = RuleAgent(defs[listed], name=name)
