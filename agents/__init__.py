@@ -16,6 +16,7 @@
 
 from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games
 from agents.policy import Policy, RuleAgent, make, rule_ids
+from agents.published import data_path, published_chromosomes
 from agents.rulebase import ALPHABET, BASELINES, N_ALPHABET, TEST_POOL
 
 __all__ = [
@@ -27,10 +28,12 @@ __all__ = [
     "GameBatch",
     "Policy",
     "RuleAgent",
+    "data_path",
     "evaluate",
     "game_seeds",
     "make",
     "play",
     "play_games",
+    "published_chromosomes",
     "rule_ids",
 ]

@@ -8,7 +8,7 @@
    exceptions its early TellDispensable and TellMostInformation raised at a final-round gap
    (X4–X6), which ended strict-era games.
 2. Mirror scores per game size of the pool agents, compared with RULES.md §11.
-3. The published chromosomes (``../shared/fixtures/published_chromosomes.json``) in mirror play
+3. The published chromosomes (``agents/data/published_chromosomes.json``) in mirror play
    at their own player count, compared with their claimed scores.
 
 Usage::
@@ -33,6 +33,7 @@ import numpy as np  # noqa: E402
 
 from agents.evaluate import evaluate  # noqa: E402
 from agents.policy import RuleAgent, make  # noqa: E402
+from agents.published import published_chromosomes  # noqa: E402
 from agents.rulebase import (  # noqa: E402
     BASELINES,
     RULE_X3,
@@ -59,7 +60,6 @@ REFERENCE_MIRROR = {  # RULES.md §11 (Java reference, lenient, 200 games per si
     "Flawed": ("1.5–1.8",) * 4,
     "Piers": (17.3, 17.6, 17.0, 16.2),
 }
-FIXTURES = ROOT.parent / "shared" / "fixtures"
 
 
 def _pm(m: float, s: float) -> str:
@@ -216,7 +216,7 @@ def chromosome_table(games: int, seed: int, workers: int | None) -> tuple[list[s
         "|---|---|---|---|",
     ]
     out = {}
-    data = json.loads((FIXTURES / "published_chromosomes.json").read_text())
+    data = published_chromosomes()
     for entry in data:
         agent = RuleAgent(entry["chromosome"], name=entry["name"])
         p = int(entry["players"])

@@ -1,49 +1,179 @@
-"""The one place that decides how kernels are compiled.
+"""The one place that decides how kernels are compiled and where their machine code is cached.
 
-Every kernel of the project is decorated with :func:`njit` from here: numba's ``njit`` with
-``cache=True``. ``NUMBA_DISABLE_JIT=1`` turns every kernel into plain Python for debugging.
+Every kernel of the project is decorated with :func:`njit` from here: numba's ``njit`` with an
+on-disk cache of the project's own. ``NUMBA_DISABLE_JIT=1`` turns every kernel into plain
+Python for debugging.
 
-Cache safety: numba invalidates a cached kernel only when *its own* source file changes, so a
-kernel that calls into a changed module would keep stale machine code (possibly with another
-data layout). We therefore key the cache directory on a hash of all the project's kernel
-sources (``hanabi_env``, ``agents``, ``qd``, ``meta``): any source change gives a fresh
-directory. The base directory is ``$NUMBA_CACHE_DIR`` if set, else
-``~/.cache/hanabi-adhoc/numba`` (or ``$HANABI_ADHOC_CACHE``).
+**No global side effects.** Importing the package changes no numba setting: the cache is
+attached to this project's dispatchers only (a :class:`numba.core.caching.FunctionCache`
+subclass with its own locator), so a user's own ``@numba.njit(cache=True)`` functions are
+cached exactly where numba would put them without this package.
+
+**Where.** The cache root is, in order of precedence: ``$HANABI_ADHOC_CACHE``;
+``$NUMBA_CACHE_DIR/hanabi-adhoc``; ``$XDG_CACHE_HOME/hanabi-adhoc/numba``;
+``~/.cache/hanabi-adhoc/numba``. Inside it, one folder per hash of the kernel sources.
+
+**Staleness.** numba invalidates a cached kernel only when *its own* source file changes, so a
+kernel that calls into a changed module (or reads a changed constant) would keep stale machine
+code. The cache folder is therefore keyed on a hash of every file that defines kernels or
+constants they read (:data:`KERNEL_SOURCES`, checked by a test): any change there gives a fresh
+folder, while edits to the rest of the package (CLI, env wrapper, qd, meta) keep the cache.
+
+**Read-only caches.** A cache built once (e.g. into a container image, then shared read-only
+through ``NUMBA_CACHE_DIR``) is loaded as it is. When a kernel must be compiled and the folder
+is not writable (read-only HOME, say), it is compiled in memory for this process and one
+warning says so; nothing fails.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
+import warnings
 from pathlib import Path
 
 import numba
+from numba.core import caching
+from numba.core.dispatcher import Dispatcher
 
-_PACKAGES = ("hanabi_env", "agents", "qd", "meta")
+# Files whose contents the compiled kernels depend on: every module defining a kernel, and
+# every project module whose constants the kernels read. tests/test_jit_cache.py checks that
+# every module using ``njit`` is listed.
+KERNEL_SOURCES = (
+    "hanabi_env/_jit.py",
+    "hanabi_env/_rng.py",
+    "hanabi_env/_engine.py",
+    "hanabi_env/_view.py",
+    "hanabi_env/config.py",
+    "agents/rulebase.py",
+    "agents/_rules.py",
+    "agents/evaluate.py",
+)
+
+_ROOT = Path(__file__).resolve().parents[1]
 
 
 def _source_hash() -> str:
-    root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256(numba.__version__.encode())
-    for pkg in _PACKAGES:
-        for path in sorted((root / pkg).glob("*.py")):
-            h.update(path.name.encode())
-            h.update(path.read_bytes())
+    for rel in KERNEL_SOURCES:
+        h.update(rel.encode())
+        h.update((_ROOT / rel).read_bytes())
     return h.hexdigest()[:16]
 
 
-def _configure_cache() -> None:
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("HANABI_ADHOC_CACHE")
-    base_path = Path(base) if base else Path.home() / ".cache" / "hanabi-adhoc" / "numba"
-    numba.config.CACHE_DIR = str(base_path / _source_hash())
+def cache_root() -> Path | None:
+    """The folder this process reads and writes compiled kernels in (``None``: no cache).
+
+    Returns:
+        ``<base>/<hash of the kernel sources>`` with the base chosen as the module docstring
+        says, or ``None`` when no base can be named (no HOME and no variable set).
+    """
+    if os.environ.get("HANABI_ADHOC_CACHE"):
+        base = Path(os.environ["HANABI_ADHOC_CACHE"])
+    elif os.environ.get("NUMBA_CACHE_DIR"):
+        base = Path(os.environ["NUMBA_CACHE_DIR"]) / "hanabi-adhoc"
+    elif os.environ.get("XDG_CACHE_HOME"):
+        base = Path(os.environ["XDG_CACHE_HOME"]) / "hanabi-adhoc" / "numba"
+    else:
+        try:
+            base = Path.home() / ".cache" / "hanabi-adhoc" / "numba"
+        except (RuntimeError, KeyError):  # no HOME and no passwd entry
+            return None
+    return base / _source_hash()
 
 
-_configure_cache()
+_CACHE_ROOT = cache_root()
+_warned = False
+
+
+def _warn_unwritable(path: str, err: OSError) -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn(
+            f"hanabi-adhoc: cannot write compiled kernels to {path} ({err.strerror or err}); "
+            "compiling in memory for this process (set HANABI_ADHOC_CACHE to a writable folder "
+            "to keep them)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+
+
+class _ProjectLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Locates one kernel's cache files under :func:`cache_root`, writable or not."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(
+            str(_CACHE_ROOT), self.get_suitable_cache_subpath(py_file)
+        )
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def ensure_cache_path(self):
+        path = self.get_cache_path()
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        # Unlike numba's locators, a folder that is readable but not writable is accepted: a
+        # pre-built read-only cache still loads; saving is handled by _ProjectCache.
+        if _CACHE_ROOT is None or not os.path.exists(py_file):
+            return None
+        return cls(py_func, py_file)
+
+
+class _ProjectCacheImpl(caching.CompileResultCacheImpl):
+    _locator_classes = [_ProjectLocator]  # noqa: RUF012 (numba's own class attribute)
+
+
+class _ProjectCache(caching.FunctionCache):
+    """numba's per-function cache with this project's locator; a failed save only warns."""
+
+    _impl_class = _ProjectCacheImpl
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except OSError:  # an unreachable folder is a cache miss
+            return None
+
+    def save_overload(self, sig, data):
+        try:
+            super().save_overload(sig, data)
+        except OSError as err:
+            _warn_unwritable(self.cache_path, err)
+            self.disable()  # loading stays off too: nothing new can appear in this folder
+
+
+def _attach_cache(dispatcher):
+    if _CACHE_ROOT is None or not isinstance(dispatcher, Dispatcher):
+        return dispatcher  # NUMBA_DISABLE_JIT=1 gives the plain function
+    try:
+        dispatcher._cache = _ProjectCache(dispatcher.py_func)  # what Dispatcher.enable_caching does
+    except (OSError, RuntimeError) as err:  # pragma: no cover - unreadable source file
+        _warn_unwritable(str(_CACHE_ROOT), OSError(str(err)))
+    return dispatcher
 
 
 def njit(*args, **kwargs):
-    """``numba.njit`` with ``cache=True`` by default; usable bare or with options."""
-    kwargs.setdefault("cache", True)
+    """``numba.njit`` with this project's on-disk cache; usable bare or with options.
+
+    ``cache=False`` compiles in memory only. Other keyword arguments go to ``numba.njit``
+    (explicit signatures are not supported: kernels compile lazily, so they can be cached).
+    """
+    cache = kwargs.pop("cache", True)
+
+    def decorate(func):
+        dispatcher = numba.njit(**kwargs)(func)
+        return _attach_cache(dispatcher) if cache else dispatcher
+
     if len(args) == 1 and callable(args[0]):
-        return numba.njit(**kwargs)(args[0])
-    return numba.njit(*args, **kwargs)
+        return decorate(args[0])
+    if args:
+        raise TypeError("njit: pass options as keywords; explicit signatures are not supported")
+    return decorate

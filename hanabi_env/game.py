@@ -389,6 +389,7 @@ class HanabiGame:
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._obs_type = V.OBSERVATION_TYPES[config.observation_type]
         self._dealt = False
+        self._full_deck: np.ndarray | None = None
 
     @property
     def n_actions(self) -> int:
@@ -400,8 +401,24 @@ class HanabiGame:
         """Length of the observation vector for the configured observation type."""
         return V.observation_size(self.state.cfg, self._obs_type)
 
+    def _check_start_player(self, start_player) -> int:
+        if isinstance(start_player, bool) or not isinstance(start_player, numbers.Integral):
+            raise TypeError(
+                f"start_player must be an int seat, got {type(start_player).__name__} "
+                f"{start_player!r}"
+            )
+        if not 0 <= start_player < self.config.players:
+            raise ValueError(
+                f"start_player={start_player} is out of range; allowed: "
+                f"[0, {self.config.players - 1}]"
+            )
+        return int(start_player)
+
     def reset(self, seed: int, start_player: int | None = None) -> None:
         """Deal a new game from ``seed`` (a non-negative int; same seed, same deal).
+
+        Every argument is checked before anything changes: a call that raises leaves the
+        previous game exactly as it was.
 
         Args:
             seed: Deal seed, ``0 <= seed < 2**62``.
@@ -409,20 +426,17 @@ class HanabiGame:
                 configuration has ``random_start_player``.
 
         Raises:
-            TypeError: ``seed`` is not an int.
+            TypeError: ``seed`` or ``start_player`` is not an int (bools and floats are not).
             ValueError: ``seed`` or ``start_player`` out of range.
         """
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-            raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+            raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
         if not 0 <= int(seed) < 2**62:
             raise ValueError(f"seed={seed} is out of range; allowed: [0, 2**62)")
+        if start_player is not None:
+            start_player = self._check_start_player(start_player)
         E.reset_state(self.state, int(seed), bool(self.config.random_start_player))
         if start_player is not None:
-            if not 0 <= start_player < self.config.players:
-                raise ValueError(
-                    f"start_player={start_player} is out of range; allowed: "
-                    f"[0, {self.config.players - 1}]"
-                )
             self.state.scal[E.S_CUR] = start_player
             self.state.scal[E.S_START] = start_player
         self._dealt = True
@@ -430,24 +444,45 @@ class HanabiGame:
     def reset_with_deck(self, deck, start_player: int = 0) -> None:
         """Start a game with an explicit deck order (card ids, first dealt first).
 
+        Every argument is checked before anything changes: a call that raises leaves the
+        previous game exactly as it was.
+
+        Args:
+            deck: ``(n_cards,)`` integer array-like: a permutation of this configuration's
+                card ids (``colour * ranks + rank``, with repeats as the deck has them).
+            start_player: Seat to move first (default 0).
+
         Raises:
-            ValueError: ``deck`` is not a permutation of this configuration's cards.
+            TypeError: ``deck`` is not an integer sequence, or ``start_player`` not an int.
+            ValueError: ``deck`` is not a permutation of this configuration's cards, or
+                ``start_player`` is out of range.
         """
-        deck = np.asarray(deck, dtype=np.int32)
-        s = self.state
-        if not 0 <= start_player < self.config.players:
-            raise ValueError(
-                f"start_player={start_player} is out of range; allowed: "
-                f"[0, {self.config.players - 1}]"
+        start_player = self._check_start_player(start_player)
+        raw = np.asarray(deck)
+        if raw.dtype.kind not in "iu":
+            raise TypeError(
+                f"deck must be a sequence of int card ids, got dtype {raw.dtype} "
+                "(floats, bools and strings are refused)"
             )
-        E.fill_ordered_deck(s)
-        if deck.shape != s.deck.shape or not np.array_equal(np.sort(deck), np.sort(s.deck)):
+        s = self.state
+        expected = self._ordered_deck()
+        if raw.shape != expected.shape or not np.array_equal(np.sort(raw), expected):
             raise ValueError(
                 f"deck must be a permutation of the {self.config.n_cards} cards of this "
-                "configuration"
+                f"configuration (card ids 0..{self.config.colors * self.config.ranks - 1}, "
+                "each as often as the deck holds it)"
             )
-        E.reset_with_deck(s, deck, int(start_player))
+        E.reset_with_deck(s, raw.astype(np.int32), start_player)
         self._dealt = True
+
+    def _ordered_deck(self) -> np.ndarray:
+        """The sorted card ids of a full deck of this configuration (computed once)."""
+        if self._full_deck is None:
+            saved = self.state.deck.copy()
+            E.fill_ordered_deck(self.state)
+            self._full_deck = np.sort(self.state.deck.copy())
+            self.state.deck[:] = saved
+        return self._full_deck
 
     def _require_dealt(self) -> None:
         if not self._dealt:
@@ -512,23 +547,37 @@ class HanabiGame:
     def view(self, seat: int, seer: bool = False) -> PlayerView:
         """Read-only :class:`PlayerView` of ``seat`` (with its own cards only if ``seer``)."""
         self._require_dealt()
-        if not 0 <= seat < self.config.players:
-            raise ValueError(
-                f"seat={seat} is out of range; allowed: [0, {self.config.players - 1}]"
-            )
+        seat = self._check_seat(seat)
         V.fill_view(self.state, seat, self._view_buf, seer)
         return PlayerView(self._view_buf, self._obs_type)
 
     def observation(self, seat: int) -> np.ndarray:
         """Canonical observation vector (int8) of ``seat`` for the configured type."""
         self._require_dealt()
+        seat = self._check_seat(seat)
         out = np.zeros(self.observation_size, dtype=np.int8)
         V.observe_into(self.state, seat, self._view_buf, self._obs_type, out)
         return out
 
     def metrics(self, seat: int) -> dict:
-        """Behaviour counters and metrics of ``seat`` so far (see ``metrics_from_counters``)."""
+        """Behaviour counters and metrics of ``seat`` so far (see ``metrics_from_counters``).
+
+        Raises:
+            RuntimeError: Before the first :meth:`reset`.
+            TypeError, ValueError: ``seat`` is not an int seat of this game.
+        """
+        self._require_dealt()
+        self._check_seat(seat)
         return metrics_from_counters(self.state.counters[seat])
+
+    def _check_seat(self, seat) -> int:
+        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral):
+            raise TypeError(f"seat must be an int, got {type(seat).__name__} {seat!r}")
+        if not 0 <= seat < self.config.players:
+            raise ValueError(
+                f"seat={seat} is out of range; allowed: [0, {self.config.players - 1}]"
+            )
+        return int(seat)
 
     def action_to_string(self, action: int, seat: int | None = None) -> str:
         """Describe a move uid from ``seat``'s perspective (default: the seat to move)."""

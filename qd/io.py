@@ -1,6 +1,6 @@
 """Files: atomic writes, the published populations, and run outputs (never pickle).
 
-Published populations (``../shared/fixtures/`` next to the repository, RULES.md §10, read with
+Published populations (package data in ``qd/data/``, docs/rules.md §10, read with
 :func:`load_population`) become an :class:`~qd.archive.Archive` whose ``objective`` is the
 fitness MAP-Elites stored (``archive_fitness``; NaN when the file has none) with extra fields
 ``published_fitness`` (the authors' re-evaluation) and ``line_index`` (20×20 files). Their
@@ -23,7 +23,7 @@ from qd.archive import Archive
 __all__ = [
     "atomic_write_json",
     "atomic_write_text",
-    "fixtures_dir",
+    "data_dir",
     "load_archive",
     "load_population",
     "save_archive",
@@ -33,18 +33,35 @@ POPULATIONS = {
     "5x5": "population_5x5_run1.json",
     "20x20": "population_20x20_run1.json",
 }
-"""Short names of the published populations in the fixtures directory."""
+"""Short names of the published populations shipped in ``qd/data/``."""
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the OS allows."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # no read-only query elsewhere: set and restore at once
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
 
-    A reader (or a killed writer) never sees a half-written file.
+    A reader (or a killed writer) never sees a half-written file. The file gets the permissions
+    a plain ``open(path, "w")`` would give (``0o666`` less the umask), not the temporary file's
+    private ``0o600``.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
             fh.flush()
@@ -100,20 +117,23 @@ def load_archive(path: str | Path) -> Archive:
     return Archive.from_dict(doc)
 
 
-def fixtures_dir() -> Path:
-    """``../shared/fixtures`` relative to the repository root (the folder holding ``qd/``)."""
-    return Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+def data_dir() -> Path:
+    """The folder of the published populations shipped with the package (``qd/data/``).
+
+    Its README gives each file's provenance and licence.
+    """
+    return Path(__file__).resolve().parent / "data"
 
 
 def load_population(source: str | Path = "5x5") -> Archive:
     """Load a published MAP-Elites population (RULES.md §10) into an :class:`Archive`.
 
-    Besides the converted fixtures (``"cells"`` documents), the reference's own formats load
+    Besides the shipped populations (``"cells"`` documents), the reference's own formats load
     too: its MAP-Elites JSON (``"population"`` entries with string chromosomes) and its text
     populations (d² lines of genes, all-zero = empty; RULES.md §10).
 
     Args:
-        source: ``"5x5"``, ``"20x20"``, a file name inside :func:`fixtures_dir`, or a path.
+        source: ``"5x5"``, ``"20x20"``, a file name inside :func:`data_dir`, or a path.
 
     Returns:
         An archive with the file's ``grid`` and ``measures``; objective = ``archive_fitness``
@@ -127,12 +147,12 @@ def load_population(source: str | Path = "5x5") -> Archive:
     """
     path = Path(source)
     if str(source) in POPULATIONS:
-        path = fixtures_dir() / POPULATIONS[str(source)]
-    elif not path.exists() and (fixtures_dir() / str(source)).exists():
-        path = fixtures_dir() / str(source)
+        path = data_dir() / POPULATIONS[str(source)]
+    elif not path.exists() and (data_dir() / str(source)).exists():
+        path = data_dir() / str(source)
     if not path.exists():
         raise FileNotFoundError(
-            f"population {source!r} not found (looked for {path} and in {fixtures_dir()})"
+            f"population {source!r} not found (looked for {path} and in {data_dir()})"
         )
     text = path.read_text()
     if not text.lstrip().startswith("{"):

@@ -20,7 +20,7 @@ from qd.analysis import (
 )
 from qd.archive import Archive
 from qd.evaluator import SerialBackend, derive_seed, evaluate_solutions
-from qd.io import fixtures_dir, load_population
+from qd.io import load_population
 
 NYU = [67, 103, 7, 35, 101, 52, 77, 53, 16, 28, 23, 27, 37, 43, 101]
 
@@ -119,9 +119,6 @@ def test_cross_run_metrics_self_comparison():
     assert all(math.isnan(r["same_action"]) for r in rows)
 
 
-@pytest.mark.skipif(
-    not (fixtures_dir() / "population_5x5_run1.json").exists(), reason="no ../shared/fixtures"
-)
 def test_published_population_reevaluates_into_the_same_archive_type():
     a = load_population("5x5")
     reevaluate(a, games=2, seed=0)
@@ -148,9 +145,6 @@ def test_dask_backend_matches_serial():
     assert np.array_equal(ref.counters, got.counters)
 
 
-@pytest.mark.skipif(
-    not (fixtures_dir() / "population_5x5_run1.json").exists(), reason="no ../shared/fixtures"
-)
 def test_cli_population(tmp_path, capsys):
     pytest.importorskip("ribs")
     import json

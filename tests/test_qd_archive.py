@@ -10,7 +10,7 @@ import pytest
 
 from hanabi_env import _engine as E
 from qd.archive import Archive
-from qd.io import fixtures_dir, load_archive, load_population, save_archive
+from qd.io import data_dir, load_archive, load_population, save_archive
 from qd.measures import MEASURES, bin_index, get_measure, measures_from_counters
 
 
@@ -171,12 +171,6 @@ def test_heatmap_png(tmp_path):
 
 # ---- published populations (RULES.md §10) ---------------------------------------------------
 
-needs_fixtures = pytest.mark.skipif(
-    not (fixtures_dir() / "population_5x5_run1.json").exists(), reason="no ../shared/fixtures"
-)
-
-
-@needs_fixtures
 def test_load_5x5_population():
     a = load_population("5x5")
     assert a.dims == (5, 5)
@@ -195,9 +189,8 @@ def test_load_5x5_population():
     assert a.to_ribs().stats.num_elites == 22
 
 
-@needs_fixtures
 def test_load_20x20_population_by_path():
-    a = load_population(fixtures_dir() / "population_20x20_run1.json")
+    a = load_population(data_dir() / "population_20x20_run1.json")
     assert a.dims == (20, 20)
     assert len(a) == 311
     assert np.isnan(a.objective[a.occupied]).all()  # the file stores no fitness

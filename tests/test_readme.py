@@ -1,4 +1,4 @@
-"""The README's Python snippets run, in order, in one namespace (the README stays true)."""
+"""The README's Python snippets run, each alone in a fresh interpreter, as a user pastes them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,12 +25,17 @@ def test_readme_has_snippets_for_every_part():
         assert needle in code, needle
 
 
-def test_readme_python_snippets_run(tmp_path):
-    blocks = python_blocks()
+def _blocks_to_run() -> list[tuple[int, str]]:
+    blocks = list(enumerate(python_blocks()))
     if importlib.util.find_spec("sb3_contrib") is None:  # core install: no rl extra
-        blocks = [b for b in blocks if "agents.sb3" not in b]
-    script = tmp_path / "readme_snippets.py"
-    script.write_text("\n\n".join(f"# --- block {i}\n{b}" for i, b in enumerate(blocks)))
+        blocks = [(i, b) for i, b in blocks if "agents.sb3" not in b]
+    return blocks
+
+
+@pytest.mark.parametrize(("index", "block"), _blocks_to_run(), ids=lambda x: str(x)[:1])
+def test_readme_python_snippet_runs_on_its_own(index, block, tmp_path):
+    script = tmp_path / f"readme_block_{index}.py"
+    script.write_text(block)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
     proc = subprocess.run(
         [sys.executable, str(script)],
@@ -38,4 +45,4 @@ def test_readme_python_snippets_run(tmp_path):
         text=True,
         timeout=900,
     )
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert proc.returncode == 0, f"README python block {index}:\n{proc.stderr[-4000:]}"

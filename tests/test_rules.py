@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents import _rules as R
 from agents import rulebase as RB
+from agents.published import data_path
 from hanabi_env import _engine as E
 from hanabi_env._rng import new_rng, rng_below
 from hanabi_env._view import fill_view, new_view
 
 COLOURS = "RYGWB"
-FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "rulebase.json"
+FIXTURE = data_path("rulebase.json")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,8 +131,6 @@ P3 = ["Y3", "B4", "G2", "W3", "R4"]
 def test_alphabet_has_105_entries_matching_the_fixture():
     assert len(RB.ALPHABET) == RB.N_ALPHABET == R.N_ALPHABET == 105
     assert all(r.rule_id == i for i, r in enumerate(RB.ALPHABET))
-    if not FIXTURE.exists():
-        pytest.skip("shared fixtures not present")
     rows = json.loads(FIXTURE.read_text())
     assert [row["index"] for row in rows] == list(range(105))
     for row in rows:
