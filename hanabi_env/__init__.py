@@ -3,16 +3,24 @@
 A drop-in for PettingZoo's ``classic/hanabi-v5``: ``hanabi_env.env(**kwargs)`` and
 ``hanabi_env.raw_env(**kwargs)``. The engine is usable without the AEC layer through
 :class:`HanabiGame`; every seat decides from a read-only :class:`PlayerView`. See
-:mod:`hanabi_env.env` for the property table, observation layout and action table.
+:mod:`hanabi_env.env` for the property table, observation layout and action table
+(``python3 -c "import hanabi_env.env as m; print(m.__doc__)"``).
+
+Importing the package registers :func:`env` in PettingZoo's AEC registry as
+``"hanabi_adhoc/hanabi_env-v1"`` (:data:`ENV_ID`), the registry's conventional mechanism, so
+``pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v1")`` works after ``import hanabi_env``.
 """
 
 from hanabi_env.config import HanabiConfig
-from hanabi_env.env import env, raw_env
+from hanabi_env.env import ENV_ID, env, raw_env, register_envs
 from hanabi_env.game import HanabiGame, Move, PlayerView, metric_ratios, metrics_from_counters
 
 __version__ = "0.1.0"
 
+register_envs()
+
 __all__ = [
+    "ENV_ID",
     "HanabiConfig",
     "HanabiGame",
     "Move",
@@ -21,4 +29,5 @@ __all__ = [
     "metric_ratios",
     "metrics_from_counters",
     "raw_env",
+    "register_envs",
 ]

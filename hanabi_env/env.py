@@ -2,15 +2,23 @@
 
 A drop-in replacement for PettingZoo's `classic/hanabi-v5`: same constructor, observation layout
 (HLE's canonical encoding, bit for bit) and action order, on a pure-Python/numba engine (no
-C++ build), with the defects of hanabi_v5 fixed (ANCHORS.md §1) and each seat's behaviour
+C++ build), with the defects of hanabi_v5 fixed (docs/anchors.md §1) and each seat's behaviour
 metrics in `infos`.
+
+This text is the module docstring of `hanabi_env.env`. Because the package exports the factory
+function `env` under the same name, `import hanabi_env.env as m` binds the *function*; its
+`__doc__` therefore carries this whole text too, so `print(m.__doc__)` and `help(hanabi_env.env)`
+both show it (so do `python3 -m pydoc hanabi_env.env` and
+`sys.modules["hanabi_env.env"].__doc__`).
 
 | Property             | Value                                                        |
 |----------------------|--------------------------------------------------------------|
 | Import               | `import hanabi_env; hanabi_env.env(**kwargs)`                |
+| Make by name         | `pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v1")`       |
 | Actions              | Discrete                                                     |
 | Parallel API         | No (turn-based AEC)                                          |
 | Manual Control       | Yes (terminal play, `render_mode="ansi"`)                    |
+| Render Modes         | `"ansi"`, `"human"` (text), `"rgb_array"` (picture)          |
 | Agents               | `agents = ['player_0', ..., 'player_{players-1}']`           |
 | Action Shape         | `Discrete(2h + (p-1)(c+r))`: 20 for the 2-player default     |
 | Observation Shape    | `(658,)` for the 2-player default with card knowledge        |
@@ -32,9 +40,9 @@ render_mode=None, scoring="strict", hand_order="shift")`
 | `max_life_tokens` | >= 1 | lives |
 | `observation_type` | `"minimal"`, `"card_knowledge"`, `"seer"` | see the layout below |
 | `random_start_player` | bool | draw the first player from the reset seed (honoured in `agent_selection`) |
-| `render_mode` | `None`, `"ansi"`, `"human"` | `"ansi"`: `render()` returns the text board; `"human"`: prints it |
-| `scoring` | `"strict"`, `"lenient"` | strict (HLE/PettingZoo): the score drops to 0 when the lives run out; lenient (the papers' Java framework, PAPERS.md §1): the fireworks total is kept |
-| `hand_order` | `"shift"`, `"fixed"` | shift (HLE/hanabi_v5): later cards shift left and the drawn card is appended; fixed (the papers' Java framework, RULES.md §12): the drawn card takes the vacated slot |
+| `render_mode` | `None`, `"ansi"`, `"human"`, `"rgb_array"` | `"ansi"`: `render()` returns the text board; `"human"`: prints it after every step; `"rgb_array"`: `render()` returns a picture (see Rendering) |
+| `scoring` | `"strict"`, `"lenient"` | strict (HLE/PettingZoo): the score drops to 0 when the lives run out; lenient (the papers' Java framework, docs/papers.md §1): the fireworks total is kept |
+| `hand_order` | `"shift"`, `"fixed"` | shift (HLE/hanabi_v5): later cards shift left and the drawn card is appended; fixed (the papers' Java framework, docs/rules.md §12): the drawn card takes the vacated slot |
 
 Invalid arguments raise `ValueError` naming the parameter and the allowed range (`TypeError`
 for a wrong type).
@@ -42,7 +50,7 @@ for a wrong type).
 ## Observation layout
 
 `observe(agent)` returns `{"observation": int8 (n,), "action_mask": int8 (n_actions,)}`. The
-vector is HLE's canonical encoding (ANCHORS.md §2.2), verified bit for bit against OpenSpiel's
+vector is HLE's canonical encoding (docs/anchors.md §2.2), verified bit for bit against OpenSpiel's
 `hanabi` game in the tests. With p players, c colours, r ranks, hand size h, N cards, I
 information and L life tokens (2-player default ranges in brackets):
 
@@ -70,7 +78,7 @@ information and L life tokens (2-player default ranges in brackets):
 All zeros in the last-move block before the first move. Sizes: 658 / 308 / 658 (2 players,
 card knowledge / minimal / seer); 956, 1041, 1280 for 3, 4, 5 players with HLE hand sizes.
 
-## Actions (HLE move-uid order, ANCHORS.md §2.3)
+## Actions (HLE move-uid order, docs/anchors.md §2.3)
 
 | action id | move |
 |---|---|
@@ -91,11 +99,14 @@ card knowledge / minimal / seer); 956, 1041, 1280 for 3, 4, 5 players with HLE h
   `communicativeness` (hints given / turns with a hint token available), `ipp` (mean attributes
   known about the cards it played, / 2), `risk_aversion` (mean P(playable) of its plays) — as
   floats in [0, 1] or **`None` where undefined** (no hint opportunity / no play yet), the raw
-  counts they come from (RULES.md §5), and `score`.
+  counts they come from (docs/rules.md §5), and `score`.
 * Illegal or out-of-range actions: `raw_env` raises `ValueError` naming the action and the legal
   ones (the state is unchanged); `env()` applies PettingZoo's `TerminateIllegalWrapper` (the game
   ends, -1 for the mover). A non-integer action raises `TypeError` in both. Stepping an agent
   after the end follows PettingZoo's dead-step convention (`action=None`).
+* After the end, the dead steps visit the agents in seat order, `player_0` first, whoever made
+  the last move — as hanabi_v5 does (Shimmy selects `agents[0]` at a terminal state) — and
+  `agent_selection` is `player_0` once every agent has been removed.
 
 ## Player view
 
@@ -104,18 +115,72 @@ every player's hint knowledge (never the viewer's own cards), fireworks, discard
 size, and the moves so far (`moves`, `moves_since_last_turn`). The observation vector is a pure
 encoding of it (`view.encode()`). Rule-based policies decide from it.
 
+## Attributes shared with hanabi_v5
+
+Besides the AEC API, the unwrapped env has hanabi_v5's public attributes with the same types:
+`legal_moves` (list of the legal action ids of `agent_selection`, `[]` after the end),
+`all_moves` (`list(range(n_actions))`), `observation_vector_dim` (tuple, e.g. `(658,)`),
+`required_keys` (the set of hanabi_v5's eight configuration keys), `metadata`, `render_mode`.
+hanabi_v5's `hanabi_env` (its Shimmy/OpenSpiel backend) and `screen` (its pygame surface) have no
+counterpart: the engine is `game` (a :class:`hanabi_env.HanabiGame`).
+
+## Rendering
+
+`"ansi"` returns the text board of `HanabiGame.render()`; `"human"` prints it after every step.
+`"rgb_array"` returns an `(H, W, 3)` uint8 picture (about 560 x 570 pixels for 2 players) drawn
+with Pillow by :func:`hanabi_env.render.render_rgb_array`: score, move count and the seat to
+move; fireworks; information and life tokens; the deck; every hand face up with, under each card,
+the colours and ranks its holder still considers plausible (attributes revealed by a hint
+framed); the discard pile; the last move. Pictures are drawn only when `render()` is called.
+
+## Creating the env by name
+
+PettingZoo 1.27 has a Gymnasium-style registry (`pettingzoo.register`, `pettingzoo.make`,
+`pettingzoo.spec`, `pettingzoo.pprint_registry`). `import hanabi_env` registers this env's
+wrapped factory `env` in the AEC registry as **`hanabi_adhoc/hanabi_env-v1`** (the namespace is
+the project; the name and version follow `metadata["name"]`, the way `classic/hanabi-v5` follows
+`hanabi_v5`), so
+
+    import hanabi_env, pettingzoo
+    e = pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v1", players=3)
+
+Registering on import is the registry's conventional mechanism for third-party packages (it is
+what Gymnasium documents for custom environments, and how e.g. `ale_py` registers its games);
+PettingZoo 1.27 has no plugin entry points that would find the env without the import, and its
+`pettingzoo.utils.all_modules.all_environments` is a fixed table of PettingZoo's own modules,
+not an extension point. The side effect is small and contained: one entry under the project's
+own namespace, a lazy `"module:function"` entry point, no override of an existing entry
+(`classic/hanabi-v5` stays PettingZoo's), and no warning on re-import. `hanabi_env.register_envs()`
+does the same explicitly (for example after the registry was cleared) and returns the ids.
+There is no parallel-API entry (the game is turn-based; `is_parallelizable` is False, as in
+hanabi_v5).
+
+## Differences from hanabi_v5
+
+* Fixed defects (docs/anchors.md §1): no premature truncation, `random_start_player` reflected
+  in `agent_selection`, fresh terminal observations, a `Box(0, 1, int8)` observation space.
+* Extra arguments `scoring` and `hand_order`; extra `infos` content (behaviour metrics, score).
+* Rendering: hanabi_v5's `"human"` opens a pygame window and its `"rgb_array"` draws with pygame
+  on every step; here `"human"` prints the text board, `"ansi"` is added, and `"rgb_array"` draws
+  a different (Pillow) picture only when `render()` is called. No pygame is needed.
+* No `hanabi_env` (OpenSpiel backend) or `screen` attribute (see above).
+* Registry id `hanabi_adhoc/hanabi_env-v1` instead of `classic/hanabi-v5`.
+
 ## Version history
 
 * v1 (0.1.0): first release: engine matching HLE rules, canonical observations bit-identical to
   OpenSpiel for all three observation types, strict/lenient scoring, behaviour metrics in
-  `infos`, player views, ansi rendering. Fixes relative to PettingZoo hanabi_v5: no premature
-  truncation (hanabi_v5 truncated most full-length games), `random_start_player` honoured in
-  `agent_selection`, fresh terminal observations, `Box(0, 1, int8)` observation space,
-  documented 3+-player action order.
+  `infos`, player views, ansi and rgb_array rendering, registration as
+  `hanabi_adhoc/hanabi_env-v1`, hanabi_v5's `legal_moves`/`all_moves`/`observation_vector_dim`/
+  `required_keys` and its post-game agent order. Fixes relative to PettingZoo hanabi_v5: no
+  premature truncation (hanabi_v5 truncated most full-length games), `random_start_player`
+  honoured in `agent_selection`, fresh terminal observations, `Box(0, 1, int8)` observation
+  space, documented 3+-player action order.
 """
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
@@ -129,7 +194,10 @@ from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame, PlayerView
 
-__all__ = ["env", "raw_env"]
+__all__ = ["ENV_ID", "env", "raw_env", "register_envs"]
+
+ENV_ID = "hanabi_adhoc/hanabi_env-v1"
+"""The id of :func:`env` in PettingZoo's AEC registry (see "Creating the env by name")."""
 
 
 def _forward(name: str, guarded: bool) -> property:
@@ -200,6 +268,8 @@ def env(**kwargs) -> AECEnv:
     ``AssertOutOfBoundsWrapper`` (plus ``TypeError`` for non-integer actions) ->
     ``OrderEnforcingWrapper``. The three are subclasses of PettingZoo's wrappers that only add
     one-hop access to the attributes read on every step (:func:`_forward`).
+
+    The full user documentation (the module docstring of ``hanabi_env.env``) follows.
     """
     e = raw_env(**kwargs)
     e = TerminateIllegal(e, illegal_reward=-1)
@@ -207,13 +277,31 @@ def env(**kwargs) -> AECEnv:
     return OrderEnforcing(e)
 
 
+def register_envs() -> list[str]:
+    """Register :func:`env` in PettingZoo's AEC registry as :data:`ENV_ID`; return the ids.
+
+    ``import hanabi_env`` calls it (see "Creating the env by name" in the module docstring). An
+    id that is already registered is left alone, so repeated calls neither warn nor override.
+    With a PettingZoo release that has no registry (before 1.27) it does nothing and returns
+    ``[]``.
+    """
+    import pettingzoo
+
+    registry = getattr(pettingzoo, "aec_registry", None)
+    if registry is None:  # a PettingZoo release without a registry: nothing to register in
+        return []
+    if ENV_ID not in registry:
+        pettingzoo.register("aec", ENV_ID, entry_point="hanabi_env.env:env")
+    return [ENV_ID]
+
+
 class raw_env(AECEnv, EzPickle):
     """Hanabi as a PettingZoo AEC environment (see the module docstring for the full doc).
 
     Args:
         colors, ranks, players, hand_size, max_information_tokens, max_life_tokens,
-        observation_type, random_start_player: as PettingZoo ``hanabi_v5`` (ANCHORS.md §1).
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        observation_type, random_start_player: as PettingZoo ``hanabi_v5`` (docs/anchors.md §1).
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         scoring: ``"strict"`` (default) or ``"lenient"``.
         hand_order: ``"shift"`` (default, HLE/hanabi_v5) or ``"fixed"`` (the papers' Java
             framework: a drawn card takes the vacated slot; :class:`hanabi_env.HanabiConfig`).
@@ -224,10 +312,22 @@ class raw_env(AECEnv, EzPickle):
     """
 
     metadata = {  # noqa: RUF012 - PettingZoo convention (class-level dict)
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "hanabi_env_v1",
         "is_parallelizable": False,
         "render_fps": 2,
+    }
+
+    #: hanabi_v5's configuration keys (its ``raw_env.required_keys``, same value and type).
+    required_keys: set = {  # noqa: RUF012 - hanabi_v5 declares the same class-level set
+        "colors",
+        "ranks",
+        "players",
+        "hand_size",
+        "max_information_tokens",
+        "max_life_tokens",
+        "observation_type",
+        "random_start_player",
     }
 
     def __init__(
@@ -284,6 +384,25 @@ class raw_env(AECEnv, EzPickle):
         self._obs_buf = np.zeros(self.game.observation_size, dtype=np.int8)
         self._zero_mask = np.zeros(n_actions, dtype=np.int8)
         self._mask = np.zeros(n_actions, dtype=np.int8)  # legal moves of the seat to move
+
+    # --- hanabi_v5's extra public attributes -------------------------------------------------
+    @property
+    def observation_vector_dim(self) -> tuple[int, ...]:
+        """Shape of the observation vector, e.g. ``(658,)`` (as hanabi_v5)."""
+        return (self.game.observation_size,)
+
+    @property
+    def legal_moves(self) -> list[int]:
+        """Legal action ids of ``agent_selection`` (``[]`` once it is done), as hanabi_v5."""
+        agent = self.agent_selection
+        if self.terminations.get(agent, True) or self.truncations.get(agent, True):
+            return []
+        return [int(a) for a in self.game.legal_actions()]
+
+    @property
+    def all_moves(self) -> list[int]:
+        """Every action id, ``list(range(n_actions))`` (as hanabi_v5)."""
+        return list(range(self.game.n_actions))
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The (cached) observation space of ``agent``."""
@@ -388,7 +507,10 @@ class raw_env(AECEnv, EzPickle):
         self.rewards = dict.fromkeys(self.agents, reward)
         if self.game.is_terminal:
             self.terminations = dict.fromkeys(self.agents, True)
-        self.agent_selection = self.possible_agents[self.game.current_player]
+            # dead steps in seat order, player_0 first, as hanabi_v5 (Shimmy picks agents[0])
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
         self._accumulate_rewards()
         self._refresh_infos(agent)
         if self.render_mode == "human":
@@ -411,8 +533,13 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"agent={agent!r} is not one of {self.possible_agents}")
         return self.game.view(self._agent_index[agent], seer=seer)
 
-    def render(self) -> str | None:
-        """Text board (``"ansi"`` returns it, ``"human"`` prints it)."""
+    def render(self) -> str | np.ndarray | None:
+        """Draw the board for the render mode.
+
+        ``"ansi"`` returns the text board, ``"human"`` prints it (returns ``None``),
+        ``"rgb_array"`` returns an ``(H, W, 3)`` uint8 picture
+        (:func:`hanabi_env.render.render_rgb_array`).
+        """
         if self.render_mode is None:
             import gymnasium
 
@@ -420,6 +547,10 @@ class raw_env(AECEnv, EzPickle):
                 "You are calling render method without specifying any render mode."
             )
             return None
+        if self.render_mode == "rgb_array":
+            from hanabi_env.render import render_rgb_array
+
+            return render_rgb_array(self.game)
         text = self.game.render()
         if self.render_mode == "human":
             print(text)
@@ -435,3 +566,8 @@ class raw_env(AECEnv, EzPickle):
         out = np.zeros(V.observation_size(self.game.state.cfg, V.OBS_SEER), dtype=np.int8)
         V.observe_into(self.game.state, self.game.current_player, v, V.OBS_SEER, out)
         return out
+
+
+# `import hanabi_env.env as m` binds the function `env` (the package re-exports it under the
+# submodule's name), so the function's docstring carries the module's user documentation too.
+env.__doc__ = f"{inspect.cleandoc(env.__doc__ or '')}\n\n{__doc__}"

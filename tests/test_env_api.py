@@ -332,7 +332,7 @@ def test_ezpickle_round_trip(ctor):
         ({"observation_type": "full"}, "observation_type"),
         ({"observation_type": "Minimal"}, "observation_type"),
         ({"scoring": "harsh"}, "scoring"),
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "rgb"}, "render_mode"),
         ({"render_mode": "Human"}, "render_mode"),
     ],
 )
