@@ -23,6 +23,7 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -33,7 +34,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     env = hanabi_env.env(players=args.players, scoring=args.scoring)
     rng = np.random.default_rng(args.seed)
-    scores = []
+    scores, moves, dead = [], [], 0
     for game in range(args.games):
         env.reset(seed=args.seed + game)
         infos = {}
@@ -47,15 +48,37 @@ def _demo(args: argparse.Namespace) -> int:
             env.step(action)
         score = next(iter(infos.values()))["score"]
         scores.append(score)
+        view = env.unwrapped.view("player_0")
+        fireworks = int(np.sum(view.fireworks))
+        moves.append(env.unwrapped.game.n_moves)
+        dead += int(view.life_tokens) == 0
         metrics = "  ".join(
             f"{a}: comm={_fmt(i['communicativeness'])} ipp={_fmt(i['ipp'])}"
             for a, i in infos.items()
         )
-        print(f"game {game}: score {score:2d}   {metrics}")
+        print(
+            f"game {game}: score {score:2d} (fireworks {fireworks:2d}, {moves[-1]:3d} moves)"
+            f"   {metrics}"
+        )
     mean = float(np.mean(scores))
     sem = float(np.std(scores, ddof=1) / np.sqrt(len(scores))) if len(scores) > 1 else 0.0
     print(f"mean score over {len(scores)} games: {mean:.2f} ± {sem:.2f} (s.e.m.)")
+    print(_demo_note(args.scoring, dead, len(scores), float(np.mean(moves))))
     return 0
+
+
+def _demo_note(scoring: str, dead: int, games: int, mean_moves: float) -> str:
+    """The one-line explanation that ends ``demo`` (why uniformly random play scores 0)."""
+    lives = f"random play lost all 3 lives in {dead} of {games} games (~{mean_moves:.0f} moves)"
+    if scoring == "strict":
+        return (
+            f"note: {lives}; under strict scoring (the default, as HLE/hanabi_v5) that scores "
+            "0 - try --scoring lenient to keep the fireworks total"
+        )
+    return (
+        f"note: {lives}; lenient scoring (the papers' Java framework) keeps the fireworks "
+        "total, strict scoring (the default, as HLE/hanabi_v5) would score those games 0"
+    )
 
 
 def _fmt(x: float | None) -> str:
@@ -167,7 +190,7 @@ def _play(args: argparse.Namespace) -> int:
             print(f"game {game}: score {score}")
     except KeyboardInterrupt:
         game_state = env.unwrapped.game
-        if game_state.n_moves:  # count the unfinished game's moves too
+        if game_state.n_moves or counters is None:  # the unfinished game too (summary even at 0)
             c = np.array(game_state.state.counters, dtype=np.float64)
             counters = c if counters is None else counters + c
         print("\nstopped.")
@@ -207,6 +230,7 @@ def _train_sb3(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     out = args.out if args.out.endswith(".zip") else args.out + ".zip"
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     print(
         f"training MaskablePPO for {args.steps} steps against {', '.join(pool)} "
         f"({args.players} players, {args.scoring} scoring) on the CPU"
@@ -218,6 +242,7 @@ def _train_sb3(args: argparse.Namespace) -> int:
         path=out,
         env_kwargs={"players": args.players, "scoring": args.scoring},
         verbose=0 if args.quiet else 1,
+        torch_threads=args.torch_threads,
     )
     print(f"saved {out}")
     if args.games > 0:
@@ -291,6 +316,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     except (ValueError, argparse.ArgumentTypeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    from pathlib import Path
+
+    for path in (args.json, args.csv):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result.to_dict(), f, indent=1)
@@ -318,33 +348,104 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+SCORING = (
+    "strict (the default, as HLE/hanabi_v5): losing the last life scores 0; lenient (the "
+    "papers' Java framework): the fireworks total is kept"
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line: ``error: ...`` (exit code 2)."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``hanabi-adhoc``."""
-    parser = argparse.ArgumentParser(
-        prog="hanabi-adhoc", description="Ad-hoc cooperation research in Hanabi."
+    """The argument parser of ``hanabi-adhoc`` (subparsers share its one-line usage errors)."""
+    from qd.cli import nonnegative_int, positive_int
+
+    parser = _Parser(prog="hanabi-adhoc", description="Ad-hoc cooperation research in Hanabi.")
+    sub = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        help="one of the subcommands below; 'hanabi-adhoc COMMAND --help' for its options",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
     pl = sub.add_parser(
         "pipeline",
         help="the whole study: populations -> match-ups -> meta-agents -> report",
         description="Runs (or resumes) the study of meta.pipeline and writes OUT/report/ "
         "(summary.md, tables/*.csv, figures/*.png). Rerun the same command to resume.",
     )
-    pl.add_argument("--config", choices=["quick", "paper"], default="quick")
-    pl.add_argument("--out", default="runs/pipeline", help="output folder (default runs/pipeline)")
-    pl.add_argument("--runs", type=int, help="MAP-Elites populations (default 3)")
-    pl.add_argument("--candidates", type=int, help="candidates per MAP-Elites run")
-    pl.add_argument("--me-games", type=int, help="self-play games per MAP-Elites candidate")
-    pl.add_argument("--seed", type=int, help="master seed (default 0)")
-    pl.add_argument("--matchup-games", type=int, help="games per match-up pair")
-    pl.add_argument("--train-games", type=int, help="games per response-table pair")
-    pl.add_argument("--episodes", type=int, help="meta-agent episodes per partner (k)")
-    pl.add_argument("--games", dest="pl_games", type=int, help="games per episode (g)")
-    pl.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     pl.add_argument(
-        "--scheduler-address", default=None, help="Dask scheduler for MAP-Elites and match-ups"
+        "--config",
+        choices=["quick", "paper"],
+        default="quick",
+        help="quick (minutes on 2 cores) or paper ([Bayes21] scale); the options below "
+        "override it (default quick)",
     )
-    pl.add_argument("--quiet", action="store_true", help="no progress bars")
+    pl.add_argument(
+        "--out",
+        default="runs/pipeline",
+        metavar="DIR",
+        help="output folder; rerun with the same folder to resume (default runs/pipeline)",
+    )
+    pl.add_argument(
+        "--runs", type=positive_int, metavar="N", help="MAP-Elites populations (default 3)"
+    )
+    pl.add_argument(
+        "--candidates",
+        type=positive_int,
+        metavar="N",
+        help="candidates per MAP-Elites run (default: quick 4000, paper 10^6)",
+    )
+    pl.add_argument(
+        "--me-games",
+        type=positive_int,
+        metavar="N",
+        help="self-play games per MAP-Elites candidate (default: quick 25, paper 100)",
+    )
+    pl.add_argument("--seed", type=int, metavar="N", help="master seed (default 0)")
+    pl.add_argument(
+        "--matchup-games",
+        type=positive_int,
+        metavar="N",
+        help="games per match-up pair (default: quick 100, paper 400)",
+    )
+    pl.add_argument(
+        "--train-games",
+        type=positive_int,
+        metavar="N",
+        help="games per response-table pair (default: quick 50, paper 400)",
+    )
+    pl.add_argument(
+        "--episodes",
+        type=positive_int,
+        metavar="K",
+        help="meta-agent episodes per partner, k (default: quick 5, paper 200)",
+    )
+    pl.add_argument(
+        "--games",
+        dest="pl_games",
+        type=positive_int,
+        metavar="G",
+        help="games per meta-agent episode, g (default 10)",
+    )
+    pl.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="processes, >= 1 (default: all cores)",
+    )
+    pl.add_argument(
+        "--scheduler-address",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler for MAP-Elites and match-ups, e.g. tcp://host:8786 (default: local)",
+    )
+    pl.add_argument("--quiet", action="store_true", help="no progress bars (default: shown)")
     pl.set_defaults(func=_pipeline)
     play = sub.add_parser(
         "play",
@@ -352,33 +453,83 @@ def build_parser() -> argparse.ArgumentParser:
         description=SEAT_HELP,
     )
     play.add_argument("seats", nargs="+", metavar="SEAT", help="one per seat, 2 to 5")
-    play.add_argument("--games", type=int, default=1, help="number of games (default 1)")
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument("--scoring", choices=["strict", "lenient"], default="strict")
-    play.add_argument("--render", action="store_true", help="print the board at every move")
+    play.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
+    play.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    play.add_argument("--scoring", choices=["strict", "lenient"], default="strict", help=SCORING)
     play.add_argument(
-        "--train-games", type=int, default=20, help="games per pair of the meta-agent's table"
+        "--render",
+        action="store_true",
+        help="print the board at every move (agents only; default: off)",
+    )
+    play.add_argument(
+        "--train-games",
+        type=positive_int,
+        default=20,
+        help="games per pair of the meta-agent's response table (default 20)",
     )
     play.set_defaults(func=_play)
     tr = sub.add_parser(
         "train-sb3",
         help="train a MaskablePPO partner against a rule-based pool (needs the rl extra)",
     )
-    tr.add_argument("--pool", default="IGGI,Piers,Outer", help="training partners (names)")
-    tr.add_argument("--steps", type=int, default=200_000, help="learner decisions")
-    tr.add_argument("--players", type=int, default=2)
-    tr.add_argument("--scoring", choices=["strict", "lenient"], default="lenient")
-    tr.add_argument("--games", type=int, default=100, help="evaluation games per partner")
-    tr.add_argument("--seed", type=int, default=0)
-    tr.add_argument("--workers", type=int, default=None, help="evaluation processes")
-    tr.add_argument("--out", default="runs/sb3_partner.zip", help="model path (.zip)")
-    tr.add_argument("--quiet", action="store_true")
+    tr.add_argument(
+        "--pool",
+        default="IGGI,Piers,Outer",
+        help="training partners: comma-separated baseline names (default IGGI,Piers,Outer)",
+    )
+    tr.add_argument(
+        "--steps",
+        type=positive_int,
+        default=200_000,
+        metavar="N",
+        help="learner decisions (default 200000)",
+    )
+    tr.add_argument("--players", type=int, choices=range(2, 6), default=2, help="2..5 (default 2)")
+    tr.add_argument(
+        "--scoring",
+        choices=["strict", "lenient"],
+        default="lenient",
+        help="lenient (the papers) or strict (HLE) (default lenient)",
+    )
+    tr.add_argument(
+        "--games",
+        type=nonnegative_int,
+        default=100,
+        metavar="N",
+        help="evaluation games per partner after training, 0 = skip (default 100)",
+    )
+    tr.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    tr.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="evaluation processes (default: all cores)",
+    )
+    tr.add_argument(
+        "--torch-threads",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="torch CPU threads for training (default 1)",
+    )
+    tr.add_argument(
+        "--out",
+        default="runs/sb3_partner.zip",
+        metavar="PATH",
+        help="model path, .zip added if missing (default runs/sb3_partner.zip)",
+    )
+    tr.add_argument(
+        "--quiet", action="store_true", help="no training log or progress bar (default: shown)"
+    )
     tr.set_defaults(func=_train_sb3)
     demo = sub.add_parser("demo", help="play a few random games through hanabi_env.env()")
-    demo.add_argument("--games", type=int, default=5, help="number of games (default 5)")
-    demo.add_argument("--players", type=int, default=2, help="2..5 (default 2)")
-    demo.add_argument("--scoring", choices=["strict", "lenient"], default="strict")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--games", type=positive_int, default=5, help="number of games (default 5)")
+    demo.add_argument(
+        "--players", type=int, choices=range(2, 6), default=2, help="2..5 (default 2)"
+    )
+    demo.add_argument("--scoring", choices=["strict", "lenient"], default="strict", help=SCORING)
+    demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     demo.set_defaults(func=_demo)
     ev = sub.add_parser(
         "evaluate",
@@ -386,12 +537,31 @@ def build_parser() -> argparse.ArgumentParser:
         description="AGENT is a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, "
         "Flawed, Piers, Cautious) or a comma-separated chromosome of rule indices.",
     )
-    ev.add_argument("agent")
-    ev.add_argument("--mode", choices=["mirror", "mixed"], default="mirror")
-    ev.add_argument("--games", type=int, default=100, help="games per size (and partner)")
+    ev.add_argument(
+        "agent",
+        metavar="AGENT",
+        help="a baseline name (e.g. piers) or a comma-separated chromosome of rule indices",
+    )
+    ev.add_argument(
+        "--mode",
+        choices=["mirror", "mixed"],
+        default="mirror",
+        help="mirror (self-play) or mixed (with each agent of the test pool) (default mirror)",
+    )
+    ev.add_argument(
+        "--games",
+        type=positive_int,
+        default=100,
+        help="games per size (and partner) (default 100)",
+    )
     ev.add_argument("--players", default="2-5", help="e.g. 2-5, 2,4 or 3 (default 2-5)")
-    ev.add_argument("--scoring", choices=["strict", "lenient"], default="lenient")
-    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument(
+        "--scoring",
+        choices=["strict", "lenient"],
+        default="lenient",
+        help="lenient (the papers) or strict (HLE) (default lenient)",
+    )
+    ev.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ev.add_argument(
         "--hand-order",
         choices=["shift", "fixed"],
@@ -403,10 +573,18 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a turn on which no rule fires ends the game (the 2018-2020 Java reference)",
     )
-    ev.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    ev.add_argument("--json", metavar="PATH", help="write the full result as JSON")
-    ev.add_argument("--csv", metavar="PATH", help="write one row per (partner, size) as CSV")
-    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="processes (default: all cores)",
+    )
+    ev.add_argument("--json", metavar="PATH", help="write the full result as JSON (default: none)")
+    ev.add_argument(
+        "--csv", metavar="PATH", help="write one row per (partner, size) as CSV (default: none)"
+    )
+    ev.add_argument("--quiet", action="store_true", help="no progress bar (default: shown)")
     ev.set_defaults(func=_evaluate)
     from qd.cli import add_subcommands
 
@@ -419,11 +597,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``hanabi-adhoc``."""
-    args = build_parser().parse_args(argv)
-    if getattr(args, "games", 1) < 1:
-        print("error: --games must be >= 1", file=sys.stderr)
+    args = build_parser().parse_args(argv)  # option errors: usage + one error line, exit 2
+    try:
+        return args.func(args)
+    except OSError as err:  # unreadable input, unwritable output folder, ...
+        print(f"error: {err}", file=sys.stderr)
         return 2
-    return args.func(args)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from agents.policy import RuleAgent, make
@@ -99,11 +100,21 @@ def _bar(total: int, desc: str):
     return tqdm(total=total, desc=desc, unit="game")
 
 
+def _error(err: Exception) -> int:
+    """Report a user error in one line (exit code 2)."""
+    msg = err.args[0] if isinstance(err, KeyError) and err.args else err
+    print(f"error: {msg}", file=sys.stderr)
+    return 2
+
+
 def _table(args) -> int:
     from meta.table import build_table
 
-    r, r_ids = load_pool(args.responses)
-    h, h_ids = load_pool(args.hypotheses or args.responses)
+    try:
+        r, r_ids = load_pool(args.responses)
+        h, h_ids = load_pool(args.hypotheses or args.responses)
+    except (ValueError, FileNotFoundError, KeyError) as err:
+        return _error(err)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     bar = _bar(len(r) * len(h) * args.train_games, "meta table")
@@ -130,21 +141,30 @@ def _table(args) -> int:
 
 
 def _eval(args) -> int:
-    from meta.evaluate import evaluate_meta, self_play_measures
+    from meta.evaluate import ALL_VARIANTS, evaluate_meta, self_play_measures
 
-    preset = CONFIGS[args.config]
-    train = args.train_games or preset["train_games"]
-    episodes = args.episodes or preset["episodes"]
-    games = args.games or preset["games"]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    preset = CONFIGS[args.config]  # --train-games, --episodes, --games override the preset
+    train = preset["train_games"] if args.train_games is None else args.train_games
+    episodes = preset["episodes"] if args.episodes is None else args.episodes
+    games = preset["games"] if args.games is None else args.games
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    unknown = [v for v in variants if v not in ALL_VARIANTS]
+    if not variants or unknown:
+        return _error(
+            ValueError(f"--variants={args.variants!r}: allowed: {', '.join(ALL_VARIANTS)}")
+        )
     h_src = args.hypotheses or args.responses
     e_src = args.partners or h_src
     # elites of another population share cell ids with H's elites: keep them apart
     e_prefix = "E" if e_src != h_src and not e_src.startswith("baselines:") else ""
-    r, r_ids = load_pool(args.responses)
-    h, h_ids = load_pool(h_src)
-    e, e_ids = load_pool(e_src, prefix=e_prefix)
+    try:
+        r, r_ids = load_pool(args.responses)
+        h, h_ids = load_pool(h_src)
+        e, e_ids = load_pool(e_src, prefix=e_prefix)
+    except (ValueError, FileNotFoundError, KeyError) as err:
+        return _error(err)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     table, oracle = _tables(args, out, train, (r, r_ids), (h, h_ids), (e, e_ids))
     dims = (5, 5)
     if not h_src.startswith("baselines:"):
@@ -157,7 +177,7 @@ def _eval(args) -> int:
         r,
         e,
         e_ids,
-        variants=args.variants.split(","),
+        variants=variants,
         episodes=episodes,
         games=games,
         seed=args.seed,
@@ -236,11 +256,28 @@ def _figures(res, table, fig_dir: Path) -> list[Path]:
     return paths
 
 
+SOURCE_HELP = (
+    "SOURCE is 5x5 or 20x20 (the published populations), a population or archive JSON, a "
+    "MAP-Elites run folder, or baselines:NAME,NAME,... (e.g. baselines:piers,iggi,outer)."
+)
+
+
 def _common(p) -> None:
-    p.add_argument("--responses", default="5x5", metavar="SOURCE", help="pool R (default 5x5)")
-    p.add_argument("--hypotheses", metavar="SOURCE", help="pool H (default: R)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1)
+    from qd.cli import positive_int
+
+    p.add_argument(
+        "--responses",
+        default="5x5",
+        metavar="SOURCE",
+        help="pool R of responses the meta-agent can play (default 5x5)",
+    )
+    p.add_argument(
+        "--hypotheses", metavar="SOURCE", help="pool H of partner hypotheses (default: R)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--workers", type=positive_int, default=1, metavar="N", help="processes, >= 1 (default 1)"
+    )
 
 
 def _all_variants() -> tuple[str, ...]:
@@ -251,44 +288,108 @@ def _all_variants() -> tuple[str, ...]:
 
 def add_subcommands(subparsers) -> None:
     """Add ``meta-table`` and ``meta-eval`` to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser("meta-table", help="offline table I(r, h) (resumable CSV)")
+    from qd.cli import nonnegative_int, positive_int
+
+    p = subparsers.add_parser(
+        "meta-table",
+        help="offline table I(r, h) (resumable CSV)",
+        description="Plays every (response r, hypothesis h) pair and writes the response table "
+        "I(r, h) (score, h's communicativeness and IPP) as a resumable CSV. " + SOURCE_HELP,
+    )
     _common(p)
-    p.add_argument("--train-games", type=int, default=400, metavar="N")
-    p.add_argument("--out", default="runs/meta/table.csv", metavar="CSV")
+    p.add_argument(
+        "--train-games",
+        type=positive_int,
+        default=400,
+        metavar="N",
+        help="games per (r, h) pair (default 400, as [Bayes21])",
+    )
+    p.add_argument(
+        "--out",
+        default="runs/meta/table.csv",
+        metavar="CSV",
+        help="table path; an existing table is resumed (default runs/meta/table.csv)",
+    )
     p.set_defaults(func=_table)
     p = subparsers.add_parser(
         "meta-eval",
         aliases=["meta-evaluate"],
         help="evaluate the meta-agent variants ([Bayes21], [ToG20])",
+        description="Builds the response table I(R, H) (and I(R, E) for the Oracle), then "
+        "plays K episodes of G games with every partner of E for each variant; writes "
+        "OUT/evaluation.json, games.csv, observed.csv and prints mean +- s.e.m., Welch's "
+        "t-tests and the niche-estimate MAE. " + SOURCE_HELP,
     )
     _common(p)
-    p.add_argument("--partners", metavar="SOURCE", help="pool E (default: H)")
-    p.add_argument("--config", choices=sorted(CONFIGS), default="quick")
-    p.add_argument("--train-games", type=int, metavar="N")
-    p.add_argument("--episodes", type=int, metavar="K")
-    p.add_argument("--games", type=int, metavar="G")
+    p.add_argument("--partners", metavar="SOURCE", help="pool E of partners (default: H)")
+    quick, paper = CONFIGS["quick"], CONFIGS["paper"]
+    p.add_argument(
+        "--config",
+        choices=sorted(CONFIGS),
+        default="quick",
+        help="preset of --train-games/--episodes/--games: quick = "
+        f"{quick['train_games']}/{quick['episodes']}/{quick['games']}, paper = "
+        f"{paper['train_games']}/{paper['episodes']}/{paper['games']} (default quick)",
+    )
+    p.add_argument(
+        "--train-games",
+        type=positive_int,
+        metavar="N",
+        help="games per pair of the response tables (default: from --config)",
+    )
+    p.add_argument(
+        "--episodes",
+        type=positive_int,
+        metavar="K",
+        help="episodes per partner and variant (default: from --config)",
+    )
+    p.add_argument(
+        "--games",
+        type=positive_int,
+        metavar="G",
+        help="games per episode (default: from --config)",
+    )
     p.add_argument(
         "--variants",
         default="adaptive,generalist,oracle,random",
-        help="comma-separated subset of: " + ",".join(_all_variants()),
+        help="comma-separated subset of: "
+        + ",".join(_all_variants())
+        + " (default adaptive,generalist,oracle,random)",
     )
     p.add_argument(
         "--response-threshold",
-        type=int,
+        type=nonnegative_int,
         default=0,
         metavar="N",
-        help="response-adaptive: partner moves observed before leaving the Generalist ([ToG20]: 0)",
+        help="response-adaptive: partner moves observed before leaving the Generalist "
+        "(default 0, as [ToG20])",
     )
-    p.add_argument("--empty-niche", choices=("generalist", "nearest"), default="generalist")
+    p.add_argument(
+        "--empty-niche",
+        choices=("generalist", "nearest"),
+        default="generalist",
+        help="response-* variants: what to play when the estimated niche has no response "
+        "(default generalist)",
+    )
     p.add_argument(
         "--self-play-games",
-        type=int,
+        type=nonnegative_int,
         default=200,
         metavar="N",
-        help="mirror games per partner for the niche-estimate MAE (0: skip)",
+        help="mirror games per partner for the niche-estimate MAE, 0 = skip (default 200)",
     )
-    p.add_argument("--figures", metavar="DIR", help="write the PNG figures of meta.plot here")
-    p.add_argument("--out", default="runs/meta", metavar="DIR")
+    p.add_argument(
+        "--figures",
+        metavar="DIR",
+        help="write the PNG figures of meta.plot here (default: no figures)",
+    )
+    p.add_argument(
+        "--out",
+        default="runs/meta",
+        metavar="DIR",
+        help="output folder: table.csv, evaluation.json, games.csv, observed.csv "
+        "(default runs/meta)",
+    )
     p.set_defaults(func=_eval)
 
 

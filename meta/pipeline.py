@@ -1,13 +1,14 @@
 """The whole study in one call: populations → match-ups → meta-agents → a report folder.
 
 :func:`run_pipeline` chains the stages of the papers' study ([ToG20], [Bayes21];
-PAPERS.md §3–4) on one configuration (:data:`PIPELINE_CONFIGS`):
+docs/papers.md §3–4) on one configuration (:data:`PIPELINE_CONFIGS`):
 
 1. **populations** — ``runs`` independent MAP-Elites runs (:func:`qd.run.run_map_elites`,
    communicativeness × IPP, 2-player self-play), each ending with the re-evaluation of its
    elites on common deals;
 2. **match-ups** — every ordered pair of each population plays ``matchup_games`` games
-   (:func:`qd.analysis.archive_matchups`; intra-population score, [ToG20] eq. 1);
+   (:func:`qd.analysis.archive_matchups`; intra-population scores, [ToG20] eq. 1, and the mean
+   pairwise score, [Bayes21]);
 3. **response tables** — I(R, H) with R = H = one population (:func:`meta.table.build_table`),
    and I(R, E) for the Oracle out of distribution;
 4. **meta-agent evaluation** — the [Bayes21] protocol (:func:`meta.evaluate.evaluate_meta`;
@@ -20,6 +21,7 @@ PAPERS.md §3–4) on one configuration (:data:`PIPELINE_CONFIGS`):
 Output layout of ``out_dir``::
 
     pipeline.json                 the configuration (a rerun must use the same one)
+    timing.json                   compute time of every finished unit of work (all invocations)
     runs/run<i>/                  MAP-Elites outputs (archive.json, elites.csv, summary.json, ...)
     tables/matchups_run<i>.csv    match-up tables (qd.analysis.MATCHUP_COLUMNS)
     tables/response_run<i>.csv    I(R=H=run i) (meta.table.TABLE_COLUMNS)
@@ -30,6 +32,9 @@ Output layout of ``out_dir``::
 **Resumable**: every stage writes its files atomically and is skipped when its output exists;
 a killed MAP-Elites run resumes from its checkpoint and response tables from their CSV, so
 rerunning the same command finishes the study with the same results as an uninterrupted run.
+The compute time of every finished unit of work (a MAP-Elites run, a match-up table, a
+meta-agent evaluation) is kept in ``timing.json``, so the report of a resumed study gives the
+total compute time of the study, not only that of the last invocation.
 Elite ids are prefixed with the run (``"run0:[2,3]"``) so that pools of different runs never
 share ids.
 """
@@ -226,12 +231,94 @@ def _check_manifest(out: Path, config: PipelineConfig) -> None:
         _write_json(path, doc)
 
 
+TIMING_FORMAT = "hanabi-adhoc/pipeline-timing"
+
+
+class _Timing:
+    """Compute time of each finished unit of work, kept in ``out/timing.json``.
+
+    Units are ``"populations/run<i>"``, ``"matchups/run<i>"`` and ``"meta/run<h>__run<e>"``. A
+    unit is recorded when it finishes (so a later kill loses nothing recorded); a unit loaded
+    from an earlier invocation keeps its recorded time. A MAP-Elites run resumed from its
+    checkpoint counts the search time stored in the checkpoint too.
+    """
+
+    def __init__(self, out: Path):
+        self.path = out / "timing.json"
+        self.units: dict[str, dict] = {}
+        self.invocations = 0
+        if self.path.exists():
+            try:
+                doc = json.loads(self.path.read_text())
+                self.units = dict(doc.get("units") or {})
+                self.invocations = int(doc.get("invocations") or 0)
+            except (json.JSONDecodeError, TypeError, ValueError):
+                self.units, self.invocations = {}, 0
+        self.invocations += 1
+        self.computed: list[str] = []
+        self.loaded: list[str] = []
+        self._save()
+
+    def _save(self) -> None:
+        _write_json(
+            self.path,
+            {
+                "format": TIMING_FORMAT,
+                "version": 1,
+                "invocations": self.invocations,
+                "units": self.units,
+            },
+        )
+
+    def record(self, unit: str, seconds: float, resumed: bool = False) -> None:
+        """``unit`` finished in this invocation after ``seconds`` (plus earlier sessions)."""
+        self.units[unit] = {"seconds": float(seconds), "resumed": bool(resumed)}
+        self.computed.append(unit)
+        self._save()
+
+    def loaded_earlier(self, unit: str, fallback: float | None = None) -> None:
+        """``unit`` was finished by an earlier invocation; ``fallback`` if it has no record."""
+        self.loaded.append(unit)
+        if unit not in self.units:
+            self.units[unit] = {
+                "seconds": None if fallback is None else float(fallback),
+                "resumed": False,
+                "estimated": True,
+            }
+            self._save()
+
+    def stage_seconds(self, stage: str) -> float:
+        """Recorded compute time of a stage's units (unknown times count as 0)."""
+        return sum(
+            float(u.get("seconds") or 0.0)
+            for k, u in self.units.items()
+            if k.startswith(f"{stage}/")
+        )
+
+    def total_seconds(self) -> float:
+        return sum(self.stage_seconds(s) for s in ("populations", "matchups", "meta"))
+
+    def unknown(self) -> list[str]:
+        return sorted(k for k, u in self.units.items() if u.get("seconds") is None)
+
+    def resumed_units(self) -> list[str]:
+        return sorted(k for k, u in self.units.items() if u.get("resumed"))
+
+
+def _checkpoint_elapsed(path: Path) -> float:
+    """Search time stored in a MAP-Elites checkpoint (0 when unreadable)."""
+    try:
+        return float(json.loads(path.read_text())["payload"].get("elapsed") or 0.0)
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+        return 0.0
+
+
 # --------------------------------------------------------------------------------------------
 # stages
 # --------------------------------------------------------------------------------------------
 
 
-def _populations(out, config, workers, scheduler_address, quiet) -> list:
+def _populations(out, config, workers, scheduler_address, quiet, timing) -> list:
     from qd.io import load_archive
     from qd.run import run_map_elites
 
@@ -241,8 +328,15 @@ def _populations(out, config, workers, scheduler_address, quiet) -> list:
         if (run_dir / "summary.json").exists() and (run_dir / "archive.json").exists():
             _say(f"[populations] run{r}: done earlier, loading {run_dir}", quiet)
             archives.append(load_archive(run_dir / "archive.json"))
+            try:
+                fallback = json.loads((run_dir / "summary.json").read_text()).get("elapsed_s")
+            except (OSError, json.JSONDecodeError):
+                fallback = None
+            timing.loaded_earlier(f"populations/run{r}", fallback)
             continue
         resume = (run_dir / "checkpoint.json").exists()
+        before = _checkpoint_elapsed(run_dir / "checkpoint.json") if resume else 0.0
+        t0 = time.perf_counter()
         me = config.map_elites_config(r)
         _say(
             f"[populations] run{r}: MAP-Elites {me.name}, {me.candidates} candidates × "
@@ -258,10 +352,11 @@ def _populations(out, config, workers, scheduler_address, quiet) -> list:
             progress=not quiet,
         )
         archives.append(loop.archive)
+        timing.record(f"populations/run{r}", before + time.perf_counter() - t0, resume)
     return archives
 
 
-def _matchups(out, config, archives, workers, scheduler_address, quiet) -> list:
+def _matchups(out, config, archives, workers, scheduler_address, quiet, timing) -> list:
     from qd.analysis import MatchupTable, archive_matchups
     from qd.evaluator import make_backend
 
@@ -275,7 +370,9 @@ def _matchups(out, config, archives, workers, scheduler_address, quiet) -> list:
             path = out / "tables" / f"matchups_run{r}.csv"
             if path.exists():
                 tables.append(MatchupTable.from_csv(path))
+                timing.loaded_earlier(f"matchups/run{r}")
                 continue
+            t0 = time.perf_counter()
             n = len(archive)
             _say(
                 f"[match-ups] run{r}: {n}×{n} ordered pairs × {config.matchup_games} games",
@@ -294,6 +391,7 @@ def _matchups(out, config, archives, workers, scheduler_address, quiet) -> list:
             t.to_csv(tmp)
             tmp.replace(path)
             tables.append(t)
+            timing.record(f"matchups/run{r}", time.perf_counter() - t0)
     finally:
         if backend is not None:
             backend.close()
@@ -329,7 +427,7 @@ def _pool_pairs(n_runs: int) -> list[tuple[int, int]]:
     return pairs
 
 
-def _meta(out, config, archives, workers, quiet) -> dict[tuple[int, int], dict]:
+def _meta(out, config, archives, workers, quiet, timing) -> dict[tuple[int, int], dict]:
     from meta.evaluate import evaluate_meta
 
     pools = [_pool(a, f"run{r}") for r, a in enumerate(archives)]
@@ -341,7 +439,9 @@ def _meta(out, config, archives, workers, quiet) -> dict[tuple[int, int], dict]:
         if (folder / "evaluation.json").exists() and (folder / "games.csv").exists():
             _say(f"[meta] H=run{h}, E=run{e}: done earlier", quiet)
             results[(h, e)] = json.loads((folder / "evaluation.json").read_text())
+            timing.loaded_earlier(f"meta/{name}")
             continue
+        t0 = time.perf_counter()
         r_pols, r_ids = pools[h]["policies"], pools[h]["ids"]
         if h not in tables:
             tables[h] = _response_table(
@@ -400,6 +500,7 @@ def _meta(out, config, archives, workers, quiet) -> dict[tuple[int, int], dict]:
         doc = res.to_dict()
         _write_json(folder / "evaluation.json", doc)
         results[(h, e)] = doc
+        timing.record(f"meta/{name}", time.perf_counter() - t0)
     return results
 
 
@@ -424,28 +525,76 @@ def _read_games(path: Path) -> dict[str, np.ndarray]:
     return {v: np.array([np.mean(s) for s in d.values()]) for v, d in per.items()}
 
 
-def _figures(out, report, archives, matchups, meta_docs, config) -> list[str]:
-    """Write the PNG figures; returns their paths relative to ``report``."""
-    import matplotlib
+def _niche(archive, cell_id: str, compact: bool = False) -> str:
+    """A cell id (``"run0:[1,3]"``) named by its bin ranges (:func:`qd.plot.cell_label`)."""
+    from qd.plot import cell_label
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    return cell_label(cell_id, archive.dims, archive.ranges, archive.measure_names, compact)
 
+
+NICHE_NAMES = (
+    "Elites are named by the bin ranges of their niche: `C 0.2–0.4 / IPP 0.6–0.8` is the elite "
+    "whose self-play communicativeness is in [0.2, 0.4) and whose IPP (information per play) is "
+    "in [0.6, 0.8) (docs/rules.md §5 and §7.1); where space is tight the same niche is written "
+    "`c.2–.4 i.6–.8`. In the CSV files the elite ids are `run<i>:[a,b]`: run i, "
+    "communicativeness bin a, IPP bin b, counted from 0."
+)
+
+
+def _figures(out, report, archives, matchups, meta_docs, config) -> list[tuple[str, str, str]]:
+    """Write the PNG figures; returns (path relative to ``report``, title, caption) each."""
     from qd.plot import heatmap, matchup_heatmap
 
     fig_dir = report / "figures"
     fig_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    written: list[tuple[Path, str, str]] = []
     for r, archive in enumerate(archives):
-        field = "reeval_objective" if "reeval_objective" in archive.fields else "objective"
+        reeval = "reeval_objective" in archive.fields
+        field = "reeval_objective" if reeval else "objective"
         if archive.measure_dim == 2 and len(archive):
             p = fig_dir / f"archive_run{r}.png"
-            heatmap(archive, p, field, title=f"run{r}: {field}")
-            written.append(p)
+            what = "re-evaluated self-play score" if reeval else "self-play score (search games)"
+            heatmap(archive, p, field, title=f"run{r}: {what} of each niche's elite")
+            d1, d2 = archive.dims
+            written.append(
+                (
+                    p,
+                    f"MAP-Elites archive of run{r}",
+                    f"Each square is a niche of the {d1} × {d2} grid: x = communicativeness, "
+                    "y = IPP (information per play) of the elite's self-play, both in [0, 1] "
+                    "(docs/rules.md §5). Colour and number = the "
+                    f"{what} of the niche's elite (points, 0–25; brighter is better); a blank "
+                    "square is a niche where no elite was found. The title gives coverage "
+                    "(filled niches), best and mean. A good population fills most niches "
+                    "(the papers: 22 of 25) with high scores (best 19.5–20.0, docs/papers.md "
+                    "§3).",
+                )
+            )
     for r, t in enumerate(matchups):
         p = fig_dir / f"matchups_run{r}.png"
-        matchup_heatmap(t, p, title=f"run{r}: match-up scores")
-        written.append(p)
+        a = archives[r]
+        matchup_heatmap(
+            t,
+            p,
+            title=f"run{r}: mean score of every pair of elites",
+            dims=a.dims,
+            ranges=a.ranges,
+            measures=a.measure_names,
+        )
+        written.append(
+            (
+                p,
+                f"Match-ups within run{r}",
+                f"Row = elite in seat 0, column = elite in seat 1 (its partner); colour = the "
+                f"pair's mean score over {t.games} games (points, 0–25; brighter is better). "
+                "Both axes list the elites in the same order, by intra-population score, best "
+                "first: the top row and left column are the Generalist, and the diagonal is "
+                "self-play. Bright rows and columns are elites that cooperate with many "
+                "partners; a bright diagonal over a dark background means specialists that "
+                "score well only with copies of themselves. The title gives the mean pairwise "
+                "score. " + NICHE_NAMES.split(" In the CSV")[0],
+            )
+        )
     from meta.evaluate import MetaEvaluation
     from meta.plot import plot_belief_evolution, plot_niche_estimates, plot_variant_scores
 
@@ -468,51 +617,196 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[str]:
             plot_belief_evolution(
                 ev, p, partner=best, variant="adaptive", title=f"run{h}, best elite as partner"
             )
-            written.append(p)
+            written.append(
+                (
+                    p,
+                    f"Belief of the adaptive meta-agent, run{h}",
+                    "How the Bayesian adaptive meta-agent ([Bayes21], docs/papers.md §4.2) "
+                    f"updates its belief during the first episode ({config.games} games) with "
+                    f"run{h}'s best elite as partner. Top: the belief (colour, 0–1) in each "
+                    "hypothesis h (rows: the elites of H, named by niche) in force during each "
+                    "game (columns); the red outline marks the partner's true hypothesis; "
+                    "above each column, the response the meta-agent played (compact niche "
+                    "name) and the score of that game. Bottom: the belief in the true "
+                    "hypothesis (red) and the largest belief (grey) per game. A good result: "
+                    "the red row turns bright and the red line climbs towards 1 within a few "
+                    "games.",
+                )
+            )
         if ev.self_play is not None and "response-adaptive" in ev.variants:
             p = fig_dir / f"niche_estimates_run{h}.png"
-            plot_niche_estimates(ev, p, variant="response-adaptive", title=f"run{h}")
-            written.append(p)
+            plot_niche_estimates(
+                ev, p, variant="response-adaptive", title=f"run{h}: niche estimates"
+            )
+            written.append(
+                (
+                    p,
+                    f"Niche estimates of the response-adaptive meta-agent, run{h}",
+                    "Each black dot is a partner's behaviour in self-play (x = communicativeness, "
+                    "y = IPP), i.e. where its elite sits in the archive; the arrow leads to the "
+                    "orange dot, the same partner's behaviour observed while it played with the "
+                    "response-adaptive meta-agent ([ToG20], docs/papers.md §4.1), pooled over "
+                    "responses. Grey lines are the niche boundaries. Short arrows that stay in "
+                    "their square mean the partner behaves as in self-play, so its niche can be "
+                    "estimated online; the title gives the mean absolute errors ([ToG20] "
+                    "reported 0.11 for communicativeness and 0.27 for IPP).",
+                )
+            )
     if evaluations:
         p = fig_dir / "variant_scores.png"
-        plot_variant_scores(evaluations, p, title="meta-agents")
-        written.append(p)
-    # score distributions: episode means per variant and pool pair
+        plot_variant_scores(evaluations, p, title="meta-agents: mean episode score")
+        written.append(
+            (
+                p,
+                "Meta-agent scores",
+                "Mean episode score (points, ± s.e.m. over the partners' episodes) of each "
+                "meta-agent variant, one group of bars per pool pair: H = the run whose elites "
+                "are the meta-agent's hypotheses and responses, E = the run whose elites are "
+                "the partners (H = E: in distribution; H ≠ E: out of distribution). Higher is "
+                "better; [Bayes21] expects Oracle ≥ Adaptive ≥ Generalist, with Random lowest.",
+            )
+        )
+    # score distributions: episode scores per variant and pool pair
     pairs = list(meta_docs)
     if pairs:
-        fig, axes = plt.subplots(
-            1, len(pairs), figsize=(2.6 * len(pairs) + 1, 3.6), sharey=True, squeeze=False
-        )
+        from matplotlib.figure import Figure  # no pyplot: the caller's backend is left alone
+
+        fig = Figure(figsize=(3.2 * len(pairs) + 1, 4.4))
+        axes = fig.subplots(1, len(pairs), sharey=True, squeeze=False)
         for ax, (h, e) in zip(axes[0], pairs, strict=True):
             eps = _read_games(out / "meta" / f"run{h}__run{e}" / "games.csv")
             names = [v for v in config.variants if v in eps]
             ax.boxplot([eps[v] for v in names], showmeans=True)
-            ax.set_xticks(range(1, len(names) + 1), names, rotation=45, fontsize=8)
-            ax.set_title(f"H=run{h}, E=run{e}", fontsize=9)
-        axes[0][0].set_ylabel("episode mean score (points)")
-        fig.suptitle("Meta-agent episode scores (box: quartiles, triangle: mean)", fontsize=10)
+            ax.set_xticks(range(1, len(names) + 1), names, rotation=45, ha="right", fontsize=9)
+            ax.set_title(f"H=run{h}, E=run{e}", fontsize=10)
+        axes[0][0].set_ylabel("episode score (points)")
+        fig.suptitle(
+            "Meta-agent episode scores (box: quartiles, line: median, triangle: mean)",
+            fontsize=11,
+        )
         fig.tight_layout()
         p = fig_dir / "score_distributions.png"
         fig.savefig(p, dpi=110)
-        plt.close(fig)
-        written.append(p)
-    return [str(p.relative_to(report)) for p in written]
+        written.append(
+            (
+                p,
+                "Distribution of the episode scores",
+                "One panel per pool pair (H, E as in the previous figure), one box per "
+                "variant over all its episodes (every partner of E × "
+                f"{config.episodes} episodes): the box spans the middle half of the episode "
+                "scores, the line is the median, the triangle the mean, the whiskers reach "
+                "the most extreme scores within 1.5 box lengths and circles are the scores "
+                "beyond. Higher boxes are better; a tall box means the variant's score "
+                "depends strongly on the partner.",
+            )
+        )
+    return [(str(p.relative_to(report)), t, c) for p, t, c in written]
 
 
-def _report(out, config, archives, matchups, meta_docs, elapsed) -> Path:
+DEFINITIONS = (
+    "Each statistic has one name, used in the tables, the figures and the CSV files:",
+    "",
+    "- **self-play score** of an elite: its mean score when paired with a copy of itself; the "
+    "**re-evaluated self-play score** is measured after the search on {reeval} new games with "
+    "common deals, and is what coverage, best, mean and QD score use;",
+    "- **intra-population score** of an elite ([ToG20] eq. 1, docs/papers.md §4.1): its mean "
+    "score over its 2n − 1 match-ups with the n elites of its own run (either seat, self-play "
+    "counted once); the elite with the highest one is the run's **Generalist**;",
+    "- **mean pairwise score** of a run ([Bayes21], docs/papers.md §3): the mean score over all "
+    "n² ordered pairs of the run's elites, self-play included (the mean of a match-up heatmap);",
+    "- **episode score**: a meta-agent's mean score over the g = {games} games of one episode "
+    "with one partner; results are the mean ± s.e.m. over every partner's {episodes} episodes;",
+    "- **H** is the run whose elites are a meta-agent's hypotheses and responses, **E** the run "
+    "whose elites are its partners: H = E is *in distribution*, H ≠ E *out of distribution*.",
+    "",
+)
+
+VARIANT_WORDS = {
+    "adaptive": "[Bayes21]'s Bayesian meta-agent: updates a belief over H from the partner's "
+    "observed communicativeness and IPP after each game and plays the best response to it",
+    "generalist": "never updates: always the best response to the uniform belief over H",
+    "oracle": "the best response to the partner's true type (out of distribution: from a "
+    "response table measured against E itself)",
+    "random": "Random-Response: a uniformly random response for each game",
+    "response-adaptive": "[ToG20]'s response-table meta-agent: estimates the partner's niche "
+    "from its observed communicativeness and IPP and plays that niche's specialised response",
+    "response-generalist": "[ToG20]'s agent that always plays the Generalist",
+    "response-oracle": "[ToG20]'s agent given the partner's true niche",
+}
+
+
+def _time(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.1f} s"
+
+
+def _timing_lines(timing: _Timing) -> list[str]:
+    parts = ", ".join(
+        f"{words} {_time(timing.stage_seconds(stage))}"
+        for stage, words in (
+            ("populations", "populations"),
+            ("matchups", "match-ups"),
+            ("meta", "meta-agents"),
+        )
+    )
+    text = (
+        f"**Compute time of the study: {_time(timing.total_seconds())}** ({parts}; writing "
+        "the report is not counted), summed over the units of work of all "
+        f"{timing.invocations} invocation(s) of the pipeline on this folder."
+    )
+    if timing.loaded:
+        text += (
+            f" This invocation resumed the study: it reused {len(timing.loaded)} unit(s) "
+            f"finished earlier and computed {len(timing.computed)}."
+        )
+    else:
+        text += " Everything was computed by this invocation."
+    resumed = timing.resumed_units()
+    if resumed:
+        text += (
+            " Resumed from a checkpoint (the search time of earlier sessions is included): "
+            + ", ".join(f"`{u}`" for u in resumed)
+            + "."
+        )
+    unknown = timing.unknown()
+    if unknown:
+        text += (
+            " No time was recorded for "
+            + ", ".join(f"`{u}`" for u in unknown)
+            + " (computed by an older version of the pipeline)."
+        )
+    return [text, ""]
+
+
+def _report(out, config, archives, matchups, meta_docs, timing) -> Path:
     report = out / "report"
     tab_dir = report / "tables"
     tab_dir.mkdir(parents=True, exist_ok=True)
+    reeval = config.map_elites_config(0).reeval_games
     lines = [
         f"# Hanabi ad-hoc cooperation study — `{config.name}` configuration",
         "",
-        f"Output folder `{out}`; wall time of the last invocation {elapsed / 60:.1f} min. "
-        "Settings: " + ", ".join(f"{k}={v}" for k, v in config.as_dict().items()) + ".",
+        f"Output folder `{out}`. Settings: "
+        + ", ".join(f"{k}={v}" for k, v in config.as_dict().items())
+        + ".",
         "",
-        "## MAP-Elites populations (re-evaluated elites)",
+        *_timing_lines(timing),
+        "## Definitions",
         "",
-        "| run | seed | candidates | coverage | best | mean | QD score | self-play (match-ups) "
-        "| intra-population score |",
+        *(
+            line.format(reeval=reeval, games=config.games, episodes=config.episodes)
+            for line in DEFINITIONS
+        ),
+        NICHE_NAMES,
+        "",
+        "## MAP-Elites populations",
+        "",
+        "Coverage = niches holding an elite; best, mean and QD score (their sum) are over the "
+        "elites' re-evaluated self-play scores (docs/papers.md §3: the papers report 22/25 "
+        "niches and best 19.5–20.0 at 10⁶ candidates). The last two columns come from the "
+        f"match-ups ({config.matchup_games} games per ordered pair).",
+        "",
+        "| run | seed | candidates | coverage | best | mean | QD score | mean pairwise score "
+        "| Generalist (its intra-population score) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     pop_rows = []
@@ -521,38 +815,42 @@ def _report(out, config, archives, matchups, meta_docs, elapsed) -> Path:
         st = archive.stats(field)
         me = config.map_elites_config(r)
         intra = mt.intra_population_scores()
+        g = mt.generalist()
         row = {
             "run": f"run{r}",
             "seed": me.seed,
             "candidates": me.candidates,
-            "coverage": f"{st.num_elites}/{archive.cells}",
-            "best": st.obj_max,
-            "mean": st.obj_mean,
+            "elites": st.num_elites,
+            "cells": archive.cells,
+            "best_self_play_score": st.obj_max,
+            "mean_self_play_score": st.obj_mean,
             "qd_score": st.qd_score,
-            "self_play_mean": float(mt.self_play().mean()),
-            "intra_population_mean": float(intra.mean()),
+            "mean_pairwise_score": mt.population_score(),
+            "generalist": mt.ids[g],
+            "generalist_intra_population_score": float(intra[g]),
         }
         pop_rows.append(row)
         lines.append(
-            f"| run{r} | {me.seed} | {me.candidates} | {row['coverage']} | {st.obj_max:.2f} | "
-            f"{st.obj_mean:.2f} | {st.qd_score:.1f} | {row['self_play_mean']:.2f} | "
-            f"{row['intra_population_mean']:.2f} |"
+            f"| run{r} | {me.seed} | {me.candidates} | {st.num_elites}/{archive.cells} | "
+            f"{st.obj_max:.2f} | {st.obj_mean:.2f} | {st.qd_score:.1f} | "
+            f"{row['mean_pairwise_score']:.2f} | {_niche(archive, mt.ids[g])} ({intra[g]:.2f}) |"
         )
     _write_csv(tab_dir / "populations.csv", pop_rows)
     for r in range(len(matchups)):
         shutil.copyfile(out / "tables" / f"matchups_run{r}.csv", tab_dir / f"matchups_run{r}.csv")
-    lines += [
-        "",
-        "Coverage, best and mean are over the elites' re-evaluated self-play scores "
-        "(PAPERS.md §3: the papers report 22/25 cells and best 19.5–20.0 at 10⁶ candidates).",
-        "",
-    ]
+    lines.append("")
     if meta_docs:
         variants = list(config.variants)
         lines += [
-            "## Meta-agents ([Bayes21] protocol; mean ± s.e.m. of episode scores)",
+            "## Meta-agents",
             "",
-            "| H (responses) | E (partners) | " + " | ".join(variants) + " |",
+            "The [Bayes21] protocol (docs/papers.md §4): the meta-agent plays "
+            f"{config.episodes} episode(s) of {config.games} games with every partner of E; "
+            "each cell is the mean ± s.e.m. of the episode scores. Variants:",
+            "",
+            *(f"- `{v}`: {VARIANT_WORDS.get(v, v)};" for v in variants),
+            "",
+            "| H (hypotheses) | E (partners) | " + " | ".join(variants) + " |",
             "|---|---|" + "---|" * len(variants),
         ]
         meta_rows = []
@@ -568,15 +866,16 @@ def _report(out, config, archives, matchups, meta_docs, elapsed) -> Path:
                             "partners": f"run{e}",
                             "distribution": "in" if h == e else "out",
                             "variant": v,
-                            "mean": s[v]["mean"],
-                            "sem": s[v]["sem"],
+                            "mean_episode_score": s[v]["mean"],
+                            "sem_episode_score": s[v]["sem"],
                             "n_episodes": s[v]["n_episodes"],
                         }
                     )
         _write_csv(tab_dir / "meta_agents.csv", meta_rows)
         lines += [
             "",
-            "Welch's t-tests on episode scores (scipy):",
+            "Welch's t-tests on the episode scores (scipy; mean difference = first variant "
+            "minus second, in points; a small p means the difference is unlikely to be noise):",
             "",
             "| H | E | test | mean difference | t | p |",
             "|---|---|---|---|---|---|",
@@ -593,11 +892,11 @@ def _report(out, config, archives, matchups, meta_docs, elapsed) -> Path:
         _write_csv(tab_dir / "ttests.csv", t_rows)
         lines += ["", _findings(meta_docs), ""]
         lines += [
-            "Niche-estimate error ([ToG20]): the partner's communicativeness and IPP observed "
-            "while the meta-agent played, against the partner's re-evaluated self-play measures "
-            "(mean absolute error over (partner, response) pairs; [ToG20] reported 0.11 and "
-            "0.27; `in niche` = fraction of pairs whose observed behaviour falls in the "
-            "partner's self-play cell):",
+            "Niche-estimate error ([ToG20], docs/papers.md §4.1): the partner's "
+            "communicativeness and IPP observed while the meta-agent played, against the "
+            "partner's re-evaluated self-play behaviour (mean absolute error over (partner, "
+            "response) pairs; [ToG20] reported 0.11 and 0.27; `in niche` = fraction of pairs "
+            "whose observed behaviour falls in the partner's self-play niche):",
             "",
             "| H | E | variant | MAE communicativeness | MAE IPP | in niche |",
             "|---|---|---|---|---|---|",
@@ -618,15 +917,31 @@ def _report(out, config, archives, matchups, meta_docs, elapsed) -> Path:
         lines.append("")
     figures = _figures(out, report, archives, matchups, meta_docs, config)
     lines += ["## Figures", ""]
-    lines += [f"![{Path(f).stem}]({f})" for f in figures]
+    for k, (f, title, caption) in enumerate(figures, 1):
+        lines += [f"![Figure {k}: {title}]({f})", "", f"*Figure {k} — {title}.* {caption}", ""]
     lines += [
-        "",
         "## Files",
         "",
-        "- `tables/populations.csv`, `tables/matchups_run*.csv`, `tables/meta_agents.csv`, "
-        "`tables/ttests.csv` (this folder);",
-        "- `../runs/run*/` MAP-Elites archives (`archive.json`, `elites.csv`, `summary.json`);",
-        "- `../meta/*/evaluation.json`, `games.csv` every meta-agent game.",
+        "In this folder (`tables/`, one row per line, empty field = not available):",
+        "",
+        "- `populations.csv` — one row per run: `run`, `seed`, `candidates`, `elites` (filled "
+        "niches) of `cells`, `best_self_play_score`, `mean_self_play_score` and `qd_score` "
+        "(best, mean and sum of the re-evaluated self-play scores), `mean_pairwise_score`, "
+        "`generalist` (elite id) and `generalist_intra_population_score`;",
+        "- `matchups_run<i>.csv` — one row per ordered pair of run i's elites: `seat0_id`, "
+        "`seat1_id`, `games`, `mean_score` and `sem_score` (the pair's mean score and its "
+        "standard error, points), then each seat's communicativeness, IPP and risk aversion in "
+        "those games;",
+        "- `meta_agents.csv` — one row per (H, E, variant): `hypotheses` (H), `partners` (E), "
+        "`distribution` (`in`: H = E, `out`: H ≠ E), `variant`, `mean_episode_score`, "
+        "`sem_episode_score`, `n_episodes`;",
+        "- `ttests.csv` — the Welch's t-tests above, one row per (H, E, test);",
+        "- `niche_mae.csv` — the niche-estimate errors above: `comm`, `ipp` (mean absolute "
+        "errors), `niche_accuracy` (`in niche`), `n_pairs`.",
+        "",
+        "Elsewhere: `../runs/run*/` the MAP-Elites archives (`archive.json`, `elites.csv`, "
+        "`summary.json`); `../meta/*/evaluation.json` and `games.csv`, every meta-agent game; "
+        "`../timing.json`, the compute time of every unit of work.",
         "",
     ]
     path = report / "summary.md"
@@ -717,16 +1032,16 @@ def run_pipeline(
         raise ValueError(f"stop_after={stop_after!r} is not allowed; allowed: {stages} or None")
     out = Path(out_dir)
     _check_manifest(out, config)
-    t0 = time.perf_counter()
-    archives = _populations(out, config, workers, scheduler_address, quiet)
+    timing = _Timing(out)
+    archives = _populations(out, config, workers, scheduler_address, quiet, timing)
     if stop_after == "populations":
         return out
-    matchups = _matchups(out, config, archives, workers, scheduler_address, quiet)
+    matchups = _matchups(out, config, archives, workers, scheduler_address, quiet, timing)
     if stop_after == "matchups":
         return out
-    meta_docs = _meta(out, config, archives, workers, quiet)
+    meta_docs = _meta(out, config, archives, workers, quiet, timing)
     if stop_after == "meta":
         return out
-    path = _report(out, config, archives, matchups, meta_docs, time.perf_counter() - t0)
+    path = _report(out, config, archives, matchups, meta_docs, timing)
     _say(f"[report] {path}", quiet)
     return path

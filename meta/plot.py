@@ -9,6 +9,10 @@
   meta-agent played, against their self-play behaviour ([ToG20]'s niche-estimate error,
   PAPERS.md §4.1).
 
+Hypotheses, responses and partners whose ids end with a grid cell (``"run0:[1,3]"``) are named
+by their niche's bin ranges (:func:`qd.plot.cell_label`: ``"C 0.2–0.4 / IPP 0.6–0.8"``, or
+``"c.2–.4 i.6–.8"`` where space is tight).
+
 Requires matplotlib (the ``qd`` extra). Every function writes the file atomically and returns
 its path.
 """
@@ -31,13 +35,39 @@ __all__ = [
 ]
 
 
-def _plt():
-    import matplotlib
+class _NoPyplot:
+    """The few pyplot calls this module makes, without pyplot's global state.
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    Figures are plain :class:`matplotlib.figure.Figure` objects saved by their own canvas, so
+    plotting never switches the caller's backend (e.g. a notebook's inline backend).
+    """
 
-    return plt
+    @staticmethod
+    def subplots(*args, figsize=None, **kwargs):
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=figsize)
+        return fig, fig.subplots(*args, **kwargs)
+
+    @staticmethod
+    def Rectangle(*args, **kwargs):
+        from matplotlib.patches import Rectangle
+
+        return Rectangle(*args, **kwargs)
+
+    @staticmethod
+    def get_cmap(name: str):
+        import matplotlib
+
+        return matplotlib.colormaps[name]
+
+    @staticmethod
+    def close(fig) -> None:
+        """Nothing to release: the figure is not registered with pyplot."""
+
+
+def _plt() -> type[_NoPyplot]:
+    return _NoPyplot
 
 
 def _save(fig, path: str | Path, dpi: int = 120) -> Path:
@@ -60,6 +90,17 @@ def _partner_index(ev: MetaEvaluation, partner: int | str) -> int:
     if not 0 <= e < len(ev.partner_ids):
         raise ValueError(f"partner={partner} is out of range; allowed: [0, {len(ev.partner_ids)})")
     return e
+
+
+def _labels(ids: Sequence[str], dims: Sequence[int], compact: bool = False) -> list[str]:
+    """Niche names of cell ids (:func:`qd.plot.cell_label`); other ids unchanged but shortened."""
+    from qd.plot import cell_label
+
+    short = _short(ids)
+    return [
+        s if (lab := cell_label(i, dims, compact=compact)) == i else lab
+        for i, s in zip(ids, short, strict=True)
+    ]
 
 
 def _short(ids: Sequence[str]) -> list[str]:
@@ -115,23 +156,30 @@ def plot_belief_evolution(
     true = ev.hypothesis_ids.index(pid) if pid in ev.hypothesis_ids else None
     resp = ev.responses[variant][e, 0]
     score = ev.scores[variant][e, 0]
+    dims = ev.niche_dims
+    h_labels = _labels(ev.hypothesis_ids, dims)
+    p_label = _labels([pid], dims)[0]
+    show = nh <= 60
+    font = 9.0 if nh <= 12 else 8.0 if nh <= 30 else 7.0
+    label_in = max(len(h) for h in h_labels) * font * 0.55 / 72 if show else 0.0
+    top_in = max(3.0, 0.26 * nh)
     fig, (ax, ax2) = plt.subplots(
         2,
         1,
-        figsize=(max(6.0, 1.0 + 0.7 * g), 3.0 + 0.18 * nh),
-        gridspec_kw={"height_ratios": [max(3.0, 0.18 * nh), 1.6]},
+        figsize=(max(6.5, 2.5 + label_in + 1.1 * g), top_in + 3.2),
+        gridspec_kw={"height_ratios": [top_in, 1.8]},
         sharex=True,
     )
     im = ax.imshow(b.T, aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0, origin="lower")
-    fig.colorbar(im, ax=ax, label="belief B(e, h)", shrink=0.9)
-    if nh <= 60:
-        ax.set_yticks(range(nh), _short(ev.hypothesis_ids), fontsize=6)
-    ax.set_ylabel("hypothesis h ∈ H")
+    fig.colorbar(im, ax=ax, label="belief in h (0–1)", shrink=0.9)
+    if show:
+        ax.set_yticks(range(nh), h_labels, fontsize=font)
+    ax.set_ylabel("hypothesis h ∈ H (elite's niche)")
     if true is not None:
         ax.add_patch(
             plt.Rectangle((-0.5, true - 0.5), g, 1, fill=False, edgecolor="red", linewidth=1.5)
         )
-    r_labels = _short(ev.response_ids)
+    r_labels = _labels(ev.response_ids, dims, compact=True)
     for j in range(g):
         ax.text(
             j,
@@ -139,19 +187,19 @@ def plot_belief_evolution(
             f"{r_labels[int(resp[j])]}\n{int(score[j])} pts",
             ha="center",
             va="bottom",
-            fontsize=6,
+            fontsize=8,
             clip_on=False,
         )
     if true is not None:
-        ax2.plot(range(g), b[:, true], "o-", color="red", label=f"true h = {pid}")
+        ax2.plot(range(g), b[:, true], "o-", color="red", label=f"true h: {p_label}")
     ax2.plot(range(g), b.max(axis=1), "s--", color="gray", label="max belief")
     ax2.set_ylim(-0.02, 1.02)
-    ax2.set_xlabel("game of the episode (response played and score above)")
+    ax2.set_xlabel("game of the episode (above the heatmap: response played, score)")
     ax2.set_ylabel("belief")
     ax2.set_xticks(range(g))
-    ax2.legend(fontsize=7, loc="upper left")
+    ax2.legend(fontsize=8, loc="upper left")
     head = title or "belief evolution"
-    ax.set_title(f"{head}: {variant}, partner {pid}, episode 0\n\n", fontsize=10)
+    ax.set_title(f"{head}\n{variant} meta-agent, partner {p_label}, episode 0\n\n\n", fontsize=10)
     fig.tight_layout()
     return _save(fig, path)
 
@@ -217,8 +265,8 @@ def plot_belief_grid(
                     (own[0] - 0.5, own[1] - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=1.5
                 )
             )
-        r = _short(ev.response_ids)[int(ev.responses[variant][e, 0, j])]
-        ax.set_title(f"game {j}: {r}", fontsize=7)
+        r = _labels(ev.response_ids, (d1, d2), compact=True)[int(ev.responses[variant][e, 0, j])]
+        ax.set_title(f"game {j}: {r}", fontsize=8)
         ax.set_xticks([])
         ax.set_yticks([])
         if j % cols == 0:
@@ -228,7 +276,8 @@ def plot_belief_grid(
     if im is not None:
         fig.colorbar(im, ax=axes.tolist(), label="belief mass", shrink=0.8)
     head = title or "belief on the grid"
-    fig.suptitle(f"{head}: {variant}, partner {ev.partner_ids[e]} (red), episode 0", fontsize=9)
+    p_label = _labels([ev.partner_ids[e]], (d1, d2))[0]
+    fig.suptitle(f"{head}: {variant}, partner {p_label} (red), episode 0", fontsize=9)
     return _save(fig, path)
 
 
@@ -273,11 +322,11 @@ def plot_variant_scores(
                 ss.append(0.0 if np.isnan(s["sem"]) else s["sem"])
         ax.bar(xs, ms, width, yerr=ss, capsize=3, label=v, color=cmap(k % 10))
         for x, m, se in zip(xs, ms, ss, strict=True):
-            ax.text(x, m + se + 0.2, f"{m:.1f}", ha="center", va="bottom", fontsize=5)
-    ax.set_xticks(range(len(groups)), list(groups), fontsize=7)
+            ax.text(x, m + se + 0.2, f"{m:.1f}", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(groups)), list(groups), fontsize=9)
     ax.set_ylabel("mean episode score (points) ± s.e.m.")
     ax.set_ylim(0, 25)
-    ax.legend(fontsize=7, ncol=2, loc="upper right")
+    ax.legend(fontsize=8, ncol=2, loc="upper right")
     ax.set_title(title or "meta-agent variants", fontsize=10)
     fig.tight_layout()
     return _save(fig, path)
@@ -325,8 +374,10 @@ def plot_niche_estimates(
         ax.axvline(x, color="0.85", linewidth=0.8)
     for y in np.linspace(0, 1, d2 + 1):
         ax.axhline(y, color="0.85", linewidth=0.8)
-    ax.scatter(ref[:, 0], ref[:, 1], s=18, color="black", label="self-play", zorder=3)
-    ax.scatter(obs[:, 0], obs[:, 1], s=18, color="tab:orange", label=f"with {variant}", zorder=3)
+    ax.scatter(ref[:, 0], ref[:, 1], s=18, color="black", label="partner in self-play", zorder=3)
+    ax.scatter(
+        obs[:, 0], obs[:, 1], s=18, color="tab:orange", label=f"partner with {variant}", zorder=3
+    )
     for (x0, y0), (x1, y1) in zip(ref, obs, strict=True):
         if np.all(np.isfinite([x0, y0, x1, y1])):
             ax.annotate(
@@ -338,12 +389,12 @@ def plot_niche_estimates(
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("communicativeness")
-    ax.set_ylabel("IPP")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_ylabel("IPP (information per play)")
+    ax.legend(fontsize=8, loc="lower right")
     head = title or "niche estimates"
     ax.set_title(
-        f"{head}\nMAE comm {mae['comm']:.3f}, IPP {mae['ipp']:.3f} "
-        f"(per partner × response, n={mae['n_pairs']})",
+        f"{head}\nmean absolute error: communicativeness {mae['comm']:.3f}, IPP {mae['ipp']:.3f}"
+        f"\n(over {mae['n_pairs']} partner × response pairs)",
         fontsize=9,
     )
     fig.tight_layout()

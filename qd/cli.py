@@ -23,7 +23,36 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["add_subcommands", "build_parser", "main", "parse_players"]
+__all__ = [
+    "add_subcommands",
+    "build_parser",
+    "main",
+    "nonnegative_int",
+    "parse_players",
+    "positive_int",
+]
+
+
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: an integer >= 1 (a one-line usage error otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: >= 1")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """An ``argparse`` type: an integer >= 0 (a one-line usage error otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: >= 0")
+    return value
 
 
 def parse_players(text: str) -> tuple[int, ...]:
@@ -50,19 +79,22 @@ def _backend_options(p: argparse.ArgumentParser, prefix: str) -> None:
     g.add_argument(
         "--workers",
         dest=f"{prefix}_workers",
-        type=int,
+        type=positive_int,
         default=None,
-        help="local threads or LocalCluster workers (default: all cores; 1 = serial)",
+        help="local threads or LocalCluster workers, >= 1 (default: all cores; 1 = serial)",
         metavar="N",
     )
     g.add_argument(
-        "--dask", dest=f"{prefix}_dask", action="store_true", help="evaluate on a Dask LocalCluster"
+        "--dask",
+        dest=f"{prefix}_dask",
+        action="store_true",
+        help="evaluate on a Dask LocalCluster (default: local threads)",
     )
     g.add_argument(
         "--scheduler-address",
         dest=f"{prefix}_scheduler",
         default=None,
-        help="evaluate on an existing Dask cluster (e.g. tcp://host:8786)",
+        help="evaluate on an existing Dask cluster, e.g. tcp://host:8786 (default: none)",
         metavar="ADDRESS",
     )
 
@@ -183,20 +215,38 @@ def _add_map_elites(sub) -> None:
         dest="me_config",
         choices=list(CONFIGS),
         default=None,
-        help="named configuration (default quick; with --resume, the checkpoint's settings)",
+        help="named configuration (default quick; with --resume, the checkpoint's settings); "
+        "every other option overrides one of its settings",
     )
     p.add_argument(
-        "--candidates", dest="me_candidates", type=int, help="total candidates", metavar="N"
+        "--candidates",
+        dest="me_candidates",
+        type=positive_int,
+        help="total candidates, phase 1 included (default: the configuration's; quick 4000, "
+        "paper 10^6)",
+        metavar="N",
     )
     p.add_argument(
-        "--random", dest="me_random", type=int, help="phase-1 random candidates", metavar="N"
+        "--random",
+        dest="me_random",
+        type=positive_int,
+        help="phase-1 uniformly random candidates (default: the configuration's; quick 400)",
+        metavar="N",
     )
-    p.add_argument("--games", dest="me_games", type=int, help="games per evaluation", metavar="N")
+    p.add_argument(
+        "--games",
+        dest="me_games",
+        type=positive_int,
+        help="self-play games per candidate evaluation (default: the configuration's; quick 25, "
+        "paper 100)",
+        metavar="N",
+    )
     p.add_argument(
         "--reeval-games",
         dest="me_reeval_games",
-        type=int,
-        help="games per elite in the final re-evaluation (0 = none)",
+        type=nonnegative_int,
+        help="games per elite in the final re-evaluation, 0 = none (default: the "
+        "configuration's; quick 200)",
         metavar="N",
     )
     p.add_argument(
@@ -205,7 +255,7 @@ def _add_map_elites(sub) -> None:
         type=int,
         nargs="+",
         metavar="D",
-        help="cells per dimension, e.g. 5 or 20 20",
+        help="cells per dimension, e.g. 5 or 20 20 (default: the configuration's; quick 5 5)",
     )
     p.add_argument(
         "--measures",
@@ -213,31 +263,53 @@ def _add_map_elites(sub) -> None:
         nargs="+",
         choices=list(MEASURES),
         metavar="NAME",
-        help=f"measure names, one per grid dimension ({', '.join(MEASURES)})",
+        help=f"measure names, one per grid dimension; allowed: {', '.join(MEASURES)} "
+        "(default: the configuration's; quick communicativeness ipp)",
     )
     p.add_argument(
         "--players",
         dest="me_players",
         type=parse_players,
-        help="player counts, e.g. 2 or 2-5",
+        help="player counts, e.g. 2, 2-5 or 2,4 (default: the configuration's; quick 2)",
         metavar="SIZES",
     )
-    p.add_argument("--crossover-rate", dest="me_crossover_rate", type=float, metavar="P")
-    p.add_argument("--mutation-rate", dest="me_mutation_rate", type=float, metavar="P")
+    p.add_argument(
+        "--crossover-rate",
+        dest="me_crossover_rate",
+        type=float,
+        metavar="P",
+        help="probability of crossover per child, in [0, 1] (default: the configuration's; "
+        "quick 0.5)",
+    )
+    p.add_argument(
+        "--mutation-rate",
+        dest="me_mutation_rate",
+        type=float,
+        metavar="P",
+        help="probability of mutation per gene, in [0, 1] (default: the configuration's; "
+        "quick 0.1)",
+    )
     p.add_argument(
         "--batch-size",
         dest="me_batch_size",
         type=int,
-        help="candidates per batch (part of the algorithm; not a parallelism knob)",
+        help="candidates per batch; part of the algorithm, not a parallelism knob (default: "
+        "the configuration's; quick 100)",
         metavar="N",
     )
-    p.add_argument("--seed", dest="me_seed", type=int, metavar="N")
-    p.add_argument("--scoring", dest="me_scoring", choices=["lenient", "strict"])
+    p.add_argument("--seed", dest="me_seed", type=int, metavar="N", help="random seed (default 0)")
+    p.add_argument(
+        "--scoring",
+        dest="me_scoring",
+        choices=["lenient", "strict"],
+        help="lenient keeps the fireworks total when the last life is lost (the papers), "
+        "strict scores 0 (HLE) (default: the configuration's; lenient)",
+    )
     p.add_argument(
         "--checkpoint-every",
         dest="me_checkpoint_every",
         type=int,
-        help="candidates between checkpoints",
+        help="candidates between checkpoints (default: the configuration's; quick 1000)",
         metavar="N",
     )
     p.add_argument(
@@ -247,7 +319,10 @@ def _add_map_elites(sub) -> None:
         help="output folder (default runs/map-elites-NAME-seedS)",
     )
     p.add_argument(
-        "--resume", dest="me_resume", action="store_true", help="continue from OUT/checkpoint.json"
+        "--resume",
+        dest="me_resume",
+        action="store_true",
+        help="continue from OUT/checkpoint.json (default: start a new run)",
     )
     p.add_argument(
         "--matchups",
@@ -256,7 +331,9 @@ def _add_map_elites(sub) -> None:
         metavar="GAMES",
         help="also write OUT/matchups.csv with GAMES games per ordered pair",
     )
-    p.add_argument("--quiet", dest="me_quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--quiet", dest="me_quiet", action="store_true", help="no progress bar (default: shown)"
+    )
     _backend_options(p, "me")
     p.set_defaults(func=_map_elites)
 
@@ -346,43 +423,122 @@ def _add_ga(sub) -> None:
         description="Evolve rule permutations with ordered crossover, tournament selection, "
         "swap mutation and elitism; mirror or mixed fitness over game sizes.",
     )
-    p.add_argument("--config", dest="ga_config", choices=list(GA_CONFIGS), default="quick")
-    p.add_argument("--population", dest="ga_population", type=int, metavar="N")
-    p.add_argument("--generations", dest="ga_generations", type=int, metavar="N")
+    p.add_argument(
+        "--config",
+        dest="ga_config",
+        choices=list(GA_CONFIGS),
+        default="quick",
+        help="named configuration; every other option overrides one of its settings (default "
+        "quick: 20 chromosomes x 5 generations)",
+    )
+    p.add_argument(
+        "--population",
+        dest="ga_population",
+        type=positive_int,
+        metavar="N",
+        help="chromosomes per generation (default: the configuration's; quick 20)",
+    )
+    p.add_argument(
+        "--generations",
+        dest="ga_generations",
+        type=positive_int,
+        metavar="N",
+        help="generations (default: the configuration's; quick 5)",
+    )
     p.add_argument(
         "--rules",
         dest="ga_rules",
         type=int,
-        help="rule indices permuted (50 old base, 72 new)",
+        help="rule indices permuted: 50 (the old base) or 72 (the new one) (default: the "
+        "configuration's; quick 50)",
         metavar="N",
     )
     p.add_argument(
-        "--genes", dest="ga_genes", type=int, help="keep only the first N genes", metavar="N"
+        "--genes",
+        dest="ga_genes",
+        type=int,
+        help="keep only the first N genes (default: the configuration's; quick: all)",
+        metavar="N",
     )
-    p.add_argument("--elitism", dest="ga_elitism", type=int, metavar="N")
-    p.add_argument("--tournament", dest="ga_tournament", type=int, metavar="N")
-    p.add_argument("--crossover-rate", dest="ga_crossover_rate", type=float, metavar="P")
-    p.add_argument("--mutation-rate", dest="ga_mutation_rate", type=float, metavar="P")
-    p.add_argument("--mode", dest="ga_mode", choices=["mirror", "mixed"])
     p.add_argument(
-        "--players", dest="ga_players", type=parse_players, help="e.g. 2-5", metavar="SIZES"
+        "--elitism",
+        dest="ga_elitism",
+        type=nonnegative_int,
+        metavar="N",
+        help="best chromosomes copied unchanged into the next generation (default: the "
+        "configuration's; quick 4)",
+    )
+    p.add_argument(
+        "--tournament",
+        dest="ga_tournament",
+        type=positive_int,
+        metavar="N",
+        help="tournament size of the selection (default: the configuration's; quick 3)",
+    )
+    p.add_argument(
+        "--crossover-rate",
+        dest="ga_crossover_rate",
+        type=float,
+        metavar="P",
+        help="probability of ordered crossover, in [0, 1] (default: the configuration's; "
+        "quick 0.9)",
+    )
+    p.add_argument(
+        "--mutation-rate",
+        dest="ga_mutation_rate",
+        type=float,
+        metavar="P",
+        help="probability of a swap mutation, in [0, 1] (default: the configuration's; quick 0.1)",
+    )
+    p.add_argument(
+        "--mode",
+        dest="ga_mode",
+        choices=["mirror", "mixed"],
+        help="fitness: mirror (self-play) or mixed (with the test pool) (default: the "
+        "configuration's; quick mirror)",
+    )
+    p.add_argument(
+        "--players",
+        dest="ga_players",
+        type=parse_players,
+        help="player counts, e.g. 2-5, 2,4 or 3 (default: the configuration's; quick 2-5)",
+        metavar="SIZES",
     )
     p.add_argument(
         "--games",
         dest="ga_games",
         type=int,
-        help="games per size (and partner) per generation",
+        help="games per size (and partner) per generation (default: the configuration's; quick 5)",
         metavar="N",
     )
-    p.add_argument("--final-top", dest="ga_final_top", type=int, metavar="N")
-    p.add_argument("--final-games", dest="ga_final_games", type=int, metavar="N")
-    p.add_argument("--seed", dest="ga_seed", type=int, metavar="N")
-    p.add_argument("--scoring", dest="ga_scoring", choices=["lenient", "strict"])
+    p.add_argument(
+        "--final-top",
+        dest="ga_final_top",
+        type=positive_int,
+        metavar="N",
+        help="best chromosomes re-evaluated at the end (default: the configuration's; quick 3)",
+    )
+    p.add_argument(
+        "--final-games",
+        dest="ga_final_games",
+        type=positive_int,
+        metavar="N",
+        help="games per size (and partner) of that final evaluation (default: the "
+        "configuration's; quick 50)",
+    )
+    p.add_argument("--seed", dest="ga_seed", type=int, metavar="N", help="random seed (default 0)")
+    p.add_argument(
+        "--scoring",
+        dest="ga_scoring",
+        choices=["lenient", "strict"],
+        help="lenient (the papers) or strict (HLE) (default: the configuration's; lenient)",
+    )
     p.add_argument(
         "--situational",
         dest="ga_situational",
         action="store_true",
-        help="evolve one chromosome per group of sizes (see --groups)",
+        help="evolve one chromosome per group of sizes, see --groups (default: one "
+        "chromosome for all sizes)",
     )
     p.add_argument(
         "--groups",
@@ -391,8 +547,12 @@ def _add_ga(sub) -> None:
         metavar="GROUPS",
         help="size groups for --situational (default '2;3-5')",
     )
-    p.add_argument("--json", dest="ga_json", metavar="PATH", help="write the result as JSON")
-    p.add_argument("--quiet", dest="ga_quiet", action="store_true")
+    p.add_argument(
+        "--json", dest="ga_json", metavar="PATH", help="write the result as JSON (default: none)"
+    )
+    p.add_argument(
+        "--quiet", dest="ga_quiet", action="store_true", help="no progress bar (default: shown)"
+    )
     _backend_options(p, "ga")
     p.set_defaults(func=_ga)
 
@@ -489,33 +649,62 @@ def _add_population(sub) -> None:
         "population",
         help="analyse a MAP-Elites archive or a published population",
         description="SOURCE is an archive.json, a population JSON, or 5x5 / 20x20 (the "
-        "published populations in ../shared/fixtures).",
+        "published populations shipped in qd/data/).",
     )
-    p.add_argument("pop_source", metavar="SOURCE")
+    p.add_argument(
+        "pop_source",
+        metavar="SOURCE",
+        help="5x5 or 20x20 (the published populations), an archive.json, a MAP-Elites run's "
+        "archive or a population JSON",
+    )
     p.add_argument(
         "--reeval",
         dest="pop_reeval",
-        type=int,
+        type=nonnegative_int,
         metavar="GAMES",
-        help="re-evaluate every elite with GAMES self-play games",
+        help="re-evaluate every elite with GAMES self-play games (default: no re-evaluation)",
     )
     p.add_argument(
         "--matchups",
         dest="pop_matchups",
-        type=int,
+        type=nonnegative_int,
         metavar="GAMES",
-        help="write matchups.csv with GAMES games per ordered pair",
+        help="write matchups.csv with GAMES games per ordered pair (default: none)",
     )
     p.add_argument(
         "--compare",
         dest="pop_compare",
         metavar="OTHER",
-        help="cross-run metrics against a second archive/population",
+        help="cross-run metrics against a second archive/population (default: none)",
     )
-    p.add_argument("--cross-games", dest="pop_cross_games", type=int, default=100, metavar="N")
-    p.add_argument("--action-games", dest="pop_action_games", type=int, default=10, metavar="N")
-    p.add_argument("--seed", dest="pop_seed", type=int, default=0, metavar="N")
-    p.add_argument("--out", dest="pop_out", metavar="DIR", default="runs/population")
+    p.add_argument(
+        "--cross-games",
+        dest="pop_cross_games",
+        type=positive_int,
+        default=100,
+        metavar="N",
+        help="2-player games per self-play and seat order of the --compare cross-play "
+        "(default 100)",
+    )
+    p.add_argument(
+        "--action-games",
+        dest="pop_action_games",
+        type=nonnegative_int,
+        default=10,
+        metavar="N",
+        help="recorded games per agent for the --compare action agreement, 0 = skip (default 10)",
+    )
+    p.add_argument(
+        "--seed", dest="pop_seed", type=int, default=0, metavar="N", help="random seed (default 0)"
+    )
+    p.add_argument(
+        "--out",
+        dest="pop_out",
+        metavar="DIR",
+        default="runs/population",
+        help="output folder: report.json, archive.json, elites.csv, heatmap.png, matchups.csv "
+        "(default runs/population)",
+    )
     _backend_options(p, "pop")
     p.set_defaults(func=_population)
 
@@ -562,11 +751,36 @@ def _add_matchups(sub) -> None:
         description="SOURCE is an archive.json, a population JSON, or 5x5 / 20x20. Writes "
         "OUT/matchups.csv (qd.analysis.MATCHUP_COLUMNS) and OUT/matchups.png.",
     )
-    p.add_argument("mu_source", metavar="SOURCE")
-    p.add_argument("--games", dest="mu_games", type=int, default=100, metavar="N")
-    p.add_argument("--seed", dest="mu_seed", type=int, default=0, metavar="N")
-    p.add_argument("--scoring", dest="mu_scoring", choices=["lenient", "strict"], default="lenient")
-    p.add_argument("--out", dest="mu_out", metavar="DIR", default="runs/matchups")
+    p.add_argument(
+        "mu_source",
+        metavar="SOURCE",
+        help="5x5 or 20x20 (the published populations), an archive.json or a population JSON",
+    )
+    p.add_argument(
+        "--games",
+        dest="mu_games",
+        type=positive_int,
+        default=100,
+        metavar="N",
+        help="games per ordered pair (default 100)",
+    )
+    p.add_argument(
+        "--seed", dest="mu_seed", type=int, default=0, metavar="N", help="random seed (default 0)"
+    )
+    p.add_argument(
+        "--scoring",
+        dest="mu_scoring",
+        choices=["lenient", "strict"],
+        default="lenient",
+        help="lenient (the papers) or strict (HLE) (default lenient)",
+    )
+    p.add_argument(
+        "--out",
+        dest="mu_out",
+        metavar="DIR",
+        default="runs/matchups",
+        help="output folder for matchups.csv and matchups.png (default runs/matchups)",
+    )
     _backend_options(p, "mu")
     p.set_defaults(func=_matchups)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -48,7 +49,79 @@ def test_report_and_files(study):
     assert {r["variant"] for r in rows} == set(cfg.variants)
     assert {r["distribution"] for r in rows} == {"in", "out"}
     for r in rows:
-        assert 0.0 <= float(r["mean"]) <= 25.0
+        assert 0.0 <= float(r["mean_episode_score"]) <= 25.0
+
+
+def _compute_time(text: str) -> float:
+    """Seconds of the report's "Compute time of the study" line."""
+    m = re.search(r"Compute time of the study: ([0-9.]+) (s|min)\*\*", text)
+    assert m, "the summary states the compute time of the study"
+    return float(m.group(1)) * (60.0 if m.group(2) == "min" else 1.0)
+
+
+def _body(text: str) -> str:
+    """The summary without its settings line and its Files section (which lists CSV columns)."""
+    text = text.split("## Files")[0]
+    return "\n".join(line for line in text.splitlines() if "Settings:" not in line)
+
+
+def test_every_figure_has_a_caption(study):
+    _, out, report = study
+    lines = report.read_text().splitlines()
+    images = [k for k, line in enumerate(lines) if line.startswith("![")]
+    pngs = sorted(p.name for p in (out / "report" / "figures").glob("*.png"))
+    assert len(images) == len(pngs) >= 8
+    referenced = []
+    for n, k in enumerate(images, 1):
+        m = re.fullmatch(r"!\[(.+)\]\((figures/[^)]+\.png)\)", lines[k])
+        assert m, lines[k]
+        assert m.group(1).startswith(f"Figure {n}: ")  # alt text: a title, not a file stem
+        referenced.append(m.group(2).removeprefix("figures/"))
+        assert (out / "report" / m.group(2)).exists()
+        caption = next(line for line in lines[k + 1 :] if line.strip())
+        assert caption.startswith(f"*Figure {n} — "), caption
+        assert len(caption) > 200, "a caption says what is shown and how to read it"
+    assert sorted(referenced) == pngs
+    text = report.read_text()
+    # the caption of the match-up heatmaps explains the niche names of the tick labels
+    assert "`C 0.2–0.4 / IPP 0.6–0.8`" in text
+    assert "`c.2–.4 i.6–.8`" in text
+
+
+def test_no_internal_names_in_the_report(study):
+    _, _, report = study
+    body = _body(report.read_text())
+    for name in ("reeval_", "_objective", "intra_population", "population_score", "self_play",
+                 "qd_score", "niche_mae", "PAPERS.md", "RULES.md"):  # fmt: skip
+        assert name not in body, name
+    assert not re.search(r"\[\d+,\d+\]", body), "grid indices are explained as bin ranges"
+    # niche names, not grid indices, in the populations table
+    assert re.search(r"\| C \d\.\d–\d\.\d / IPP \d\.\d–\d\.\d \(\d+\.\d\d\) \|", body)
+
+
+def test_each_statistic_has_one_name_and_one_definition(study):
+    _, out, report = study
+    text = report.read_text()
+    body = _body(text)
+    # "population score" alone was ambiguous: only "intra-population score" remains
+    assert not re.search(r"(?<!intra-)population score", text)
+    for term in ("self-play score", "re-evaluated self-play score", "intra-population score",
+                 "mean pairwise score", "episode score"):  # fmt: skip
+        assert text.count(f"**{term}**") == 1, f"{term} is defined exactly once"
+        first = body.find(term)
+        assert first == body.index(f"**{term}**") + 2, f"{term} is defined where first used"
+    # the CSV columns documented under the same names
+    with open(out / "report" / "tables" / "populations.csv") as fh:
+        cols = next(csv.reader(fh))
+    assert "mean_pairwise_score" in cols
+    assert "generalist_intra_population_score" in cols
+    assert "intra_population_mean" not in cols
+    files = text.split("## Files")[1]
+    for col in cols:
+        assert f"`{col}`" in files, col
+    with open(out / "report" / "tables" / "meta_agents.csv") as fh:
+        for col in next(csv.reader(fh)):
+            assert f"`{col}`" in files, col
 
 
 def test_ids_are_prefixed_by_run(study):
@@ -62,11 +135,38 @@ def test_rerun_resumes_without_recomputing(study):
     cfg, out, report = study
     before = {p: p.stat().st_mtime_ns for p in (out / "meta").rglob("evaluation.json")}
     table = (out / "tables" / "matchups_run0.csv").read_text()
+    first = report.read_text()
+    assert "Everything was computed by this invocation" in first
     again = run_pipeline(cfg, out, workers=1, quiet=True)
     assert again == report
     after = {p: p.stat().st_mtime_ns for p in (out / "meta").rglob("evaluation.json")}
     assert before == after
     assert (out / "tables" / "matchups_run0.csv").read_text() == table
+    # the rerun reports the study's compute time, not its own (near-zero) wall time
+    second = report.read_text()
+    assert _compute_time(first) > 0.0
+    assert _compute_time(second) == _compute_time(first)
+    assert "This invocation resumed the study" in second
+    assert "computed 0." in second
+
+
+def test_interrupted_study_counts_the_time_of_every_invocation(tmp_path):
+    cfg = get_pipeline_config("quick", **{**TINY, "runs": 1})
+    assert run_pipeline(cfg, tmp_path, workers=1, quiet=True, stop_after="populations") == tmp_path
+    doc = json.loads((tmp_path / "timing.json").read_text())
+    populations = doc["units"]["populations/run0"]["seconds"]
+    assert populations > 0.0
+    assert doc["invocations"] == 1
+    report = run_pipeline(cfg, tmp_path, workers=1, quiet=True)
+    doc = json.loads((tmp_path / "timing.json").read_text())
+    assert doc["invocations"] == 2
+    assert doc["units"]["populations/run0"]["seconds"] == populations  # kept, not re-measured
+    assert set(doc["units"]) == {"populations/run0", "matchups/run0", "meta/run0__run0"}
+    total = sum(u["seconds"] for u in doc["units"].values())
+    text = report.read_text()
+    assert _compute_time(text) == pytest.approx(total, abs=0.06 if total < 60 else 3.1)
+    assert _compute_time(text) >= populations - 0.06
+    assert "reused 1 unit(s) finished earlier and computed 2" in text
 
 
 def test_other_configuration_in_same_folder_is_refused(study):
