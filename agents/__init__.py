@@ -2,11 +2,11 @@
 
 * :class:`Policy` — the protocol every agent of the project follows (decide from a
   :class:`hanabi_env.PlayerView`, reset between games).
-* :class:`RuleAgent` and :func:`make` — the 105-rule alphabet (RULES.md §1) as compiled kernels,
-  chromosomes, and the baseline test pool (IGGI, Internal, Outer, LegalRandom, VanDenBergh,
+* :class:`RuleAgent` and :func:`make` — the 105-rule alphabet (docs/rules.md §1) as compiled
+  kernels, chromosomes, and the baseline test pool (IGGI, Internal, Outer, LegalRandom, VanDenBergh,
   Flawed, Piers; plus Cautious).
 * :func:`play`, :func:`play_games`, :func:`evaluate` — games in compiled code, and [CIG18]'s
-  mirror/mixed evaluation (PAPERS.md §2).
+  mirror/mixed evaluation (docs/papers.md §2).
 * :mod:`agents.beliefs` — own/partner-perspective probabilities and [BAD19]'s V0/V1 beliefs.
 * :mod:`agents.human` — a person at the terminal as a policy, the board drawn from a view, and
   view helpers (``legal_actions``, ``action_uid``, ``describe_action``).

@@ -1,34 +1,34 @@
-"""The compiled rule alphabet of the rule-based agents (RULES.md §0–§4), on a player's view.
+"""The compiled rule alphabet of the rule-based agents (docs/rules.md §0–§4), on a player's view.
 
 Every rule reads a player's view (the acting seat is ``v.scal[V_SEAT]``) and returns an HLE
 move uid, or -1 when the rule does not fire. A rule never raises and only returns moves that
-are legal for the viewer (RULES.md §0.3.2, §0.3.4). The compiled kernels take the view
+are legal for the viewer (docs/rules.md §0.3.2, §0.3.4). The compiled kernels take the view
 *packed* into one int32 array and expand it on entry (:func:`hanabi_env._view.expand_view`,
 fields as :class:`hanabi_env._view.View`); the public functions take a ``View`` and pack it.
 
 Conventions:
 
-* **Rule ids.** ``0..104`` are the alphabet indices of RULES.md §1 (parameters per index);
-  :data:`RULE_X1` (105) and :data:`RULE_X2` (106) are VanDenBergh's extra rules (RULES.md §4);
+* **Rule ids.** ``0..104`` are the alphabet indices of docs/rules.md §1 (parameters per index);
+  :data:`RULE_X1` (105) and :data:`RULE_X2` (106) are VanDenBergh's extra rules (docs/rules.md §4);
   :data:`RULE_X3` (107) is rule 14 as the Java reference ran it, :data:`RULE_X4` to
   :data:`RULE_X6` (108–110) rules 15, 48 and 19 raising as the early Java code did (for
   comparisons only; they return :data:`RULE_RAISED` where the reference raised).
   They are never chromosome genes; :data:`N_ALPHABET` is 105. Unknown ids never fire.
   :data:`RULE_TABLE` maps each id to its rule class, gating kind, IF-predicate and parameters.
 * **Cards** are ``colour * n_ranks + rank``, colours in the order R, Y, G, W, B, ranks 0-based
-  (RULES.md value ``v`` = rank + 1). Knowledge is the engine's per-slot plausibility bitmasks
-  (RULES.md §2.2): an attribute is *known* when exactly one value remains plausible.
+  (docs/rules.md value ``v`` = rank + 1). Knowledge is the engine's per-slot plausibility bitmasks
+  (docs/rules.md §2.2): an attribute is *known* when exactly one value remains plausible.
 * **Card table.** A ``(2, n_colors * n_ranks)`` int64 array: row :data:`TAB_COUNT` holds a
-  candidate pool (U_me of RULES.md §2.4, or U_{me→t} of §2.5) and row :data:`TAB_CLASS` the
+  candidate pool (U_me of docs/rules.md §2.4, or U_{me→t} of §2.5) and row :data:`TAB_CLASS` the
   public class bits of every card (:data:`CLS_PLAYABLE`, :data:`CLS_USELESS`,
-  :data:`CLS_NECESSARY`, RULES.md §2.3). It is computed once per decision.
+  :data:`CLS_NECESSARY`, docs/rules.md §2.3). It is computed once per decision.
 * **Probabilities** are integer pairs (candidates with the property, all candidates), compared
-  with thresholds ``num / den`` and with each other by cross-multiplication (RULES.md §2.10);
+  with thresholds ``num / den`` and with each other by cross-multiplication (docs/rules.md §2.10);
   a slot without candidates is never selected. TellUnambiguous2's weighted sums use floats
-  with a 1e-9 tolerance (RULES.md §2.10).
-* **Hint enumeration** (RULES.md §2.5): hint ``i < n_ranks`` is the value hint ``rank = i``,
+  with a 1e-9 tolerance (docs/rules.md §2.10).
+* **Hint enumeration** (docs/rules.md §2.5): hint ``i < n_ranks`` is the value hint ``rank = i``,
   hint ``n_ranks + c`` the colour hint ``c``.
-* **RNG** (RULES.md §0.3.5, §2.9): the randomised rules (TellPlayableCard, TellRandomly,
+* **RNG** (docs/rules.md §0.3.5, §2.9): the randomised rules (TellPlayableCard, TellRandomly,
   DiscardRandomly, LegalRandom) and the fallback of :func:`choose_action` make exactly one
   :func:`hanabi_env._rng.rng_below` draw when they fire and none otherwise; no other rule
   touches the generator.
@@ -111,7 +111,7 @@ _inline = njit(inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True, 
 """Decorator of the small internal helpers: inlined into their callers by numba (they take
 the expanded view, whose arrays are free to pass only inside one function)."""
 
-# --- card table rows and class bits (RULES.md §2.3, §2.4) --------------------------------------
+# --- card table rows and class bits (docs/rules.md §2.3, §2.4) ------------------------------------
 TAB_COUNT = 0
 TAB_CLASS = 1
 # A *scratch* table (:func:`choose_action_table`, :func:`new_scratch_table`) has TAB_ROWS rows:
@@ -133,14 +133,14 @@ CLS_PLAYABLE = 1
 CLS_USELESS = 2
 CLS_NECESSARY = 4
 
-# --- rule kinds, the token-gating classes (RULES.md §2.8) -------------------------------------
+# --- rule kinds, the token-gating classes (docs/rules.md §2.8) ------------------------------------
 KIND_PLAY = 0
 KIND_TELL = 1
 KIND_DISCARD = 2
 KIND_OTHER = 3
 _KIND_CODES = {"play": KIND_PLAY, "tell": KIND_TELL, "discard": KIND_DISCARD, "other": KIND_OTHER}
 
-# --- IF-predicates (RULES.md §2.8) --------------------------------------------------------------
+# --- IF-predicates (docs/rules.md §2.8) -----------------------------------------------------------
 PRED_NONE = 0
 PRED_MORE_THAN_ONE_LIFE = 1  # L > 1
 PRED_HAIL_MARY = 2  # L > 1 and D = 0
@@ -148,10 +148,10 @@ PRED_INFO_LESS_THAN_4 = 3  # T < 4
 
 RULE_RAISED = -2
 """Result of the Java-exception rules X4–X6 where the reference raised (an exception ended a
-strict-era game at the current score; RULES.md §2.9): :func:`first_firing` returns it, and
+strict-era game at the current score; docs/rules.md §2.9): :func:`first_firing` returns it, and
 :func:`choose_action` takes the fallback move, as the reference did after 2020-11-16."""
 
-TOL = 1e-9  # "strictly better" margin for TellUnambiguous2's float scores (RULES.md §2.10)
+TOL = 1e-9  # "strictly better" margin for TellUnambiguous2's float scores (docs/rules.md §2.10)
 
 # Non-literal constants. numba compiles one specialisation of a kernel per *literal* argument
 # value, and also for the literal a variable starts with (``best = -1``) while types are still
@@ -168,7 +168,7 @@ _REVEAL_COLOR = np.int64(REVEAL_COLOR)
 _REVEAL_RANK = np.int64(REVEAL_RANK)
 
 # =============================================================================================
-# Rule table: id -> (class, kind, predicate, p0..p4) (RULES.md §1, §4)
+# Rule table: id -> (class, kind, predicate, p0..p4) (docs/rules.md §1, §4)
 # =============================================================================================
 
 # fmt: off
@@ -196,7 +196,7 @@ for _cls in (
 
 
 def _rule_rows() -> dict[int, tuple[int, ...]]:
-    """``(class[, predicate, p0, ...])`` per rule id (RULES.md §1 parameters, §4 extras)."""
+    """``(class[, predicate, p0, ...])`` per rule id (docs/rules.md §1 parameters, §4 extras)."""
     # fmt: off
     rows: dict[int, tuple[int, ...]] = {
         0: (C_FINESSE,), 1: (C_FINESSE_TOLD,), 2: (C_IF_CERTAIN,), 8: (C_SAFE,),
@@ -261,7 +261,7 @@ RULE_TABLE = _build_rule_table()
 
 
 # =============================================================================================
-# Basic knowledge and card predicates (RULES.md §2.2, §2.3)
+# Basic knowledge and card predicates (docs/rules.md §2.2, §2.3)
 # =============================================================================================
 
 
@@ -385,7 +385,7 @@ def _knows_safe(v, p, k):
 
 
 # =============================================================================================
-# Candidate pools and probabilities (RULES.md §2.4, §2.5)
+# Candidate pools and probabilities (docs/rules.md §2.4, §2.5)
 # =============================================================================================
 
 
@@ -645,7 +645,7 @@ def _hint_of(v, i):
 
 @_inline
 def _touches(v, card, i):
-    """Whether hint number ``i`` touches ``card`` (RULES.md §2.5 enumeration)."""
+    """Whether hint number ``i`` touches ``card`` (docs/rules.md §2.5 enumeration)."""
     n_ranks = v.cfg[CFG_RANKS]
     c = card // n_ranks
     if i < n_ranks:
@@ -689,7 +689,7 @@ def _count_touched(pv, p, i):
 
 
 # =============================================================================================
-# Actions, hint helpers, history helpers (RULES.md §2.6, §2.7)
+# Actions, hint helpers, history helpers (docs/rules.md §2.6, §2.7)
 # =============================================================================================
 
 
@@ -765,7 +765,7 @@ def _is_hint_to(v, m, p):
 
 @_inline
 def _ge(g, t, bg, bt):
-    """Whether ``g/t >= bg/bt`` (cross-multiplied, RULES.md §2.10; ``t, bt > 0``)."""
+    """Whether ``g/t >= bg/bt`` (cross-multiplied, docs/rules.md §2.10; ``t, bt > 0``)."""
     return g * bt >= bg * t
 
 
@@ -776,13 +776,13 @@ def _own_slot_end(v, k):
 
 
 # =============================================================================================
-# Play rules (RULES.md §3.1)
+# Play rules (docs/rules.md §3.1)
 # =============================================================================================
 
 
 @_kernel
 def rule_play_finesse(pv):
-    """PlayFinesse (0), v0.2.4 semantics (RULES.md §3.1)."""
+    """PlayFinesse (0), v0.2.4 semantics (docs/rules.md §3.1)."""
     v = expand_view(pv)
     me = v.scal[V_SEAT]
     m = v.scal[V_N_MOVES] - 1
@@ -804,7 +804,7 @@ def rule_play_finesse(pv):
 
 @_kernel
 def rule_play_finesse_told(pv):
-    """PlayFinesseTold (1), v0.2.4 semantics (RULES.md §3.1)."""
+    """PlayFinesseTold (1), v0.2.4 semantics (docs/rules.md §3.1)."""
     v = expand_view(pv)
     me = v.scal[V_SEAT]
     m = v.scal[V_N_MOVES] - 1
@@ -818,7 +818,7 @@ def rule_play_finesse_told(pv):
 
 @_kernel
 def rule_play_if_certain(pv):
-    """PlayIfCertain (2): lowest slot known to be playable by colour and value (RULES.md §3.1)."""
+    """PlayIfCertain (2): lowest slot known playable by colour and value (docs/rules.md §3.1)."""
     v = expand_view(pv)
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
@@ -830,7 +830,7 @@ def rule_play_if_certain(pv):
 
 @_kernel
 def rule_play_safe_card(pv, tab):
-    """PlaySafeCard (8): lowest slot with P_me(playable) = 1 (RULES.md §3.1)."""
+    """PlaySafeCard (8): lowest slot with P_me(playable) = 1 (docs/rules.md §3.1)."""
     v = expand_view(pv)
     me = v.scal[V_SEAT]
     for k in range(_hand_len(v, me)):
@@ -862,7 +862,7 @@ def _best_own_slot(pv, tab, useless, num, den):
 
 @_kernel
 def rule_play_probably_safe(pv, tab, num, den):
-    """PlayProbablySafeCard(num/den) (3–7, 49; inside 41–47 and X1) (RULES.md §3.1)."""
+    """PlayProbablySafeCard(num/den) (3–7, 49; inside 41–47 and X1) (docs/rules.md §3.1)."""
     v = expand_view(pv)
     k = _best_own_slot(v.packed, tab, _FALSE, num, den)
     return _play(v, k) if k >= 0 else -1
@@ -870,7 +870,7 @@ def rule_play_probably_safe(pv, tab, num, den):
 
 @_kernel
 def rule_play_unique_possible(pv, tab):
-    """PlayUniquePossibleCard (9), with height + 1 and card identity (RULES.md §3.1)."""
+    """PlayUniquePossibleCard (9), with height + 1 and card identity (docs/rules.md §3.1)."""
     v = expand_view(pv)
     me = v.scal[V_SEAT]
     n_ranks = v.cfg[CFG_RANKS]
@@ -916,7 +916,7 @@ def _mark_recent_hints(v, singled_out):
 
 @_kernel
 def rule_play_just_hinted(pv, tab, singled_out, newest_only, min_lives, num, den):
-    """PlayJustHinted(singledOut, newestOnly, minLives, num/den) (50–66) (RULES.md §3.1)."""
+    """PlayJustHinted(singledOut, newestOnly, minLives, num/den) (50–66) (docs/rules.md §3.1)."""
     v = expand_view(pv)
     me = v.scal[V_SEAT]
     n = _hand_len(v, me)
@@ -943,7 +943,7 @@ def rule_play_just_hinted(pv, tab, singled_out, newest_only, min_lives, num, den
 
 
 # =============================================================================================
-# Tell rules (RULES.md §3.2)
+# Tell rules (docs/rules.md §3.2)
 # =============================================================================================
 
 
@@ -951,7 +951,7 @@ def rule_play_just_hinted(pv, tab, singled_out, newest_only, min_lives, num, den
 def rule_tell_useful(pv, value_first):
     """TellAnyoneAboutUsefulCard (13, value first) / ...OldestUsefulCard (12, colour first).
 
-    A playable card not fully known to its owner, players in turn order (RULES.md §3.2): 13
+    A playable card not fully known to its owner, players in turn order (docs/rules.md §3.2): 13
     takes the first such card in slot order, 12 the oldest (smallest uid). Under the shift
     hand order both pick the same card; under the fixed-slot order (the Java framework's)
     they may not.
@@ -988,7 +988,7 @@ def rule_complete_tell_useful(pv):
 def rule_tell_playable(pv, rng):
     """TellPlayableCard (20, random): hint the next player's lowest-slot playable card.
 
-    One draw (RULES.md §2.9): 0 → its value, 1 → its colour (RULES.md §3.2).
+    One draw (docs/rules.md §2.9): 0 → its value, 1 → its colour (docs/rules.md §3.2).
     """
     v = expand_view(pv)
     p = _next_player(v)
@@ -1015,7 +1015,7 @@ def rule_tell_playable_outer(pv):
 
 @_kernel
 def rule_tell_about_ones(pv):
-    """TellAboutOnes (11): next player's lowest 1 that is not fully known (RULES.md §3.2)."""
+    """TellAboutOnes (11): next player's lowest 1 that is not fully known (docs/rules.md §3.2)."""
     v = expand_view(pv)
     p = _next_player(v)
     for k in range(_hand_len(v, p)):
@@ -1076,7 +1076,7 @@ def _has_gap(v, p):
 def rule_tell_most_information(pv, java):
     """TellMostInformation (19, "in total"): the hint touching most cards, absolute order.
 
-    ``java``: raise (:data:`RULE_RAISED`) if another hand has a gap (X6, RULES.md §12).
+    ``java``: raise (:data:`RULE_RAISED`) if another hand has a gap (X6, docs/rules.md §12).
     """
     v = expand_view(pv)
     me = v.scal[V_SEAT]
@@ -1101,7 +1101,7 @@ def rule_tell_most_information(pv, java):
 
 @_kernel
 def _tell_first_not_fully_known(pv, usable_test, stop_at_first):
-    """Shared scan of TellAnyoneAboutUselessCard (14) and TellIllInformed (18), RULES.md §3.2.
+    """Shared scan of TellAnyoneAboutUselessCard (14) and TellIllInformed (18), docs/rules.md §3.2.
 
     Players in turn order, slots ascending: at the first card that is useless (``usable_test``
     false) or usable (true) by its actual identity and not fully known to its owner,
@@ -1136,10 +1136,10 @@ def rule_tell_useless(pv, java):
 
 @_kernel
 def rule_tell_dispensable(pv, java):
-    """TellDispensable (15; 48 under its predicate), absolute order (RULES.md §3.2).
+    """TellDispensable (15; 48 under its predicate), absolute order (docs/rules.md §3.2).
 
     ``java``: raise (:data:`RULE_RAISED`) when the scan reaches another player whose hand has
-    a gap (X4/X5, RULES.md §12).
+    a gap (X4/X5, docs/rules.md §12).
     """
     v = expand_view(pv)
     me = v.scal[V_SEAT]
@@ -1174,7 +1174,7 @@ def rule_tell_ill_informed(pv):
 
 @_kernel
 def _finesse_hint(pv, f, k, n_colour, n_value):
-    """Steps (1)–(3) of TellFinesse for ``f``'s slot ``k`` (RULES.md §3.2); -1 if none."""
+    """Steps (1)–(3) of TellFinesse for ``f``'s slot ``k`` (docs/rules.md §3.2); -1 if none."""
     v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
     card = _card(v, f, k)
@@ -1192,7 +1192,7 @@ def _finesse_hint(pv, f, k, n_colour, n_value):
 
 @_kernel
 def rule_tell_finesse(pv):
-    """TellFinesse (16), v0.2.4 semantics (RULES.md §3.2)."""
+    """TellFinesse (16), v0.2.4 semantics (docs/rules.md §3.2)."""
     v = expand_view(pv)
     n_ranks = v.cfg[CFG_RANKS]
     nxt = _next_player(v)
@@ -1215,7 +1215,7 @@ def rule_tell_finesse(pv):
 
 @_kernel
 def _collisions(pv, p, k, is_colour):
-    """(cP, cU) of a TellUnambiguous candidate (RULES.md §3.2).
+    """(cP, cU) of a TellUnambiguous candidate (docs/rules.md §3.2).
 
     The other cards of ``p`` the same hint touches and whose same attribute ``p`` does not
     know yet, split into actually playable (cP) and unplayable (cU).
@@ -1244,7 +1244,7 @@ def _unambiguous_better(mode, w_p, w_u, cp, cu, bp, bu):
     """Whether candidate (cp, cu) strictly beats the best so far (bp, bu).
 
     ``mode`` 0: maximise cP then minimise cU; 1: minimise cU then maximise cP; 2: maximise
-    ``w_p * cP + w_u * cU`` (RULES.md §3.2, TellUnambiguous / TellUnambiguous3).
+    ``w_p * cP + w_u * cU`` (docs/rules.md §3.2, TellUnambiguous / TellUnambiguous3).
     """
     if mode == 0:
         return cp > bp or (cp == bp and cu < bu)
@@ -1257,7 +1257,7 @@ def _unambiguous_better(mode, w_p, w_u, cp, cu, bp, bu):
 def rule_tell_unambiguous(pv, mode, w_p, w_u):
     """TellUnambiguous (67/68: ``mode`` 0/1) and TellUnambiguous3(wP, wU) (72–77: ``mode`` 2).
 
-    RULES.md §3.2. The target is the first player in turn order holding a playable card it
+    docs/rules.md §3.2. The target is the first player in turn order holding a playable card it
     does not fully know. Candidates, per playable card in ascending slots: its value hint (if
     the value is unknown), then its colour hint (if the colour is unknown). The first
     candidate is accepted; later ones replace it only if strictly better.
@@ -1327,7 +1327,7 @@ def _unambiguous2_score(pv, tab_t, pack_t, t, cm, rm, w_p, w_u):
 
 @_kernel
 def rule_tell_unambiguous2(pv, tab, w_p, w_u):
-    """TellUnambiguous2(wP, wU) (69–71), any hand size (RULES.md §3.2).
+    """TellUnambiguous2(wP, wU) (69–71), any hand size (docs/rules.md §3.2).
 
     Target: the first player in turn order holding a playable card. Every hint of §2.5 is
     simulated and scored Σ_s w(s) · P_{me→t}(playable | s) with w(s) = wP on actually playable
@@ -1366,7 +1366,7 @@ def _count_sure_useless(pack_t, cm, rm, n):
 
 @_kernel
 def _at_least_n_target(pv, tab, cm, rm):
-    """TellAtLeastNUseless' target (RULES.md §3.2), or -1; leaves its packed pool in ``tab``.
+    """TellAtLeastNUseless' target (docs/rules.md §3.2), or -1; leaves its packed pool in ``tab``.
 
     The first player in turn order holding an actually useless card and no slot with
     P_{me→t}(useless) > 0.99 under its current knowledge.
@@ -1388,7 +1388,7 @@ def _at_least_n_target(pv, tab, cm, rm):
 
 @_kernel
 def rule_tell_at_least_n_useless(pv, tab, n_min):
-    """TellAtLeastNUseless(N) (78–82) (RULES.md §3.2).
+    """TellAtLeastNUseless(N) (78–82) (docs/rules.md §3.2).
 
     The hint to the target leaving the most slots with P_{me→t}(useless) > 0.99 is told if
     that number is at least ``n_min`` (first wins ties); otherwise the rule does not fire.
@@ -1413,7 +1413,7 @@ def rule_tell_at_least_n_useless(pv, tab, n_min):
 
 @_kernel
 def _mistake_slot(pv, tab_t, pack_t, p, false_positive, num, den):
-    """The slot TellHighProbabilityMistake picks in ``p``'s hand, or -1 (RULES.md §3.2)."""
+    """The slot TellHighProbabilityMistake picks in ``p``'s hand, or -1 (docs/rules.md §3.2)."""
     v = expand_view(pv)
     best = _NO
     bg = _ZERO
@@ -1440,7 +1440,7 @@ def _mistake_slot(pv, tab_t, pack_t, p, false_positive, num, den):
 
 @_kernel
 def rule_tell_high_probability_mistake(pv, tab, false_positive, num, den):
-    """TellHighProbabilityMistake(falsePositive, num/den) (83–104) (RULES.md §3.2).
+    """TellHighProbabilityMistake(falsePositive, num/den) (83–104) (docs/rules.md §3.2).
 
     Hints the scanned player (not the loop offset), with any hand size. Stops without firing
     if the chosen card is already fully known to its owner.
@@ -1456,7 +1456,7 @@ def rule_tell_high_probability_mistake(pv, tab, false_positive, num, den):
 
 
 # =============================================================================================
-# Discard rules (RULES.md §3.3)
+# Discard rules (docs/rules.md §3.3)
 # =============================================================================================
 
 
@@ -1487,7 +1487,7 @@ def rule_discard_useless(pv, tab):
     """DiscardUselessCard (37): discard a known-colour slot that is out of reach.
 
     The slot's value (known, or else the least candidate value) is beyond maxReachable of
-    its colour (RULES.md §3.3).
+    its colour (docs/rules.md §3.3).
     """
     v = expand_view(pv)
     me = v.scal[V_SEAT]
@@ -1573,7 +1573,7 @@ def rule_discard_least_necessary(pv, tab):
 
 @_kernel
 def rule_discard_randomly(pv, rng):
-    """DiscardRandomly (34, random): Discard(x), x uniform in [0, |hand(me)|) (RULES.md §2.9)."""
+    """DiscardRandomly (34, random): Discard(x), x uniform in [0, |hand|) (docs/rules.md §2.9)."""
     v = expand_view(pv)
     h = _hand_len(v, v.scal[V_SEAT])
     if h == 0:
@@ -1582,7 +1582,7 @@ def rule_discard_randomly(pv, rng):
 
 
 # =============================================================================================
-# Legal moves and the other rules (RULES.md §3.4)
+# Legal moves and the other rules (docs/rules.md §3.4)
 # =============================================================================================
 
 
@@ -1675,7 +1675,7 @@ def _random_legal(pv, rng, tab):
 
 @_kernel
 def _unblocking_slot(pv, p):
-    """Step 1 of TryToUnBlock from ``p``'s knowledge (RULES.md §3.4).
+    """Step 1 of TryToUnBlock from ``p``'s knowledge (docs/rules.md §3.4).
 
     Returns the slot to discard (>= 0), ``-2 - slot`` to play (a known 5 whose colour is at 4),
     or -1 if none.
@@ -1707,7 +1707,7 @@ def _is_blocked(pv, p):
 
 @_kernel
 def rule_try_to_unblock(pv):
-    """TryToUnBlock (40): only at T = 0 (RULES.md §3.4)."""
+    """TryToUnBlock (40): only at T = 0 (docs/rules.md §3.4)."""
     v = expand_view(pv)
     if v.scal[V_INFO] != 0:
         return -1
@@ -1724,13 +1724,13 @@ def rule_try_to_unblock(pv):
 
 
 # =============================================================================================
-# Dispatch (RULES.md §1 parameters, §2.8 gating and IF-predicates)
+# Dispatch (docs/rules.md §1 parameters, §2.8 gating and IF-predicates)
 # =============================================================================================
 
 
 @_inline
 def _gate_open(v, kind, pred):
-    """Token gating of ``kind`` and the IF-predicate ``pred`` (RULES.md §2.8)."""
+    """Token gating of ``kind`` and the IF-predicate ``pred`` (docs/rules.md §2.8)."""
     info = v.scal[V_INFO]
     life = v.scal[V_LIFE]
     if kind == KIND_TELL and info <= 0:
@@ -1760,7 +1760,7 @@ def _apply_rule_table(rule_id, v, rng, tab):
     p0 = row[R_P0]
     p1 = row[R_P1]
     p2 = row[R_P2]
-    # play rules (RULES.md §3.1)
+    # play rules (docs/rules.md §3.1)
     if cls == C_FINESSE:
         return rule_play_finesse(v.packed)
     if cls == C_FINESSE_TOLD:
@@ -1775,11 +1775,11 @@ def _apply_rule_table(rule_id, v, rng, tab):
         return rule_play_unique_possible(v.packed, tab)
     if cls == C_JUST_HINTED:
         return rule_play_just_hinted(v.packed, tab, p0, p1, p2, row[R_P3], row[R_P4])
-    if cls == C_X1:  # IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeCard (RULES.md §4)
+    if cls == C_X1:  # IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeCard (docs/rules.md §4)
         if v.scal[V_LIFE] > 1:
             return rule_play_probably_safe(v.packed, tab, p0, p1)
         return rule_play_safe_card(v.packed, tab)
-    # tell rules (RULES.md §3.2)
+    # tell rules (docs/rules.md §3.2)
     if cls == C_COMPLETE_USEFUL:
         return rule_complete_tell_useful(v.packed)
     if cls == C_ONES:
@@ -1814,7 +1814,7 @@ def _apply_rule_table(rule_id, v, rng, tab):
         return rule_tell_at_least_n_useless(v.packed, tab, p0)
     if cls == C_MISTAKE:
         return rule_tell_high_probability_mistake(v.packed, tab, p0, p1, p2)
-    # discard rules (RULES.md §3.3)
+    # discard rules (docs/rules.md §3.3)
     if cls == C_DISCARD_HIGHEST:
         return rule_discard_highest(v.packed)
     if cls == C_DISCARD_IF_CERTAIN:
@@ -1837,7 +1837,7 @@ def _apply_rule_table(rule_id, v, rng, tab):
     if cls == C_OSAWA_DISCARD:
         a = rule_discard_safe(v.packed)
         return a if a >= 0 else rule_discard_useless(v.packed, tab)
-    # other rules (RULES.md §3.4)
+    # other rules (docs/rules.md §3.4)
     if cls == C_LEGAL_RANDOM:
         return _random_legal(v.packed, rng, tab)
     if cls == C_UNBLOCK:
@@ -1859,21 +1859,21 @@ def _apply_rule_call(rule_id, pv, rng, tab):
 
 @njit
 def known_colour(v, p, k):
-    """Colour ``p`` knows for its slot ``k`` (|Col| = 1, RULES.md §2.2), or -1 if unknown."""
+    """Colour ``p`` knows for its slot ``k`` (|Col| = 1, docs/rules.md §2.2), or -1 if unknown."""
     v = _expanded(v)
     return _known_colour(v, p, k)
 
 
 @njit
 def known_rank(v, p, k):
-    """Rank ``p`` knows for its slot ``k`` (|Val| = 1, RULES.md §2.2), or -1 if unknown."""
+    """Rank ``p`` knows for its slot ``k`` (|Val| = 1, docs/rules.md §2.2), or -1 if unknown."""
     v = _expanded(v)
     return _known_rank(v, p, k)
 
 
 @njit
 def max_reachable(v, c):
-    """maxReachable(c): the highest value still reachable for colour ``c`` (RULES.md §2.3).
+    """maxReachable(c): the highest value still reachable for colour ``c`` (docs/rules.md §2.3).
 
     Returns the value (0..n_ranks) just below the lowest rank ``>= height(c)`` whose copies
     are all in the discard pile, else ``n_ranks``. A card of rank ``r`` (value ``r + 1``) is
@@ -1885,49 +1885,49 @@ def max_reachable(v, c):
 
 @njit
 def safe_to_discard(v, c, r):
-    """safeToDiscard(c?, v?) of RULES.md §2.3, with ``c`` or ``r`` = -1 for unknown."""
+    """safeToDiscard(c?, v?) of docs/rules.md §2.3, with ``c`` or ``r`` = -1 for unknown."""
     v = _expanded(v)
     return _safe_to_discard(v, c, r)
 
 
 @njit
 def is_playable(v, card):
-    """playable(x): x.value = height(x.colour) + 1 (RULES.md §2.3)."""
+    """playable(x): x.value = height(x.colour) + 1 (docs/rules.md §2.3)."""
     v = _expanded(v)
     return _is_playable(v, card)
 
 
 @njit
 def is_useless(v, card):
-    """useless(x) = safeToDiscard(x.colour, x.value) for an actual card (RULES.md §2.3)."""
+    """useless(x) = safeToDiscard(x.colour, x.value) for an actual card (docs/rules.md §2.3)."""
     v = _expanded(v)
     return _card_class(v, card) & CLS_USELESS != 0
 
 
 @njit
 def is_necessary(v, card):
-    """necessary(x): not useless, and a 5 or the last copy outside the discards (RULES.md §2.3)."""
+    """necessary(x): not useless; a 5 or the last copy outside the discards (docs/rules.md §2.3)."""
     v = _expanded(v)
     return _card_class(v, card) & CLS_NECESSARY != 0
 
 
 @njit
 def usable(v, c, r):
-    """Predicate *usable*(c?, v?) of RULES.md §2.3, with ``c`` or ``r`` = -1 for unknown."""
+    """Predicate *usable*(c?, v?) of docs/rules.md §2.3, with ``c`` or ``r`` = -1 for unknown."""
     v = _expanded(v)
     return _usable(v, c, r)
 
 
 @njit
 def knows_safe(v, p, k):
-    """knowsSafe(p, k): safeToDiscard on ``p``'s own knowledge of slot ``k`` (RULES.md §2.3)."""
+    """knowsSafe(p, k): safeToDiscard on ``p``'s knowledge of slot ``k`` (docs/rules.md §2.3)."""
     v = _expanded(v)
     return _knows_safe(v, p, k)
 
 
 @njit
 def card_table(v, out):
-    """Fill the viewer's card table ``out`` (U_me counts and class bits, RULES.md §2.3–§2.4).
+    """Fill the viewer's card table ``out`` (U_me counts and class bits, docs/rules.md §2.3–§2.4).
 
     Args:
         v: the viewer's view.
@@ -1955,9 +1955,9 @@ def new_card_table(v):
 
 @njit
 def partner_table(v, t, tab, out):
-    """Write the card table of U_{me→t} = U_me + hand(t) (RULES.md §2.5) to ``out``.
+    """Write the card table of U_{me→t} = U_me + hand(t) (docs/rules.md §2.5) to ``out``.
 
-    The documented approximation of RULES.md §2.5: the pool keeps the viewer's own hand,
+    The documented approximation of docs/rules.md §2.5: the pool keeps the viewer's own hand,
     which ``t`` can see.
 
     Args:
@@ -1982,7 +1982,7 @@ def cand_counts(v, tab, cm, rm):
 
     Returns:
         ``(total, playable, useless, necessary)``: |cand(s)| (pool cards possible under the
-        masks, with multiplicity) and how many have each property (RULES.md §2.4). A
+        masks, with multiplicity) and how many have each property (docs/rules.md §2.4). A
         probability P(φ | s) is ``count / total``.
     """
     v = _expanded(v)
@@ -1993,8 +1993,8 @@ def cand_counts(v, tab, cm, rm):
 def slot_counts(v, tab, p, k):
     """:func:`cand_counts` of ``p``'s slot ``k`` under ``p``'s current knowledge.
 
-    With the viewer's table and ``p`` = viewer this is cand_me(k) (RULES.md §2.4); with a
-    :func:`partner_table` for ``p`` it is cand_{me→p}(k) (RULES.md §2.5).
+    With the viewer's table and ``p`` = viewer this is cand_me(k) (docs/rules.md §2.4); with a
+    :func:`partner_table` for ``p`` it is cand_{me→p}(k) (docs/rules.md §2.5).
     """
     v = _expanded(v)
     return _slot_counts(v, tab, p, k)
@@ -2025,7 +2025,7 @@ def own_slot_counts(v, tab, k):
 
 @njit
 def own_probability(v, k, cls):
-    """P_me(φ | k) for the viewer's slot ``k`` (RULES.md §2.4), as a float.
+    """P_me(φ | k) for the viewer's slot ``k`` (docs/rules.md §2.4), as a float.
 
     Args:
         v: the viewer's view.
@@ -2043,7 +2043,7 @@ def own_probability(v, k, cls):
 
 @njit
 def partner_probability(v, t, k, cls, hint):
-    """P_{me→t}(φ | k) (RULES.md §2.5), optionally after a simulated hint.
+    """P_{me→t}(φ | k) (docs/rules.md §2.5), optionally after a simulated hint.
 
     Args:
         v: the viewer's view.
@@ -2073,14 +2073,14 @@ def partner_probability(v, t, k, cls, hint):
 
 @njit
 def n_hints(v):
-    """Number of hints in the enumeration of RULES.md §2.5 (``n_ranks + n_colors``)."""
+    """Number of hints in the enumeration of docs/rules.md §2.5 (``n_ranks + n_colors``)."""
     v = _expanded(v)
     return v.cfg[CFG_RANKS] + v.cfg[CFG_COLORS]
 
 
 @njit
 def hint_of(v, i):
-    """Hint number ``i`` of the enumeration (RULES.md §2.5) as ``(is_colour, value)``.
+    """Hint number ``i`` of the enumeration (docs/rules.md §2.5) as ``(is_colour, value)``.
 
     Values 1..5 first (``i < n_ranks`` → rank ``i``), then colours R..B (``n_ranks + c``).
     """
@@ -2090,7 +2090,7 @@ def hint_of(v, i):
 
 @njit
 def simulate_hint(v, t, i, cm, rm):
-    """Apply hint number ``i`` to a COPY of ``t``'s knowledge (RULES.md §2.5).
+    """Apply hint number ``i`` to a COPY of ``t``'s knowledge (docs/rules.md §2.5).
 
     Args:
         v: the viewer's view.
@@ -2116,7 +2116,7 @@ def hint_action(v, t, i):
 
 @njit
 def tell_missing(v, t, k, value_first):
-    """The tellMissing helper (RULES.md §2.6) about ``t``'s slot ``k``.
+    """The tellMissing helper (docs/rules.md §2.6) about ``t``'s slot ``k``.
 
     Args:
         v: the viewer's view.
@@ -2133,9 +2133,9 @@ def tell_missing(v, t, k, value_first):
 
 @njit
 def turn_order(v, i):
-    """The ``i``-th other player in turn order (``i`` = 0..N−2): me+1, me+2, ... (RULES.md §2.7).
+    """The ``i``-th other player in turn order (``i`` = 0..N−2): me+1, me+2, ... (docs/rules.md).
 
-    Absolute order (RULES.md §2.7) is simply ``0..N−1`` skipping the viewer.
+    Absolute order (docs/rules.md §2.7) is simply ``0..N−1`` skipping the viewer.
     """
     v = _expanded(v)
     return _turn_order(v, i)
@@ -2169,7 +2169,7 @@ def legal_mask_view(v, out):
 
 @njit
 def rule_kind(rule_id):
-    """Gating kind ``KIND_*`` of a compiled rule id (RULES.md §1, §2.8); -1 if unknown."""
+    """Gating kind ``KIND_*`` of a compiled rule id (docs/rules.md §1, §2.8); -1 if unknown."""
     if rule_id < 0 or rule_id >= N_RULE_IDS:
         return -1
     return RULE_TABLE[rule_id, R_KIND]
@@ -2188,7 +2188,7 @@ def apply_rule_table(rule_id, v, rng, tab):
 
 @njit
 def apply_rule(rule_id, v, rng):
-    """Evaluate one rule for the viewer of ``v`` (RULES.md §1–§4).
+    """Evaluate one rule for the viewer of ``v`` (docs/rules.md §1–§4).
 
     Args:
         rule_id: an alphabet index ``0..104`` or an extra rule id (:data:`RULE_X1`–:data:`RULE_X6`).
@@ -2209,7 +2209,7 @@ def apply_rule(rule_id, v, rng):
 def first_firing(rules, n_rules, v, rng):
     """The first firing rule's move, or -1 if no rule fires (no fallback, no draw).
 
-    Used to emulate the reference's "strict era" (RULES.md §2.9), where a turn on which no
+    Used to emulate the reference's "strict era" (docs/rules.md §2.9), where a turn on which no
     rule fired, or on which a rule raised, ended the game at the current score. A Java-exception
     rule (X4–X6) that raises ends the scan with :data:`RULE_RAISED`.
     """
@@ -2235,7 +2235,7 @@ def first_firing_table(rules, n_rules, v, rng, tab):
 
 @njit
 def choose_action(rules, n_rules, v, rng, mask):
-    """Run a rule list: the first rule that fires wins, else the fallback (RULES.md §2.9).
+    """Run a rule list: the first rule that fires wins, else the fallback (docs/rules.md §2.9).
 
     Args:
         rules: int64 array of rule ids, tried in order.
@@ -2247,7 +2247,7 @@ def choose_action(rules, n_rules, v, rng, mask):
 
     Returns:
         A legal move uid: the first firing rule's move, or else one uniformly random legal
-        move (one draw over the ascending legal-move list, RULES.md §0.3.3); -1 only once the
+        move (one draw over the ascending legal-move list, docs/rules.md §0.3.3); -1 only once the
         game is over.
     """
     v = _expanded(v)

@@ -1,11 +1,11 @@
 """Card-counting beliefs on a player view, for analysis and for users' own policies.
 
 * :func:`unseen_counts` / :func:`candidate_counts` / :func:`own_probabilities`: the
-  own-perspective candidates and probabilities of RULES.md §2.4 (cards the seat cannot see,
+  own-perspective candidates and probabilities of docs/rules.md §2.4 (cards the seat cannot see,
   filtered by its hint knowledge; slots treated independently).
-* :func:`partner_probabilities`: the partner-perspective approximation of RULES.md §2.5
+* :func:`partner_probabilities`: the partner-perspective approximation of docs/rules.md §2.5
   (the teller's own hand counts as unseen by the target, as in the reference).
-* :func:`v0_belief` and :func:`v1_belief`: the V0 and V1 beliefs of [BAD19] (PAPERS.md §5).
+* :func:`v0_belief` and :func:`v1_belief`: the V0 and V1 beliefs of [BAD19] (docs/papers.md §5).
 
 Every function takes a :class:`hanabi_env.PlayerView` and uses only what that seat may see.
 Cards are indexed ``colour * n_ranks + rank`` (HLE's order). These are plain NumPy functions
@@ -38,7 +38,7 @@ def _copies(n_colors: int, n_ranks: int) -> np.ndarray:
 
 
 def unseen_counts(view: PlayerView, also_hand_of: int | None = None) -> np.ndarray:
-    """Copies of each card the viewer cannot see (RULES.md §2.4: U_me = deck + own hand).
+    """Copies of each card the viewer cannot see (docs/rules.md §2.4: U_me = deck + own hand).
 
     Full deck minus the discard pile, the fireworks and the other players' hands. With
     ``also_hand_of=t`` the cards of player ``t`` are counted as unseen too (U_{me→t}, §2.5).
@@ -66,7 +66,7 @@ def _plausible_flat(view: PlayerView, player: int) -> np.ndarray:
 
 
 def candidate_counts(view: PlayerView, player: int | None = None) -> np.ndarray:
-    """Candidate counts per slot: ``cand(s)`` of RULES.md §2.4 (§2.5 for another player).
+    """Candidate counts per slot: ``cand(s)`` of docs/rules.md §2.4 (§2.5 for another player).
 
     Args:
         view: The viewer's view.
@@ -82,7 +82,7 @@ def candidate_counts(view: PlayerView, player: int | None = None) -> np.ndarray:
 
 
 def card_properties(view: PlayerView) -> dict[str, np.ndarray]:
-    """Public class of every card id (RULES.md §2.3): playable, useless, necessary.
+    """Public class of every card id (docs/rules.md §2.3): playable, useless, necessary.
 
     Returns:
         Dict of ``(n_colors * n_ranks,)`` bool arrays.
@@ -108,7 +108,7 @@ def card_properties(view: PlayerView) -> dict[str, np.ndarray]:
 
 
 def own_probabilities(view: PlayerView) -> dict[str, np.ndarray]:
-    """P_me(playable / useless / necessary | slot) for the viewer's slots (RULES.md §2.4).
+    """P_me(playable / useless / necessary | slot) for the viewer's slots (docs/rules.md §2.4).
 
     Returns:
         Dict of ``(hand_size,)`` float64 arrays; NaN for empty slots.
@@ -117,7 +117,7 @@ def own_probabilities(view: PlayerView) -> dict[str, np.ndarray]:
 
 
 def partner_probabilities(view: PlayerView, target: int) -> dict[str, np.ndarray]:
-    """P_{me→t}(playable / useless / necessary | slot) for ``target``'s slots (RULES.md §2.5).
+    """P_{me→t}(playable / useless / necessary | slot) for ``target``'s slots (docs/rules.md §2.5).
 
     Raises:
         ValueError: ``target`` is the viewer or out of range.
@@ -137,7 +137,7 @@ def _probabilities(view: PlayerView, cand: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def v0_belief(view: PlayerView) -> np.ndarray:
-    """[BAD19]'s V0 belief over the viewer's own cards (PAPERS.md §5).
+    """[BAD19]'s V0 belief over the viewer's own cards (docs/papers.md §5).
 
     ``P(card = f | slot i) ∝ C(f) · HM(f, i)``, with C the copies not visible to the viewer and
     HM the slot's hint mask.
@@ -150,7 +150,7 @@ def v0_belief(view: PlayerView) -> np.ndarray:
 
 
 def v1_belief(view: PlayerView, iterations: int = 10) -> np.ndarray:
-    """[BAD19]'s self-consistent V1 belief over the viewer's own cards (PAPERS.md §5).
+    """[BAD19]'s self-consistent V1 belief over the viewer's own cards (docs/papers.md §5).
 
     Iterates ``B^{k+1}(f, i) ∝ max(C(f) − Σ_{j≠i} B^k(f, j), 0) · HM(f, i)`` from the V0
     belief: each slot's counts are reduced by what the other slots are believed to hold.

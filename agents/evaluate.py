@@ -4,12 +4,12 @@
   per-seat behaviour counters. When every policy is a :class:`~agents.policy.RuleAgent`, whole
   games run inside one compiled kernel (:func:`play_rule_games_kernel`); otherwise the generic
   path steps :class:`hanabi_env.HanabiGame` and asks each policy for its move.
-* :func:`evaluate` implements [CIG18]'s **mirror** and **mixed** evaluation (PAPERS.md §2,
-  RULES.md §6) over game sizes, with common random numbers, strict or lenient scoring, results
+* :func:`evaluate` implements [CIG18]'s **mirror** and **mixed** evaluation (docs/papers.md §2,
+  docs/rules.md §6) over game sizes, with common random numbers, strict or lenient scoring, results
   as mean ± s.e.m. per game size and overall, and the evaluated agent's communicativeness and
-  IPP (ratio of sums over its seats, RULES.md §5).
+  IPP (ratio of sums over its seats, docs/rules.md §5).
 
-Seeds (RULES.md §6): everything derives from one ``seed``. Per game: (mixed only) the
+Seeds (docs/rules.md §6): everything derives from one ``seed``. Per game: (mixed only) the
 candidate's seat, the deal seed, then one agent seed per seat, all drawn up front in the parent
 process, so results do not depend on the number of workers. Games are split into chunks that
 run in a process pool on all local cores by default.
@@ -100,7 +100,7 @@ def play_rule_games_kernel(
         out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has
             ``n_games`` rows (pass a ``(0, 0)`` array not to record).
         end_on_no_rule: If true, a turn on which no rule fires ends the game at the current
-            score (the reference's strict era, RULES.md §2.9) instead of the random fallback.
+            score (the reference's strict era, docs/rules.md §2.9) instead of the random fallback.
         stop_group: ``(n_games,)`` int64 group of each game, to stop a group's games early
             (pass a ``(0,)`` array to play every game). A group's games are consecutive; the
             kernel adds up their scores and skips the group's remaining games (score -1,
@@ -191,7 +191,7 @@ class GameBatch:
     def seat_metrics(self) -> dict[str, np.ndarray]:
         """Per-game, per-seat metrics: ``(n_games, n_players)`` float64 arrays.
 
-        Keys ``communicativeness``, ``ipp``, ``risk_aversion`` (NaN where undefined, RULES.md
+        Keys ``communicativeness``, ``ipp``, ``risk_aversion`` (NaN where undefined, docs/rules.md
         §5) and ``plays``, ``hints_given``.
         """
         c = self.counters
@@ -217,7 +217,7 @@ def _metrics_of_sums(sums: np.ndarray) -> dict:
 
 
 def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tuple:
-    """Per-game seeds derived from ``seed`` (RULES.md §6), identical for any worker count.
+    """Per-game seeds derived from ``seed`` (docs/rules.md §6), identical for any worker count.
 
     Returns:
         ``(seats, deal_seeds, agent_seeds)``: ``(n_games,)`` int64 candidate seats (zeros if not
@@ -416,8 +416,8 @@ def play_games(
         progress: Called with the number of games finished after each chunk.
         record_actions: Keep every game's move list in :attr:`GameBatch.actions`.
         no_rule: What a rule agent does when no rule fires: ``"fallback"`` (a random legal
-            move; RULES.md §0.3, the reference from late 2020) or ``"end_game"`` (the game ends
-            at the current score, the reference's 2018–2020 strict era, RULES.md §2.9; rule
+            move; docs/rules.md §0.3, the reference from late 2020) or ``"end_game"`` (the game ends
+            at the current score, the reference's 2018–2020 strict era, docs/rules.md §2.9; rule
             agents only).
 
     Returns:
@@ -548,7 +548,7 @@ class EvaluationResult:
             ``players``, ``games``, ``mean``, ``sem`` (points), and the evaluated agent's
             ``communicativeness``, ``ipp``, ``risk_aversion`` (NaN where undefined).
         mean: Overall fitness: mean over sizes (mirror), or mean over partners of the mean over
-            sizes (mixed) — [CIG18], PAPERS.md §2.
+            sizes (mixed) — [CIG18], docs/papers.md §2.
         sem: Standard error of ``mean`` (propagated from the cells, which are independent).
         metrics: The evaluated agent's metrics over all its seats and games (ratio of sums).
     """
@@ -619,7 +619,7 @@ def evaluate(
     no_rule: str = "fallback",
     hand_order: str = "shift",
 ) -> EvaluationResult:
-    """Mirror or mixed evaluation of ``agent`` ([CIG18], PAPERS.md §2; RULES.md §6).
+    """Mirror or mixed evaluation of ``agent`` ([CIG18], docs/papers.md §2; docs/rules.md §6).
 
     Mirror: every seat plays a copy of ``agent`` (separate generators per seat), ``games`` games
     per size. Mixed: for each partner in ``pool`` and each size, ``games`` games where the agent

@@ -65,7 +65,7 @@ def action_uid(
     color: int | str | None = None,
     rank: int | None = None,
 ) -> int:
-    """The move uid (HLE action order, ANCHORS.md §2.3) of a move of the seat of ``view``.
+    """The move uid (HLE action order, docs/anchors.md §2.3) of a move of the seat of ``view``.
 
     Args:
         view: The mover's view.

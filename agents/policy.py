@@ -1,7 +1,7 @@
 """The policy protocol shared by every agent of the project, and rule-based policies.
 
 A policy decides from the **player view** of its seat (never the state), returns a legal action
-index (HLE move uid), and can be reset between games (STYLE.md lessons 2 and 4). It plugs into a
+index (HLE move uid), and can be reset between games. It plugs into a
 plain PettingZoo loop with one line::
 
     for agent in env.agent_iter():
@@ -57,8 +57,8 @@ class Policy(ABC):
 def rule_ids(rules: Sequence[int | str]) -> np.ndarray:
     """Compiled rule ids (``int64``) from alphabet indices and/or rule names.
 
-    Ints 0–104 are the alphabet (RULES.md §1); 105 and 106 are VanDenBergh's extra rules X1 and
-    X2 (RULES.md §4), 107 is X3, rule 14 as the Java reference ran it (usable in rule lists,
+    Ints 0–104 are the alphabet (docs/rules.md §1); 105 and 106 are VanDenBergh's extra rules X1 and
+    X2 (docs/rules.md §4), 107 is X3, rule 14 as the Java reference ran it (usable in rule lists,
     never chromosome genes). Names are published labels or canonical names (whitespace and
     commas ignored), or ``"X1"``, ``"X2"``, ``"X3"``.
 
@@ -98,7 +98,7 @@ _BASELINE_KEYS = {_agent_key(k): k for k in rulebase.BASELINES}
 
 
 class RuleAgent(Policy):
-    """An ordered rule list plus the always-legal fallback (RULES.md §2.9).
+    """An ordered rule list plus the always-legal fallback (docs/rules.md §2.9).
 
     The rules run in the compiled kernel :func:`agents._rules.choose_action`; the first rule that
     fires gives the action, else one uniformly random legal move. Randomised rules and the
@@ -154,7 +154,7 @@ class RuleAgent(Policy):
 
 
 def make(name: str, seed: int = 0) -> RuleAgent:
-    """A baseline agent by name (case-insensitive; RULES.md §4), e.g. ``make("piers", seed=1)``.
+    """A baseline agent by name (case-insensitive; docs/rules.md §4), e.g. ``make("piers")``.
 
     Names (case, spaces, ``_`` and ``-`` ignored): IGGI, Internal, Outer, LegalRandom,
     VanDenBergh, Flawed, Piers, Cautious.

@@ -1,15 +1,15 @@
-"""The rule alphabet as a pure-Python registry, and the baseline agents (RULES.md §1, §4).
+"""The rule alphabet as a pure-Python registry, and the baseline agents (docs/rules.md §1, §4).
 
 A chromosome is a tuple of indices into :data:`ALPHABET` (0..104). The index → rule mapping is
-fixed (RULES.md §1) so that published chromosomes load unchanged. Each entry records its kind
-(the token-gating class of RULES.md §2.8: ``"play"``, ``"tell"``, ``"discard"`` or ``"other"``),
-its canonical name (RULES.md §1, ", " between parameters) and the reference's published label
-(``Analyses/Chromosomes/Rulebase.html``).
+fixed (docs/rules.md §1) so that published chromosomes load unchanged. Each entry records its kind
+(the token-gating class of docs/rules.md §2.8: ``"play"``, ``"tell"``, ``"discard"`` or
+``"other"``), its canonical name (docs/rules.md §1, ", " between parameters) and the reference's
+published label (``Analyses/Chromosomes/Rulebase.html``).
 
-Two extra rules of the VanDenBergh baseline (RULES.md §4) are registered **by name only**:
+Two extra rules of the VanDenBergh baseline (docs/rules.md §4) are registered **by name only**:
 they run as compiled rule ids :data:`RULE_X1` and :data:`RULE_X2` (>= :data:`N_ALPHABET`), which
 are never valid chromosome genes. :data:`RULE_X3` to :data:`RULE_X6` reproduce behaviours of the
-Java reference (RULES.md §3.2, §12), for comparisons with the reference only: rule 14's scan,
+Java reference (docs/rules.md §3.2, §12), for comparisons with the reference only: rule 14's scan,
 and the exceptions TellDispensable and TellMostInformation raised in its final round.
 
 The compiled kernels live in :mod:`agents._rules`; this module imports nothing compiled.
@@ -45,8 +45,8 @@ class RuleInfo(NamedTuple):
 
     Attributes:
         rule_id: compiled rule id (the alphabet index for genes, 105–110 for X1–X6).
-        kind: ``"play"``, ``"tell"``, ``"discard"`` or ``"other"`` (RULES.md §2.8).
-        name: canonical name (RULES.md §1 / §4).
+        kind: ``"play"``, ``"tell"``, ``"discard"`` or ``"other"`` (docs/rules.md §2.8).
+        name: canonical name (docs/rules.md §1 / §4).
         label: the reference's published label (empty for X1–X3, which have none).
     """
 
@@ -60,7 +60,7 @@ def _ppsc(t: str) -> tuple[str, str]:
     return f"PlayProbablySafeCard({t})", f"PlayProbablySafeCard({t})"
 
 
-# (kind, canonical name, published label), in index order (RULES.md §1).
+# (kind, canonical name, published label), in index order (docs/rules.md §1).
 _TABLE: tuple[tuple[str, str, str], ...] = (
     ("play", "PlayFinesse", "PlayFinesse()"),
     ("play", "PlayFinesseTold", "PlayFinesseTold()"),
@@ -147,14 +147,14 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
 ALPHABET: tuple[RuleInfo, ...] = tuple(
     RuleInfo(i, kind, name, label) for i, (kind, name, label) in enumerate(_TABLE)
 )
-"""The 105 rules, ``ALPHABET[i].rule_id == i`` (RULES.md §1)."""
+"""The 105 rules, ``ALPHABET[i].rule_id == i`` (docs/rules.md §1)."""
 
 X1 = RuleInfo(RULE_X1, "play", "IF(L>1) PlayProbablySafeCard(0.6) ELSE PlaySafeCard", "")
-"""VanDenBergh's first rule (RULES.md §4); not part of the alphabet."""
+"""VanDenBergh's first rule (docs/rules.md §4); not part of the alphabet."""
 X2 = RuleInfo(RULE_X2, "discard", "DiscardProbablyUselessCard(0.99)", "")
-"""VanDenBergh's second rule (RULES.md §4); not part of the alphabet."""
+"""VanDenBergh's second rule (docs/rules.md §4); not part of the alphabet."""
 X3 = RuleInfo(RULE_X3, "tell", "TellAnyoneAboutUselessCard(java)", "")
-"""Rule 14 as the Java reference ran it (RULES.md §3.2): the scan stops at the first useless
+"""Rule 14 as the Java reference ran it (docs/rules.md §3.2): the scan stops at the first useless
 card, and if that card is fully known to its owner the rule does not fire. Not a gene; for
 comparisons with the reference (``benchmarks/reproduce_agents.py``)."""
 X4 = RuleInfo(RULE_X4, "tell", "TellDispensable(java)", "")
@@ -174,7 +174,7 @@ EXTRA_RULES: dict[str, RuleInfo] = {"X1": X1, "X2": X2, "X3": X3, "X4": X4, "X5"
 
 
 def normalize_label(label: str) -> str:
-    """Normalise a rule label for matching: delete all whitespace and commas (RULES.md §1).
+    """Normalise a rule label for matching: delete all whitespace and commas (docs/rules.md §1).
 
     Args:
         label: a published label, canonical name or population-file rule name.
@@ -201,7 +201,7 @@ _LOOKUP = _build_lookup()
 
 
 def index_of(label: str) -> int:
-    """Alphabet index of a rule given by published label or canonical name (RULES.md §1).
+    """Alphabet index of a rule given by published label or canonical name (docs/rules.md §1).
 
     Labels are compared after :func:`normalize_label`, so ``"TellUnambiguous3(1-10)"``,
     ``"TellUnambiguous3(1, -10)"`` and ``"TellUnambiguous3( 1 -10 )"`` all give 77. The extra
@@ -229,7 +229,7 @@ def name_of(rule_id: int) -> str:
         rule_id: ``0..104`` or an extra rule id (:data:`RULE_X1` to :data:`RULE_X6`).
 
     Returns:
-        The canonical name (RULES.md §1, §4).
+        The canonical name (docs/rules.md §1, §4).
 
     Raises:
         KeyError: for any other id.
@@ -277,7 +277,7 @@ def chromosome_from_labels(labels: list[str] | tuple[str, ...]) -> tuple[int, ..
     return tuple(index_of(label) for label in labels)
 
 
-# --- baseline agents (RULES.md §4) ---------------------------------------------------------
+# --- baseline agents (docs/rules.md §4) ---------------------------------------------------------
 IGGI = (2, 8, 13, 38, 27, 39)
 INTERNAL = (8, 38, 20, 22, 34)
 OUTER = (8, 38, 21, 23, 34)
@@ -297,7 +297,7 @@ BASELINES: dict[str, tuple[int, ...]] = {
     "Piers": PIERS,
     "Cautious": CAUTIOUS,
 }
-"""Baseline agents as rule-id tuples (RULES.md §4); VanDenBergh uses X1/X2's compiled ids."""
+"""Baseline agents as rule-id tuples (docs/rules.md §4); VanDenBergh uses X1/X2's compiled ids."""
 
 TEST_POOL: tuple[str, ...] = (
     "IGGI",
@@ -308,7 +308,7 @@ TEST_POOL: tuple[str, ...] = (
     "Flawed",
     "Piers",
 )
-"""The test pool / gauntlet, in order (RULES.md §4). Cautious is not in it."""
+"""The test pool / gauntlet, in order (docs/rules.md §4). Cautious is not in it."""
 
 __all__ = [
     "ALPHABET",

@@ -5,7 +5,7 @@ Piers mirror self-play, 2 players, lenient scoring, one process:
 * the compiled evaluator (:func:`agents.evaluate.play_games`, whole games in one kernel), and
 * the same games through the AEC loop (``hanabi_env.env()`` with ``RuleAgent`` policies),
 
-compared with the Java framework's 450–560 games/s/core for Piers mirror (ANCHORS.md §4).
+compared with the Java framework's 450–560 games/s/core for Piers mirror (docs/anchors.md §4).
 Target: >= 20,000 games/s per core with the compiled evaluator.
 
 Usage::

@@ -2,7 +2,7 @@
 
 Measures steps/s, games/s and the average game length of uniformly random legal play, each
 system for ``--seconds`` of wall time after a short warm-up, all in one process and one run
-(compare ratios, not absolute numbers; ANCHORS.md §4):
+(compare ratios, not absolute numbers; docs/anchors.md §4):
 
 1. ``hanabi_env.env()`` vs PettingZoo ``hanabi_v5`` ``env()``: the plain AEC loop
    (``agent_iter`` / ``last`` / random choice among the masked actions / ``step``);
@@ -17,7 +17,7 @@ system for ``--seconds`` of wall time after a short warm-up, all in one process 
 A step is one player move (never a deal, never a dead step of the AEC loop); a game counts
 when it has ended, and the timed window ends with a completed game (or batch), so the average
 game length is exact. hanabi_v5 truncates games: Shimmy counts card deals toward OpenSpiel's
-118-move bound, which excludes deals (ANCHORS.md §1), so its games can end early; the
+118-move bound, which excludes deals (docs/anchors.md §1), so its games can end early; the
 truncated fraction is reported.
 
 Game ``g`` of every system is dealt from seed ``--seed + g`` (``reset(seed=...)``; pyspiel's
@@ -387,7 +387,7 @@ def print_report(results: dict[str, Result], args: argparse.Namespace) -> dict:
         )
     print(
         "  hanabi_v5 truncates: Shimmy counts deals toward OpenSpiel's 118-move bound, which "
-        "excludes deals\n  (ANCHORS.md §1); hanabi_env and pyspiel play every game to its "
+        "excludes deals\n  (docs/anchors.md §1); hanabi_env and pyspiel play every game to its "
         "real end. Random play ends\n  early (three bombs), so truncation is rare here but "
         "cuts most full-length games."
     )

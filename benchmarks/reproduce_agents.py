@@ -2,12 +2,12 @@
 
 1. Mixed evaluation of IGGI, Outer, Legal Random, Van den Bergh, Flawed and Piers against the
    7-agent test pool (lenient scoring, game sizes 2–5), compared with [CIG18]'s validation table
-   (PAPERS.md §2); then (``variants``) the same with the 2018 Java reference's behaviour added
+   (docs/papers.md §2); then (``variants``) the same with the 2018 Java reference's behaviour added
    step by step: the strict era's "no rule fired ends the game", the 2018 pool definitions, the
    Java framework's fixed hand slots (``hand_order="fixed"``), its rule 14 (X3), and the
    exceptions its early TellDispensable and TellMostInformation raised at a final-round gap
    (X4–X6), which ended strict-era games.
-2. Mirror scores per game size of the pool agents, compared with RULES.md §11.
+2. Mirror scores per game size of the pool agents, compared with docs/rules.md §11.
 3. The published chromosomes (``agents/data/published_chromosomes.json``) in mirror play
    at their own player count, compared with their claimed scores.
 
@@ -43,7 +43,7 @@ from agents.rulebase import (  # noqa: E402
     TEST_POOL,
 )
 
-CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); PAPERS.md §2
+CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); docs/papers.md §2
     "IGGI": (10.96, 10.98),
     "Outer": (10.2, 9.70),
     "LegalRandom": (4.59, 4.52),
@@ -51,7 +51,7 @@ CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); PAPERS.
     "Flawed": (5.02, 4.46),
     "Piers": (11.18, 11.28),
 }
-REFERENCE_MIRROR = {  # RULES.md §11 (Java reference, lenient, 200 games per size)
+REFERENCE_MIRROR = {  # docs/rules.md §11 (Java reference, lenient, 200 games per size)
     "IGGI": (16.5, 16.8, 16.1, 15.0),
     "Internal": (11.0, 10.8, 10.3, 9.8),
     "Outer": (14.5, 14.7, 13.1, 12.7),
@@ -83,7 +83,7 @@ def mixed_table(games: int, seed: int, workers: int | None) -> tuple[list[str], 
     return lines, out
 
 
-# Pool definitions before 2018-05-06 (RULES.md §4): IGGI without the final LegalRandom, Outer
+# Pool definitions before 2018-05-06 (docs/rules.md §4): IGGI without the final LegalRandom, Outer
 # with TellRandomly instead of TellUnknown. Until 2019-07-31 the reference also registered the
 # Internal list under the name "Outer" and vice versa, so [CIG18]'s "Outer" row is the Internal
 # list's score.
@@ -122,7 +122,7 @@ VARIANTS = (
 
 
 def mixed_variants_table(games: int, seed: int, workers: int | None) -> tuple[list[str], dict]:
-    """Trace the mixed-score gaps to the reference's 2018 behaviour (RULES.md §2.9, §4, §12)."""
+    """Trace the mixed-score gaps to the 2018 reference (docs/rules.md §2.9, §4, §12)."""
     titles = [v[0] for v in VARIANTS]
     lines = [
         "| agent (row of [CIG18]) | " + " | ".join(titles) + " | [CIG18] | gap left |",
@@ -175,7 +175,7 @@ def mirror_table(games: int, seed: int, workers: int | None) -> tuple[list[str],
     """Mirror scores per size under our hand order and the Java framework's fixed slots."""
     lines = [
         "| agent | 2p | 3p | 4p | 5p | fixed slots 2p/3p/4p/5p "
-        "| reference 2p/3p/4p/5p (RULES.md §11) |",
+        "| reference 2p/3p/4p/5p (docs/rules.md §11) |",
         "|---|---|---|---|---|---|---|",
     ]
     out = {}

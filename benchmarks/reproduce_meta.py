@@ -4,12 +4,12 @@ For several 5×5 communicativeness × IPP MAP-Elites populations (our own runs, 
 missing, plus the published population 1 fixture), for every pool pair (H, E):
 
 1. the offline table I(R, H) with R = H (``--train-games`` games per pair; [Bayes21] used 400),
-   and, out of distribution, I(R, E) for the Oracle (PAPERS.md §4.2);
+   and, out of distribution, I(R, E) for the Oracle (docs/papers.md §4.2);
 2. the evaluation of the Bayesian variants (Adaptive, Generalist, Oracle, Random-Response) and
    of the [ToG20] response-table agent (``response-adaptive``, threshold 0; and, out of
    distribution, ``response-oracle``, which knows the partner's niche) under the [Bayes21]
    protocol: k episodes × g games per partner, 2 players, meta-agent in seat 0;
-3. the niche-estimate mean absolute error of [ToG20] (PAPERS.md §4.1): partner behaviour
+3. the niche-estimate mean absolute error of [ToG20] (docs/papers.md §4.1): partner behaviour
    observed while the meta-agent plays vs the partner's self-play behaviour, per evaluation and
    over every (r, h) pair of each table.
 
@@ -54,7 +54,7 @@ from meta.evaluate import (  # noqa: E402
 from meta.response import parse_cell_id  # noqa: E402
 from meta.table import build_table  # noqa: E402
 
-BAYES21_TABLE_IV = {  # PAPERS.md §4.2 (qualitative)
+BAYES21_TABLE_IV = {  # docs/papers.md §4.2 (qualitative)
     "in": "Oracle ≥ Adaptive ≥ Generalist when Oracle − Generalist is large (p < 0.0002)",
     "out": "Adaptive ≈ or slightly below Generalist",
     "random": "Random-Response ≈ 4 points below the other three",

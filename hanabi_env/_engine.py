@@ -1,14 +1,14 @@
 """The Hanabi engine: game state as fixed-shape arrays and compiled kernels that advance it.
 
-No agent, Gymnasium or PettingZoo code lives here (STYLE.md lesson 1). The rules are those of
-DeepMind's Hanabi Learning Environment (HLE) as listed in ANCHORS.md §2.1:
+No agent, Gymnasium or PettingZoo code lives here. The rules are those of
+DeepMind's Hanabi Learning Environment (HLE) as listed in docs/anchors.md §2.1:
 
 * cards are ``colour * n_ranks + rank`` (0-based; -1 for "no card"); copies per rank are 3 for
   the lowest rank, 1 for the highest and 2 otherwise;
 * the initial deal gives player 0 its full hand, then player 1, and so on; a drawn card is
   appended at the end of the hand and later slots shift left when a card leaves (slot 0 is the
   oldest card). The optional *fixed-slot* hand order (``CFG_HAND_ORDER = HAND_FIXED``, the
-  papers' Java framework, RULES.md §12) deals the new card into the vacated slot instead, so
+  papers' Java framework, docs/rules.md §12) deals the new card into the vacated slot instead, so
   slot order is no longer age order; once the deck is empty, later slots shift left as usual
   (Java left the slot empty; the relative order of the remaining cards is the same). A card's
   age is always its uid (deck position): a larger uid is a newer card;
@@ -19,9 +19,9 @@ DeepMind's Hanabi Learning Environment (HLE) as listed in ANCHORS.md §2.1:
   is empty and every player (including the one who drew the last card) has moved once more;
 * score = sum of the fireworks; with ``strict`` scoring it is 0 once the lives run out
   (HLE/PettingZoo), with ``lenient`` scoring the fireworks total is kept (the papers' Java
-  framework, PAPERS.md §1).
+  framework, docs/papers.md §1).
 
-Moves are HLE move uids (ANCHORS.md §2.3): ``[0, h)`` discard slot, ``[h, 2h)`` play slot, then
+Moves are HLE move uids (docs/anchors.md §2.3): ``[0, h)`` discard slot, ``[h, 2h)`` play slot, then
 colour reveals ordered by target offset then colour, then rank reveals ordered by target offset
 then rank.
 
@@ -92,7 +92,7 @@ H_KNOWN_ATTRS = 14  # for plays/discards: colour known + rank known by its owner
 H_ACTION = 15  # the move uid
 HIST_FIELDS = 16
 
-# --- per-seat behaviour counters (State.counters columns), RULES.md §5 ----------------------
+# --- per-seat behaviour counters (State.counters columns), docs/rules.md §5 ----------------------
 C_HINT_OPPORTUNITIES = 0
 C_HINTS_GIVEN = 1
 C_PLAYS = 2
@@ -132,7 +132,7 @@ class State(NamedTuple):
         hist: ``(max_moves, HIST_FIELDS)`` int32, one record per move (see ``H_*``); rows
             ``>= n_moves`` are -1 (as in a view, so that a view may alias them).
         hist_uids: ``(max_moves, hand_size)`` int32, uids of the cards a reveal touched.
-        counters: ``(n_players, N_COUNTERS)`` float64 behaviour counters (RULES.md §5).
+        counters: ``(n_players, N_COUNTERS)`` float64 behaviour counters (docs/rules.md §5).
         rng: ``(4,)`` int64, the deal generator (see :mod:`hanabi_env._rng`).
         pub: int32, one buffer holding a *view area* (a copy of ``cfg``, then a view's
             scalars and cards, written by :func:`hanabi_env._view.refresh_live_view`) and the
@@ -244,7 +244,7 @@ def n_cards_of(colors: int, ranks: int) -> int:
 
 
 def n_actions_of(players: int, colors: int, ranks: int, hand_size: int) -> int:
-    """Size of the action space, ``2h + (p - 1)(c + r)`` (ANCHORS.md §2.3)."""
+    """Size of the action space, ``2h + (p - 1)(c + r)`` (docs/anchors.md §2.3)."""
     return 2 * hand_size + (players - 1) * (colors + ranks)
 
 
@@ -592,7 +592,7 @@ def encode_action(cfg, cur, kind, slot, target, value):
 
 
 # --------------------------------------------------------------------------------------------
-# Own-perspective probability (for the risk-aversion counter, RULES.md §2.4 / §5)
+# Own-perspective probability (for the risk-aversion counter, docs/rules.md §2.4 / §5)
 # --------------------------------------------------------------------------------------------
 
 
@@ -601,7 +601,7 @@ def p_playable_own(s, p, slot):
     """P(card in ``slot`` of ``p`` is playable) from ``p``'s perspective, hints only.
 
     Candidates = cards ``p`` cannot see (deck + own hand), filtered by ``p``'s plausibility
-    masks for the slot; a ratio of counts (RULES.md §2.4). Returns 0.0 if no candidate.
+    masks for the slot; a ratio of counts (docs/rules.md §2.4). Returns 0.0 if no candidate.
     """
     n_colors = s.cfg[CFG_COLORS]
     n_ranks = s.cfg[CFG_RANKS]
@@ -677,7 +677,7 @@ def apply_move(s, action):
     """Apply the legal move ``action`` for the seat to move; return the score change.
 
     The caller guarantees legality (:func:`is_legal`). Updates the behaviour counters of the
-    mover at decision time (RULES.md §5), appends a history record, draws a replacement card,
+    mover at decision time (docs/rules.md §5), appends a history record, draws a replacement card,
     advances the turn and sets ``S_DONE`` at the end of the game. The returned reward uses the
     state's scoring variant (strict: losing the last life returns minus the score so far).
     """

@@ -1,11 +1,11 @@
 """Player views and the canonical observation encoding, as compiled kernels.
 
-A *view* (STYLE.md lesson 2) holds everything one seat may see, as fixed-shape arrays: the
+A *view* holds everything one seat may see, as fixed-shape arrays: the
 other players' cards, every player's hint knowledge, fireworks, discards, tokens, deck size
 and the public move history. The viewer's own cards are structurally absent: ``cards`` holds
 -1 in the viewer's row (unless a *seer* view is requested, which the ``seer`` observation type
 of HLE needs). The observation vector is a pure function of the view
-(:func:`encode_observation`), bit-identical to HLE's canonical encoder (ANCHORS.md §2.2).
+(:func:`encode_observation`), bit-identical to HLE's canonical encoder (docs/anchors.md §2.2).
 """
 
 from __future__ import annotations
@@ -311,7 +311,7 @@ def refresh_live_view(s, seat, pv):
 
 
 def observation_size(cfg: np.ndarray, obs_type: int) -> int:
-    """Length of the canonical observation vector for a configuration (ANCHORS.md §2.2)."""
+    """Length of the canonical observation vector for a configuration (docs/anchors.md §2.2)."""
     p, c, r, h = (int(cfg[i]) for i in (CFG_PLAYERS, CFG_COLORS, CFG_RANKS, CFG_HAND))
     n_cards = int(cfg[CFG_N_CARDS])
     hands = (p - 1) * h * c * r + p

@@ -161,7 +161,7 @@ def _play(args: argparse.Namespace) -> int:
     humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
     env = hanabi_env.env(players=players, scoring=args.scoring, render_mode="ansi")
     names = [f"player_{i} ({getattr(p, 'name', type(p).__name__)})" for i, p in enumerate(policies)]
-    counters = None  # (players, N_COUNTERS) summed over games (RULES.md §5: ratios of sums)
+    counters = None  # (players, N_COUNTERS) summed over games (docs/rules.md §5: ratios of sums)
     scores = []
     try:
         for game in range(args.games):
@@ -566,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--hand-order",
         choices=["shift", "fixed"],
         default="shift",
-        help="shift (HLE, default) or fixed (the Java framework's fixed slots, RULES.md §12)",
+        help="shift (HLE, default) or fixed (the Java framework's fixed slots, docs/rules.md §12)",
     )
     ev.add_argument(
         "--strict-era",

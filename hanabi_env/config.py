@@ -1,4 +1,4 @@
-"""Game configuration and its validation (hanabi_v5's bounds, ANCHORS.md §1)."""
+"""Game configuration and its validation (hanabi_v5's bounds, docs/anchors.md §1)."""
 
 from __future__ import annotations
 
@@ -59,13 +59,13 @@ class HanabiConfig:
             HLE's default use 4 there).
         max_information_tokens: Information (hint) tokens, >= 0.
         max_life_tokens: Life tokens, >= 1.
-        observation_type: ``"minimal"``, ``"card_knowledge"`` or ``"seer"`` (ANCHORS.md §2.2).
+        observation_type: ``"minimal"``, ``"card_knowledge"`` or ``"seer"`` (docs/anchors.md §2.2).
         random_start_player: Whether the first player is drawn at random on each reset.
         scoring: ``"strict"`` (0 once the lives run out, as HLE/PettingZoo) or ``"lenient"``
-            (keep the fireworks total, as the papers' Java framework; PAPERS.md §1).
+            (keep the fireworks total, as the papers' Java framework; docs/papers.md §1).
         hand_order: ``"shift"`` (HLE and hanabi_v5: a card leaving the hand shifts the later
             cards left and the new card is appended, so slot 0 is the oldest card) or
-            ``"fixed"`` (the papers' Java framework, RULES.md §12: the new card is dealt into
+            ``"fixed"`` (the papers' Java framework, docs/rules.md §12: the new card is dealt into
             the vacated slot; for comparisons with the Java reference).
 
     Raises:

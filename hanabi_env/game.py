@@ -117,7 +117,7 @@ def _moves_from(hist: np.ndarray, hist_uids: np.ndarray, start: int, stop: int) 
 
 
 class PlayerView:
-    """Everything one seat may see, read-only (STYLE.md lesson 2).
+    """Everything one seat may see, read-only.
 
     The viewer's own cards are structurally absent: :attr:`hands` holds -1 in the viewer's row
     (``hands[seat]``), and no attribute or method returns them. Every array is a read-only copy.
@@ -269,7 +269,7 @@ class PlayerView:
 
     # --- encodings ---
     def encode(self, observation_type: str | None = None) -> np.ndarray:
-        """HLE canonical observation vector of this view (int8, ANCHORS.md §2.2).
+        """HLE canonical observation vector of this view (int8, docs/anchors.md §2.2).
 
         Args:
             observation_type: ``"minimal"`` or ``"card_knowledge"``; defaults to the env's type.
@@ -303,7 +303,7 @@ def _obs_type(name: str) -> int:
 
 
 def metrics_from_counters(counters: np.ndarray) -> dict:
-    """Behaviour metrics of one seat from its counters (RULES.md §5).
+    """Behaviour metrics of one seat from its counters (docs/rules.md §5).
 
     Args:
         counters: ``(N_COUNTERS,)`` float64 counters of one seat (``State.counters[seat]``).
@@ -313,7 +313,7 @@ def metrics_from_counters(counters: np.ndarray) -> dict:
         ``sum_known_attrs``, ``sum_p_playable``, ``discards``, ``sum_discard_pos``, ``turns``)
         and ``communicativeness`` = hints_given / hint_opportunities, ``ipp`` =
         sum_known_attrs / (2 * plays) and ``risk_aversion`` = sum_p_playable / plays, each in
-        [0, 1], or ``None`` where the denominator is 0 ([CoG19], [Bayes21] via PAPERS.md §3).
+        [0, 1], or ``None`` where the denominator is 0 ([CoG19], [Bayes21] via docs/papers.md §3).
     """
     values = counters.tolist()
     d = dict(zip(E.COUNTER_NAMES, values, strict=True))
@@ -334,7 +334,7 @@ def metric_ratios(counters: np.ndarray) -> dict[str, np.ndarray]:
 
     The batch counterpart of :func:`metrics_from_counters` (which stays scalar Python because
     the AEC env calls it on every step). Counters are summed by the caller first, so
-    aggregates are ratios of sums (RULES.md §5).
+    aggregates are ratios of sums (docs/rules.md §5).
 
     Args:
         counters: ``(..., N_COUNTERS)`` counters or counter sums.

@@ -1,10 +1,10 @@
-"""Meta-agents that adapt to an unknown Hanabi partner ([ToG20], [Bayes21]; PAPERS.md §4).
+"""Meta-agents that adapt to an unknown Hanabi partner ([ToG20], [Bayes21]; docs/papers.md §4).
 
 * :mod:`meta.table` — offline training: the match-up table I(r, h) of responses R against
   hypotheses H (mean score, s.e.m., h's communicativeness and IPP), CSV, resumable.
-* :mod:`meta.bayes` — the Bayesian meta-agent of [Bayes21] (RULES.md §9.1) and its Generalist,
+* :mod:`meta.bayes` — the Bayesian meta-agent of [Bayes21] (docs/rules.md §9.1) and its Generalist,
   Oracle and Random-Response variants.
-* :mod:`meta.response` — the response-table meta-agent of [ToG20] (PAPERS.md §4.1): Generalist
+* :mod:`meta.response` — the response-table meta-agent of [ToG20] (docs/papers.md §4.1): Generalist
   until a confidence threshold, then the specialised response of the estimated niche.
 * :mod:`meta.evaluate` — the papers' protocol (k episodes × g games per partner), mean ± s.e.m.
   per variant, Welch's t-tests and the niche-estimate error of [ToG20].

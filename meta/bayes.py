@@ -1,4 +1,4 @@
-"""The Bayesian meta-agent of [Bayes21] (PAPERS.md §4.2; normative details in RULES.md §9.1).
+"""The Bayesian meta-agent of [Bayes21] (docs/papers.md §4.2; details in docs/rules.md §9.1).
 
 The agent keeps, per partner id, a belief B over the hypotheses H of a
 :class:`~meta.table.ResponseTable`. It observes the partner's moves in an **observation window**
@@ -9,7 +9,7 @@ applies
     B_{i+1}(h) ∝ B_i(h) · φ(ĉ − c(r_i, h)) · φ(ι̂ − ι(r_i, h))
 
 with φ the normal density of standard deviation σ (0.1), ĉ and ι̂ the window's
-communicativeness and IPP and r_i the response played during the window (RULES.md §9.1). It
+communicativeness and IPP and r_i the response played during the window (docs/rules.md §9.1). It
 then plays the response r* = argmax_r Σ_h score(r, h) · B(h) ([Bayes21] eq. 7).
 
 Usage (the evaluator tells the agent who the partner is)::
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 VARIANTS = ("adaptive", "generalist", "oracle", "random")
-"""Meta-agent variants of [Bayes21] (PAPERS.md §4.2)."""
+"""Meta-agent variants of [Bayes21] (docs/papers.md §4.2)."""
 
 _HINT_KINDS = ("reveal_color", "reveal_rank")
 
@@ -70,11 +70,11 @@ def bayes_update(
     mu_ipp: np.ndarray,
     sigma: float = 0.1,
 ) -> tuple[np.ndarray, bool]:
-    """One Bayesian update of RULES.md §9.1, in log space, with its guards.
+    """One Bayesian update of docs/rules.md §9.1, in log space, with its guards.
 
     B'(h) ∝ B(h) · φ(comm − mu_comm[h]) · φ(ipp − mu_ipp[h]).
 
-    Guards (RULES.md §9.1): a NaN window statistic (zero denominator) leaves out its factor; if
+    Guards (docs/rules.md §9.1): a NaN window statistic (zero denominator) leaves out its factor; if
     both are NaN the belief is returned unchanged. If every posterior weight is zero (all
     log-weights −∞) the belief is returned unchanged. Our choice: a NaN table mean for type h
     (h never showed that behaviour with the response, e.g. never played) while the window
@@ -121,7 +121,7 @@ def bayes_update(
 
 @dataclass
 class Window:
-    """The partner's counters over one observation window (RULES.md §9.1, §5).
+    """The partner's counters over one observation window (docs/rules.md §9.1, §5).
 
     Attributes:
         hint_opportunities: Partner moves made with at least one information token.
@@ -250,7 +250,7 @@ class PartnerTracker(Policy):
 
 
 class BayesianMetaAgent(PartnerTracker):
-    """The Bayesian meta-agent and its baselines ([Bayes21]; RULES.md §9.1).
+    """The Bayesian meta-agent and its baselines ([Bayes21]; docs/rules.md §9.1).
 
     Args:
         table: The offline table I(r, h) (rows = ``responses``, columns = hypotheses H).
@@ -330,7 +330,7 @@ class BayesianMetaAgent(PartnerTracker):
     ) -> int:
         """Declare the partner of the next game; call before :meth:`reset`.
 
-        A first encounter creates a uniform belief (RULES.md §9.1). The response is recomputed
+        A first encounter creates a uniform belief (docs/rules.md §9.1). The response is recomputed
         (eq. 7) and logged. Oracle variant: ``true_type`` (index in H) fixes the belief at 1 on
         that type; or ``true_scores`` (``(nR,)`` score(r, e) of each response with the true
         partner, for partners outside H) fixes the response at their argmax.
@@ -415,7 +415,7 @@ class BayesianMetaAgent(PartnerTracker):
 
     # ---------------------------------------------------------------- acting
     def act(self, view: PlayerView) -> int:
-        """Observe, maybe update (RULES.md §9.1 schedule), and play the response's move."""
+        """Observe, maybe update (docs/rules.md §9.1 schedule), and play the response's move."""
         if not self._in_game:
             self.reset(None)
         rec = self.record()
@@ -448,7 +448,7 @@ class BayesianMetaAgent(PartnerTracker):
         """Apply the Bayesian update to the current partner's belief; reset the window.
 
         Uses the window's ĉ and ι̂ and the table row of the response played during the
-        window (RULES.md §9.1), then recomputes the response (eq. 7). The window resets even
+        window (docs/rules.md §9.1), then recomputes the response (eq. 7). The window resets even
         when a guard keeps the belief.
 
         Returns:

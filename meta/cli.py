@@ -1,9 +1,9 @@
 """Command-line entry points of the meta package: ``meta-table`` and ``meta-eval``.
 
 Pools are given as SOURCE strings (:func:`load_pool`): ``5x5``/``20x20``/a population or archive
-JSON path or a MAP-Elites run directory (its elites, ids ``"[i,j]"``; RULES.md §9.1), or
-``baselines:NAME,NAME,...`` (baseline agents, RULES.md §4). Elites of a partner population other
-than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
+JSON path or a MAP-Elites run directory (its elites, ids ``"[i,j]"``; docs/rules.md §9.1), or
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4). Elites of a partner population
+other than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
 
 ``meta-eval`` evaluates the Bayesian variants of [Bayes21] and, on request
 (``--variants ...,response-adaptive,response-oracle``), the response-table agent of [ToG20]
@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from agents.evaluate import default_workers
 from agents.policy import RuleAgent, make
 
 __all__ = ["CONFIGS", "add_subcommands", "load_archive_source", "load_pool", "main"]
@@ -70,7 +71,7 @@ def load_pool(source: str, prefix: str = "") -> tuple[list[RuleAgent], list[str]
             another run apart from H's elites of the same cells.
 
     Returns:
-        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (RULES.md §9.1).
+        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1).
 
     Raises:
         ValueError: An empty pool or an unknown baseline name.
@@ -108,6 +109,7 @@ def _error(err: Exception) -> int:
 
 
 def _table(args) -> int:
+    args.workers = args.workers or default_workers()
     from meta.table import build_table
 
     try:
@@ -141,6 +143,7 @@ def _table(args) -> int:
 
 
 def _eval(args) -> int:
+    args.workers = args.workers or default_workers()
     from meta.evaluate import ALL_VARIANTS, evaluate_meta, self_play_measures
 
     preset = CONFIGS[args.config]  # --train-games, --episodes, --games override the preset
@@ -276,7 +279,11 @@ def _common(p) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
-        "--workers", type=positive_int, default=1, metavar="N", help="processes, >= 1 (default 1)"
+        "--workers",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="processes, >= 1 (default: all cores; results do not depend on it)",
     )
 
 

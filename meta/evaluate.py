@@ -1,4 +1,4 @@
-"""The papers' evaluation protocol for meta-agents ([Bayes21], PAPERS.md §4.2; RULES.md §9.1).
+"""Evaluation protocol for meta-agents ([Bayes21]; docs/papers.md §4.2, docs/rules.md §9.1).
 
 For every partner e of the evaluation pool E and every variant: ``episodes`` episodes of
 ``games`` 2-player games, the meta-agent in seat 0 and e in seat 1. The belief is reset between
@@ -10,14 +10,14 @@ through :class:`hanabi_env.HanabiGame` (the meta-agent is a Python policy).
 Variants (:data:`ALL_VARIANTS`): the Bayesian agent's :data:`~meta.bayes.VARIANTS`
 (``adaptive``, ``generalist``, ``oracle``, ``random``; [Bayes21]) and the response-table agent
 of [ToG20] (:mod:`meta.response`) as ``response-adaptive``, ``response-generalist`` and
-``response-oracle`` (PAPERS.md §4.1), all under the same protocol and seeds.
+``response-oracle`` (docs/papers.md §4.1), all under the same protocol and seeds.
 
 Results: per-game scores, responses and (first episode) beliefs; per-variant mean ± s.e.m. of
 the episode scores (the mean score over an episode's games), per partner and over the pool;
 Welch's t-tests (``scipy.stats.ttest_ind(equal_var=False)``) between Adaptive and Generalist
 and between Oracle and Adaptive on the episode scores, as in [Bayes21] Table IV.
 
-**Niche-estimate error** ([ToG20], PAPERS.md §4.1: "the partner's measured behaviour depends on
+**Niche-estimate error** ([ToG20], docs/papers.md §4.1: "the partner's measured behaviour depends on
 the meta-agent's own behaviour"): every variant records the partner's counters while each
 response was in use (:attr:`MetaEvaluation.partner_counters`); :meth:`MetaEvaluation.niche_mae`
 compares the communicativeness and IPP observed that way with the partner's self-play measures
@@ -74,7 +74,7 @@ TTESTS = (
 """Pairs of variants compared by Welch's t-test when both are present ([Bayes21])."""
 
 COUNTER_NAMES = ("hint_opportunities", "hints", "plays", "known_attrs")
-"""Columns of :attr:`MetaEvaluation.partner_counters` (the partner's moves; RULES.md §5)."""
+"""Columns of :attr:`MetaEvaluation.partner_counters` (the partner's moves; docs/rules.md §5)."""
 
 
 def derive_seed(*keys: int) -> int:
@@ -205,7 +205,7 @@ class MetaEvaluation:
         return out
 
     def observed_measures(self, variant: str, by_response: bool = True) -> np.ndarray:
-        """The partner's behaviour observed by ``variant`` (ratios of sums, RULES.md §5).
+        """The partner's behaviour observed by ``variant`` (ratios of sums, docs/rules.md §5).
 
         Args:
             variant: An evaluated variant.
@@ -228,7 +228,7 @@ class MetaEvaluation:
         return np.stack([comm, ipp], axis=-1)
 
     def niche_mae(self, self_play: np.ndarray | None = None) -> dict[str, dict]:
-        """Mean absolute error of the niche estimates, as [ToG20] reported (PAPERS.md §4.1).
+        """Mean absolute error of the niche estimates, as [ToG20] reported (docs/papers.md §4.1).
 
         For every variant, the partner's (communicativeness, IPP) observed while the meta-agent
         played each response is compared with the partner's self-play measures.
@@ -500,7 +500,7 @@ def evaluate_meta(
     empty_niche: str = "generalist",
     self_play: np.ndarray | None = None,
 ) -> MetaEvaluation:
-    """Evaluate meta-agent variants against a pool E ([Bayes21] protocol, PAPERS.md §4.2).
+    """Evaluate meta-agent variants against a pool E ([Bayes21] protocol, docs/papers.md §4.2).
 
     Every variant plays the same deals and seat seeds (see the module docstring), so the
     Bayesian ([Bayes21]) and response-table ([ToG20]) variants share one results table.
@@ -689,8 +689,8 @@ def self_play_measures(
 ) -> np.ndarray:
     """Self-play (communicativeness, IPP) of each policy: 2-player mirror games, both seats.
 
-    The reference of the niche-estimate error ([ToG20], PAPERS.md §4.1): what MAP-Elites
-    measured (mirror mode, all seats count, ratio of sums; RULES.md §5, §7.1). Every policy
+    The reference of the niche-estimate error ([ToG20], docs/papers.md §4.1): what MAP-Elites
+    measured (mirror mode, all seats count, ratio of sums; docs/rules.md §5, §7.1). Every policy
     plays the deals ``agents.evaluate.game_seeds(seed, games, 2)``.
 
     Args:
@@ -735,7 +735,7 @@ def table_niche_mae(
     dims: Sequence[int] | None = (5, 5),
     exclude_self: bool = True,
 ) -> dict:
-    """Niche-estimate error over every (r, h) pair of a table ([ToG20], PAPERS.md §4.1).
+    """Niche-estimate error over every (r, h) pair of a table ([ToG20], docs/papers.md §4.1).
 
     Compares h's behaviour with response r, (c(r, h), ι(r, h)), with h's self-play behaviour:
     what a meta-agent playing r would estimate, against where h sits in the archive.

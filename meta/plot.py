@@ -1,13 +1,13 @@
 """Figures of meta-agent evaluations (matplotlib, Agg backend; PNG).
 
 * :func:`plot_belief_evolution` — the Bayesian agent's belief over H at each game of one
-  episode with one partner ([Bayes21], PAPERS.md §4.2), with the response it played;
+  episode with one partner ([Bayes21], docs/papers.md §4.2), with the response it played;
 * :func:`plot_belief_grid` — the same beliefs drawn on the MAP-Elites grid, one panel per game;
 * :func:`plot_variant_scores` — mean ± s.e.m. of the episode scores per variant, for one or
   several (H, E) pool pairs ([Bayes21] Table IV as bars);
 * :func:`plot_niche_estimates` — where the partners' behaviour was observed while the
   meta-agent played, against their self-play behaviour ([ToG20]'s niche-estimate error,
-  PAPERS.md §4.1).
+  docs/papers.md §4.1).
 
 Hypotheses, responses and partners whose ids end with a grid cell (``"run0:[1,3]"``) are named
 by their niche's bin ranges (:func:`qd.plot.cell_label`: ``"C 0.2–0.4 / IPP 0.6–0.8"``, or

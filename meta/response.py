@@ -1,4 +1,4 @@
-"""The response-table meta-agent of [ToG20] (PAPERS.md §4.1; reference notes in RULES.md §9.2).
+"""The response-table meta-agent of [ToG20] (docs/papers.md §4.1; notes in docs/rules.md §9.2).
 
 Offline, a :class:`~meta.table.ResponseTable` I(R, H) gives the **Generalist** (argmax of the
 intra-population score, [ToG20] eqs. 1–2) and, for every niche (m, n) of the MAP-Elites grid,
@@ -8,8 +8,8 @@ the **specialised response** = the response with the best score when paired with
 Online, the agent counts the partner's moves (per partner id, **cumulatively over all games
 with that partner**, as [ToG20] stored its estimates per partner across games): hint
 opportunities, hints, plays and the attributes the partner knew about its played cards
-(RULES.md §5, §9.1 bookkeeping). The estimate (ĉ, ι̂) = (hints / opportunities,
-Σ attributes / (2 · plays)) is binned on the grid (RULES.md §7.1: bin(v) = ⌊v · d⌋, clipped to
+(docs/rules.md §5, §9.1 bookkeeping). The estimate (ĉ, ι̂) = (hints / opportunities,
+Σ attributes / (2 · plays)) is binned on the grid (docs/rules.md §7.1: bin(v) = ⌊v · d⌋, clipped to
 d − 1) to give the **estimated niche**. At the start of each game and at each of its own turns
 the agent plays
 
@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 RESPONSE_VARIANTS = ("adaptive", "generalist", "oracle")
-"""Variants of the response-table meta-agent ([ToG20], PAPERS.md §4.1)."""
+"""Variants of the response-table meta-agent ([ToG20], docs/papers.md §4.1)."""
 
 EMPTY_NICHE = ("generalist", "nearest")
 """What to play when the estimated niche holds no elite of H."""
@@ -77,7 +77,7 @@ _CELL_RE = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]\s*$")
 def parse_cell_id(cell_id: str) -> tuple[int, ...]:
     """Grid index of a cell id such as ``"[1,3]"`` or ``"runB[1,3]"`` (trailing ``[i,j]``).
 
-    Ids of population elites are their cell names (RULES.md §9.1); a prefix (e.g. the name of
+    Ids of population elites are their cell names (docs/rules.md §9.1); a prefix (e.g. the name of
     the run) is allowed.
 
     Raises:
@@ -90,7 +90,7 @@ def parse_cell_id(cell_id: str) -> tuple[int, ...]:
 
 
 def niche_of(comm: float, ipp: float, dims: Sequence[int] = (5, 5)) -> tuple[int, int] | None:
-    """The grid niche of (communicativeness, IPP) (RULES.md §7.1 binning).
+    """The grid niche of (communicativeness, IPP) (docs/rules.md §7.1 binning).
 
     Args:
         comm: Communicativeness in [0, 1] (NaN if undefined).
@@ -188,7 +188,7 @@ class NicheRecord:
 
 
 class ResponseMetaAgent(PartnerTracker):
-    """The response-table meta-agent of [ToG20] and its variants (PAPERS.md §4.1).
+    """The response-table meta-agent of [ToG20] and its variants (docs/papers.md §4.1).
 
     Args:
         table: The offline table I(R, H) (rows = ``responses``).

@@ -1,6 +1,6 @@
 """Quality diversity over rule-based Hanabi agents: MAP-Elites and the 2018 genetic algorithm.
 
-Four places, pyribs' way (STYLE.md lesson 7): the **archive** (:mod:`qd.archive`), the
+Four places, pyribs' way: the **archive** (:mod:`qd.archive`), the
 **emitter** (:mod:`qd.emitters`), the **scheduler** / loop with the papers' paired replacement
 and checkpoints (:mod:`qd.scheduler`), and the plain **evaluator** with its parallel backends
 (:mod:`qd.evaluator`). Around them: measures and binning (:mod:`qd.measures`), named
@@ -16,7 +16,8 @@ Example (a tiny run)::
     archive = loop.run(progress=False)
     print(archive.stats())
 
-Sources: [CoG19] Algorithm 1, [ToG20], [Bayes21], [CIG18] (PAPERS.md §2–3); RULES.md §5–8, §10.
+Sources: [CoG19] Algorithm 1, [ToG20], [Bayes21], [CIG18] (docs/papers.md §2–3); docs/rules.md
+§5–8, §10.
 """
 
 from qd.analysis import (

@@ -2,12 +2,12 @@
 
 pyribs' ``GridArchive`` only inserts a solution whose objective beats the stored one, but the
 papers' replacement rule compares the candidate with the incumbent **re-evaluated on the
-candidate's games** and keeps the stored objective from insertion time (RULES.md §7.1), so the
+candidate's games** and keeps the stored objective from insertion time (docs/rules.md §7.1), so the
 stored value can move down. :class:`Archive` is therefore a small grid that inserts
 unconditionally (the scheduler, :mod:`qd.scheduler`, decides), and :meth:`Archive.to_ribs`
 exports it to a ``ribs.archives.GridArchive`` for heatmaps and statistics.
 
-Vocabulary (pyribs): a **solution** is a chromosome (15 rule indices, RULES.md §7.1); its
+Vocabulary (pyribs): a **solution** is a chromosome (15 rule indices, docs/rules.md §7.1); its
 **objective** is its mean self-play score (points, 0–25); its **measures** are the behaviour
 descriptors (:mod:`qd.measures`); an **elite** is the solution stored in a **cell**; cells are
 numbered row-major (``cell = i · d2 + j`` for grid index ``(i, j)``, as
@@ -153,7 +153,7 @@ class Archive:
         return np.stack(np.unravel_index(np.asarray(cell, dtype=np.int64), self.dims), axis=-1)
 
     def index_of(self, measures: np.ndarray) -> np.ndarray:
-        """Cells of measure values (RULES.md §7.1 binning; NaN → bin 0).
+        """Cells of measure values (docs/rules.md §7.1 binning; NaN → bin 0).
 
         Args:
             measures: ``(n, k)`` float64 measure values.
@@ -173,7 +173,7 @@ class Archive:
         return lo + (g + 0.5) * width
 
     def cell_name(self, cell: int) -> str:
-        """The papers' cell id, e.g. ``"[1,3]"`` (RULES.md §9.1)."""
+        """The papers' cell id, e.g. ``"[1,3]"`` (docs/rules.md §9.1)."""
         return "[" + ",".join(str(int(i)) for i in self.int_to_grid_index(int(cell))) + "]"
 
     # ---- contents -------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Named MAP-Elites configurations ([CoG19], [ToG20], [Bayes21]; RULES.md §7.2).
+"""Named MAP-Elites configurations ([CoG19], [ToG20], [Bayes21]; docs/rules.md §7.2).
 
 | name | grid | measures | candidates | random | games | re-eval games | crossover |
 |---|---|---|---|---|---|---|---|
@@ -8,10 +8,10 @@
 | ``paper-cog19`` ([CoG19]) | 20×20 | comm. × risk aversion | 10⁶ | 10⁴ | 100 | 1,000 | 0.5 |
 
 All use 2-player mirror self-play with lenient scoring, 15 genes, per-gene mutation 0.1, and the
-papers' crossover probability 0.5 (PAPERS.md §3; the later reference code used 0.1, RULES.md
-§7.2 — override with ``crossover_rate``). ``batch_size`` candidates are generated from the same
-archive state and evaluated together (:mod:`qd.scheduler`); it is part of the algorithm's
-definition (results depend on it, never on the number of workers).
+papers' crossover probability 0.5 (docs/papers.md §3; the later reference code used 0.1,
+docs/rules.md §7.2 — override with ``crossover_rate``). ``batch_size`` candidates are generated
+from the same archive state and evaluated together (:mod:`qd.scheduler`); it is part of the
+algorithm's definition (results depend on it, never on the number of workers).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ __all__ = ["CONFIGS", "RESULT_FIELDS", "MapElitesConfig", "get_config"]
 
 @dataclass(frozen=True)
 class MapElitesConfig:
-    """Everything that defines a MAP-Elites run (RULES.md §7.1).
+    """Everything that defines a MAP-Elites run (docs/rules.md §7.1).
 
     Attributes:
         name: Label of the configuration.

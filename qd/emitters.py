@@ -1,4 +1,4 @@
-"""Variation operators and the MAP-Elites emitter ([CoG19] Algorithm 1; RULES.md §7.1).
+"""Variation operators and the MAP-Elites emitter ([CoG19] Algorithm 1; docs/rules.md §7.1).
 
 An emitter proposes candidate solutions (pyribs' ``ask``); it never evaluates. The schedule:
 
@@ -39,7 +39,7 @@ def random_solutions(
         rng: Generator to draw from.
         n: Number of chromosomes.
         n_genes: Genes per chromosome (<= ``n_rules``).
-        n_rules: Alphabet size (105, RULES.md §1).
+        n_rules: Alphabet size (105, docs/rules.md §1).
 
     Returns:
         ``(n, n_genes)`` int64; each row is a uniform sample without replacement.
@@ -100,7 +100,7 @@ class MapElitesEmitter:
             ``numpy.random.SeedSequence``).
         n_random: Candidates of phase 1 (10⁴ in the papers).
         crossover_rate: Probability of uniform crossover in phase 2 (0.5 [CoG19] text, 0.1 later
-            code; RULES.md §7.2).
+            code; docs/rules.md §7.2).
         mutation_rate: Per-gene mutation probability (0.1).
         n_genes: Genes per chromosome (15).
         n_rules: Alphabet size (105).

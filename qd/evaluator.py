@@ -1,12 +1,12 @@
 """Evaluation of solutions: the plain evaluator function and its parallel backends.
 
-:func:`evaluate_solutions` is the MAP-Elites evaluator ([CoG19] Algorithm 1; RULES.md §6, §7.1):
-each solution (a rule list) plays ``games`` mirror self-play games at each player count, every
-seat a copy of itself with its own generator; the **objective** is the mean score (points),
+:func:`evaluate_solutions` is the MAP-Elites evaluator ([CoG19] Algorithm 1; docs/rules.md §6,
+§7.1): each solution (a rule list) plays ``games`` mirror self-play games at each player count,
+every seat a copy of itself with its own generator; the **objective** is the mean score (points),
 averaged over player counts, and the **counter sums** (summed over games, seats and player
-counts, RULES.md §5) give the measures (:mod:`qd.measures`).
+counts, docs/rules.md §5) give the measures (:mod:`qd.measures`).
 
-Seeds (RULES.md §6): solution ``i`` plays the games of ``agents.evaluate.game_seeds(seeds[i],
+Seeds (docs/rules.md §6): solution ``i`` plays the games of ``agents.evaluate.game_seeds(seeds[i],
 games, players)``. Evaluating an incumbent with a candidate's seed therefore replays the
 candidate's exact deals and per-seat agent seeds (common random numbers). Seeds come from
 :func:`derive_seed`, a pure function of integers (e.g. the run seed and the candidate number).
@@ -422,7 +422,7 @@ def _seed_table(seeds: np.ndarray, games: int, players: int) -> tuple[np.ndarray
 
     Returns:
         ``(n, games)`` int64 deal seeds and ``(n, games, players)`` int64 agent seeds: row ``i``
-        is ``game_seeds(seeds[i], games, players)`` (RULES.md §6).
+        is ``game_seeds(seeds[i], games, players)`` (docs/rules.md §6).
     """
     deals = np.empty((len(seeds), games), dtype=np.int64)
     agent_seeds = np.empty((len(seeds), games, players), dtype=np.int64)
@@ -439,7 +439,7 @@ def evaluate_solutions(
     scoring: str = "lenient",
     backend: Backend | None = None,
 ) -> Evaluation:
-    """Mirror self-play evaluation of solutions ([CoG19] Algorithm 1; RULES.md §6, §7.1).
+    """Mirror self-play evaluation of solutions ([CoG19] Algorithm 1; docs/rules.md §6, §7.1).
 
     Args:
         solutions: ``(n, L)`` rule indices (one chromosome per row).
@@ -521,7 +521,7 @@ def replay_holds(
     The incumbent of request ``r`` replays the games of ``seeds[r]`` exactly as
     :func:`evaluate_solutions` plays them (same deals and per-seat seeds), and the answer is
     whether its **total** score over those ``games * len(players)`` games is ``>= targets[r]``
-    (the candidate's total; RULES.md §7.1: the candidate replaces the incumbent only if it is
+    (the candidate's total; docs/rules.md §7.1: the candidate replaces the incumbent only if it is
     strictly better on the same games). Only the answer is needed, so each replay plays its
     games in order (player counts in the given order, then game index) and stops, inside the
     compiled kernel, as soon as its answer is certain: its partial total already reaches the

@@ -1,17 +1,17 @@
 """The 2018 genetic algorithm over rule permutations and the situational agent ([CIG18]).
 
-RULES.md §8 and PAPERS.md §2: a chromosome is a **permutation** of the first ``n_rules`` rule
-indices (50 = the CIG-2018 "standard" base, 72 with the new rules; RULES.md §1), optionally
-truncated to its first ``n_genes`` genes. Each generation the whole population (elites
+docs/rules.md §8 and docs/papers.md §2: a chromosome is a **permutation** of the first ``n_rules``
+rule indices (50 = the CIG-2018 "standard" base, 72 with the new rules; docs/rules.md §1),
+optionally truncated to its first ``n_genes`` genes. Each generation the whole population (elites
 included) is evaluated on the same games (common random numbers), sorted best first; the top
 ``elitism`` are copied; every other rank undergoes, with probability ``crossover_rate``,
 **ordered crossover** with a **tournament**-selected partner, then **swap mutation**.
 
-Fitness ([CIG18], RULES.md §6): **mirror** — mean self-play score at each player count, averaged
-over player counts; **mixed** — for each test-pool agent and player count, the individual sits in
-a uniformly random seat and the other seats are copies of the pool agent; mean over the pool of
-the mean over player counts. Generation ``g`` plays the games of ``derive_seed(seed, 10, g)``
-with exactly the seeding of :func:`agents.evaluate.evaluate`, so an individual's fitness equals
+Fitness ([CIG18], docs/rules.md §6): **mirror** — mean self-play score at each player count,
+averaged over player counts; **mixed** — for each test-pool agent and player count, the individual
+sits in a uniformly random seat and the other seats are copies of the pool agent; mean over the
+pool of the mean over player counts. Generation ``g`` plays the games of ``derive_seed(seed, 10,
+g)`` with exactly the seeding of :func:`agents.evaluate.evaluate`, so an individual's fitness equals
 ``evaluate(RuleAgent(chromosome), mode, players, games, seed=derive_seed(seed, 10, g)).mean``.
 
 The **situational agent** combines one chromosome per group of game sizes (2 players; 3–5
@@ -50,14 +50,14 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------------------------
-# operators (RULES.md §8)
+# operators (docs/rules.md §8)
 # --------------------------------------------------------------------------------------------
 
 
 def ordered_crossover(
     rng: np.random.Generator, first: np.ndarray, second: np.ndarray
 ) -> np.ndarray:
-    """Ordered crossover of two permutations (RULES.md §8).
+    """Ordered crossover of two permutations (docs/rules.md §8).
 
     Draw two positions uniformly in ``[0, L)``; ``start`` = the smaller, ``end`` = the larger.
     The child keeps ``first[start:end]`` in place and fills the remaining positions, left to
@@ -122,7 +122,7 @@ def tournament(rng: np.random.Generator, fitness: np.ndarray, size: int) -> int:
 
 @dataclass(frozen=True)
 class GAConfig:
-    """Settings of a [CIG18] run (RULES.md §8).
+    """Settings of a [CIG18] run (docs/rules.md §8).
 
     Attributes:
         name: Label.
@@ -240,7 +240,7 @@ GA_CONFIGS: dict[str, GAConfig] = {
         name="paper-mixed-new", n_rules=72, mode="mixed", games=20, **_PAPER_GA
     ),
 }
-"""Named GA settings: ``quick`` (a smoke run) and [CIG18]'s four runs (RULES.md §8)."""
+"""Named GA settings: ``quick`` (a smoke run) and [CIG18]'s four runs (docs/rules.md §8)."""
 
 
 def population_fitness(
@@ -253,7 +253,7 @@ def population_fitness(
     pool: Sequence[str | Policy] = TEST_POOL,
     backend: Backend | None = None,
 ) -> np.ndarray:
-    """Mirror or mixed fitness of a population on common random numbers ([CIG18]; RULES.md §6).
+    """Mirror or mixed fitness of a population on common random numbers ([CIG18]; docs/rules.md §6).
 
     Equal, individual by individual, to ``agents.evaluate.evaluate(RuleAgent(c), mode,
     players, games, pool, scoring, seed).mean``, with all games of the population played in one
@@ -360,7 +360,7 @@ def _initial_population(rng: np.random.Generator, c: GAConfig) -> np.ndarray:
 def next_generation(
     rng: np.random.Generator, population: np.ndarray, fitness: np.ndarray, config: GAConfig
 ) -> np.ndarray:
-    """Breed the next generation from an evaluated one (RULES.md §8).
+    """Breed the next generation from an evaluated one (docs/rules.md §8).
 
     Args:
         rng: The run's generator.

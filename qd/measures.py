@@ -1,10 +1,10 @@
 """Behaviour descriptors ("measures" in pyribs' vocabulary) and grid binning.
 
-A measure maps the **summed** behaviour counters of an evaluation (RULES.md §5: summed over all
+A measure maps the **summed** behaviour counters of an evaluation (docs/rules.md §5: summed over all
 games and over every seat the evaluated agent occupies; in mirror self-play that is every seat)
 to one number. The result is a ratio of sums, not a mean of per-game ratios, and 0/0 gives NaN.
 
-Built-in measures (PAPERS.md §3, RULES.md §5), each in [0, 1]:
+Built-in measures (docs/papers.md §3, docs/rules.md §5), each in [0, 1]:
 
 | name | formula over the summed counters |
 |---|---|
@@ -16,7 +16,7 @@ Built-in measures (PAPERS.md §3, RULES.md §5), each in [0, 1]:
 Any callable of the ``(N_COUNTERS,)`` counter sums can serve as a measure too
 (:func:`get_measure`); the counter columns are :data:`hanabi_env._engine.COUNTER_NAMES`.
 
-Binning (RULES.md §7.1): ``bin(v) = floor((v - low) / (high - low) · d)`` clipped to
+Binning (docs/rules.md §7.1): ``bin(v) = floor((v - low) / (high - low) · d)`` clipped to
 ``[0, d - 1]`` (so ``v = high`` goes to ``d - 1``), and NaN goes to bin 0.
 """
 
@@ -80,7 +80,7 @@ MEASURES: dict[str, Measure] = {
     "risk_aversion": Measure("risk_aversion", _ratio(E.C_SUM_P_PLAYABLE, E.C_PLAYS)),
     "discard_position": Measure("discard_position", _ratio(E.C_SUM_DISCARD_POS, E.C_DISCARDS)),
 }
-"""The built-in measures by name (RULES.md §5)."""
+"""The built-in measures by name (docs/rules.md §5)."""
 
 
 def get_measure(
@@ -142,7 +142,7 @@ def measures_from_counters(sums: np.ndarray, measures: Sequence[Measure]) -> np.
 def bin_index(
     values: np.ndarray, dims: Sequence[int], ranges: Sequence[tuple[float, float]]
 ) -> np.ndarray:
-    """Grid bins of measure values (RULES.md §7.1).
+    """Grid bins of measure values (docs/rules.md §7.1).
 
     ``bin = floor((v - low) / (high - low) · d)``, clipped to ``[0, d - 1]``; NaN → 0. With the
     default range [0, 1] this is exactly ``floor(v · d)``, and ``v = 1.0`` goes to ``d - 1``.

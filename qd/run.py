@@ -17,7 +17,7 @@
 "counters": {...RunCounters...}, "archive_stats": {...ArchiveStats...}, "reeval_games": int,
 "reeval_stats": {...} | null, "best": {"cell", "name", "solution", "objective",
 "reeval_objective"} | null, "backend": str, "workers": int}``. Coverage, max and mean are the
-papers' table entries (PAPERS.md §3).
+papers' table entries (docs/papers.md §3).
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def test_mirror_result_structure_and_metrics():
     assert r.mean == pytest.approx(np.mean([sizes[2][0], sizes[3][0]]))
     assert 0 < r.metrics["communicativeness"] < 1
     assert 0 < r.metrics["ipp"] <= 1
-    assert 10 < r.mean < 22  # Piers mirror is ~17 (RULES.md §11)
+    assert 10 < r.mean < 22  # Piers mirror is ~17 (docs/rules.md §11)
     json.dumps(r.to_dict())
 
 
@@ -288,7 +288,7 @@ def test_play_helper_scores_and_seat_metrics():
 
 
 def test_strict_era_emulation_ends_the_game_when_no_rule_fires():
-    # PlayFinesse (0) never fires with 2 players (RULES.md §3.1)
+    # PlayFinesse (0) never fires with 2 players (docs/rules.md §3.1)
     never = RuleAgent([0], name="finesse-only")
     cfg = HanabiConfig(players=2, scoring="lenient")
     _, deals, seeds = game_seeds(0, 10, 2, random_seat=False)

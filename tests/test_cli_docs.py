@@ -62,7 +62,7 @@ class Case:
     Attributes:
         small: Options appended to the README's argv (small scale; outputs stay relative).
         insert: Tokens inserted after the subcommand, for a README fragment that names an
-            option only (e.g. ``hanabi-adhoc evaluate --hand-order fixed``).
+            option only.
         after: A documented command to run first in the same folder (resume commands).
         workspace: Commands with the same workspace share one working directory.
         outputs: Files the run must create (relative to the working directory).
@@ -122,8 +122,8 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc map-elites --out runs/me1 [--resume]": Case(
         MAP_ELITES, after="hanabi-adhoc map-elites --out runs/me1", workspace="me1"
     ),
-    "hanabi-adhoc map-elites --config paper --out runs/paper --workers 2": Case(
-        MAP_ELITES, outputs=("runs/paper/archive.json",)
+    "hanabi-adhoc map-elites --config paper --out runs/me_paper --workers 2": Case(
+        MAP_ELITES, outputs=("runs/me_paper/archive.json",)
     ),
     "hanabi-adhoc map-elites --config paper --workers 2 --seed 1 --out "
     "bench_results/me_5x5_paper_v5": Case(
@@ -155,8 +155,8 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5 [--json F] [--csv F]": (
         Case(EVALUATE, outputs=("F",))
     ),
-    "hanabi-adhoc evaluate --hand-order fixed": Case(
-        (*EVALUATE, "--players", "2"), insert=("piers",), expect="overall:"
+    "hanabi-adhoc evaluate piers --hand-order fixed": Case(
+        (*EVALUATE, "--players", "2"), expect="overall:"
     ),
     "hanabi-adhoc train-sb3": Case(
         TRAIN_SB3, needs="sb3_contrib", outputs=("runs/sb3_partner.zip",)

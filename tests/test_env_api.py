@@ -1,7 +1,7 @@
 """PettingZoo API conformance and the documented behaviour of ``hanabi_env`` (env.py docstring).
 
 Covers: ``pettingzoo.test.api_test`` / ``seed_test`` over several configurations, spaces and
-sizes, EzPickle, bad input, dead steps, the hanabi_v5 defects that must be fixed (ANCHORS.md
+sizes, EzPickle, bad input, dead steps, the hanabi_v5 defects that must be fixed (docs/anchors.md
 §1), rewards, behaviour metrics in ``infos`` on a scripted deck, rendering, the player view and
 ``NUMBA_DISABLE_JIT=1``.
 """
@@ -129,7 +129,7 @@ def play_aec(e, policy, max_steps=10_000):
 
 
 def _layout(cfg: hanabi_env.HanabiConfig) -> dict:
-    """Start index of each section of the canonical encoding (ANCHORS.md §2.2)."""
+    """Start index of each section of the canonical encoding (docs/anchors.md §2.2)."""
     p, c, r, h = cfg.players, cfg.colors, cfg.ranks, cfg.hand_size
     n = cfg.n_cards
     off = {}
@@ -745,7 +745,7 @@ METRIC_KEYS = (
 
 
 def test_infos_metrics_scripted():
-    """Metrics on a chosen deck, checked by hand (RULES.md §5).
+    """Metrics on a chosen deck, checked by hand (docs/rules.md §5).
 
     Uses ``raw_env``: the deck is set through ``env.unwrapped.game.reset_with_deck``, after which
     the env's cached action mask is stale until the first step (see

@@ -21,7 +21,7 @@ def _sums(**kw) -> np.ndarray:
     return out
 
 
-# ---- binning (RULES.md §7.1) ----------------------------------------------------------------
+# ---- binning (docs/rules.md §7.1) ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -62,7 +62,7 @@ def test_archive_index_of_is_row_major():
     assert a.cell_name(7) == "[1,2]"
 
 
-# ---- measures (RULES.md §5) -----------------------------------------------------------------
+# ---- measures (docs/rules.md §5) -----------------------------------------------------------------
 
 
 def test_builtin_measures_are_ratios_of_sums_and_nan_on_zero():
@@ -169,7 +169,7 @@ def test_heatmap_png(tmp_path):
     assert (tmp_path / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-# ---- published populations (RULES.md §10) ---------------------------------------------------
+# ---- published populations (docs/rules.md §10) ---------------------------------------------------
 
 def test_load_5x5_population():
     a = load_population("5x5")

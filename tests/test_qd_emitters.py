@@ -1,4 +1,4 @@
-"""qd: MAP-Elites variation operators and the emitter schedule (RULES.md §7.1)."""
+"""qd: MAP-Elites variation operators and the emitter schedule (docs/rules.md §7.1)."""
 
 from __future__ import annotations
 

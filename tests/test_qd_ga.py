@@ -1,4 +1,4 @@
-"""qd: the 2018 genetic algorithm ([CIG18], RULES.md §8) and the situational agent."""
+"""qd: the 2018 genetic algorithm ([CIG18], docs/rules.md §8) and the situational agent."""
 
 from __future__ import annotations
 

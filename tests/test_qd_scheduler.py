@@ -319,7 +319,7 @@ def test_killed_process_resumes_to_the_same_archive(tmp_path):
 
 def test_batched_replays_give_the_sequential_algorithm():
     # a replay made in advance is only used if that incumbent is still in the cell; the
-    # archive equals the one-candidate-at-a-time algorithm (RULES.md §7.1) on the same batch
+    # archive equals the one-candidate-at-a-time algorithm (docs/rules.md §7.1) on the same batch
     rng = np.random.default_rng(5)
     cands = rng.integers(0, 12, (40, 15))
     objective = rng.integers(0, 15, 40).astype(float)

@@ -1,7 +1,7 @@
 """Tests of the compiled rule alphabet (agents/_rules.py) and its registry (agents/rulebase.py).
 
 Per rule class: a hand-built position where it fires with the exact expected move and one where
-it must not fire; then the RULES.md §13 checklist items 1–10 on hand-built and random states.
+it must not fire; then the docs/rules.md §13 checklist items 1–10 on hand-built and random states.
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ def test_a_raise_ends_the_rule_scan():
 
 
 # ---------------------------------------------------------------------------------------------
-# Play rules (RULES.md §3.1)
+# Play rules (docs/rules.md §3.1)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -406,7 +406,7 @@ def test_play_just_hinted_thresholds_lives_and_history():
 
 
 # ---------------------------------------------------------------------------------------------
-# Tell rules (RULES.md §3.2)
+# Tell rules (docs/rules.md §3.2)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -622,7 +622,7 @@ def test_tell_high_probability_mistake_stops_on_fully_known_card():
 
 
 # ---------------------------------------------------------------------------------------------
-# Discard rules (RULES.md §3.3)
+# Discard rules (docs/rules.md §3.3)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -668,7 +668,7 @@ def test_discard_highest():
 
 
 def test_fixed_slot_hand_order_refills_the_vacated_slot():
-    # the Java framework's hand order (RULES.md §12): the drawn card takes the vacated slot
+    # the Java framework's hand order (docs/rules.md §12): the drawn card takes the vacated slot
     # with fresh knowledge; the other slots and their knowledge stay; ages are uids
     for fixed in (False, True):
         s = make_state([P2, P3], info=5, fixed=fixed)
@@ -753,7 +753,7 @@ def test_discard_randomly_draws_once():
 
 
 # ---------------------------------------------------------------------------------------------
-# Other rules (RULES.md §3.4, §4)
+# Other rules (docs/rules.md §3.4, §4)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -901,7 +901,7 @@ def test_card_table_is_the_unseen_pool_and_card_classes(states):
     for s in states[::7]:
         v = view(s)
         tab = R.new_card_table(v)
-        unseen = np.zeros(25, dtype=np.int64)  # U_me = draw pile + my own hand (RULES.md §2.4)
+        unseen = np.zeros(25, dtype=np.int64)  # U_me = draw pile + my own hand (docs/rules.md §2.4)
         for uid in range(s.scal[E.S_DECK_POS], s.cfg[E.CFG_N_CARDS]):
             unseen[s.deck[uid]] += 1
         for k in range(s.hand_len[me(s)]):
@@ -1003,7 +1003,7 @@ def test_hail_mary_and_two_player_finesse_rules(states, results):
 
 
 def _p_playable(s, t, k):
-    """P_{me→t}(playable | k) with Fractions, straight from RULES.md §2.5 (test oracle)."""
+    """P_{me→t}(playable | k) with Fractions, straight from docs/rules.md §2.5 (test oracle)."""
     pool = {c: (3, 2, 2, 2, 1)[c % 5] - s.discards[c] for c in range(25)}
     for c in range(5):
         for r in range(s.fireworks[c]):

@@ -1,4 +1,4 @@
-"""Differential test against OpenSpiel's ``hanabi`` (HLE compiled in), ANCHORS.md §2.4.
+"""Differential test against OpenSpiel's ``hanabi`` (HLE compiled in), docs/anchors.md §2.4.
 
 For every configuration, 200 games are played in lockstep on our engine and on OpenSpiel with
 forced identical deals (OpenSpiel's chance nodes are given our deck order). At every step we
