@@ -38,18 +38,29 @@ episode with ``illegal_reward`` (PettingZoo's ``TerminateIllegalWrapper`` conven
 policy never plays one). ``reset(options=...)`` accepts ``"deal_seed"``, ``"seat"`` and
 ``"partner"`` (index or name) to script an episode.
 
-Sources: [CIG18]'s mixed evaluation (partners copied in every other seat; PAPERS.md §2), the
+## Torch threads
+
+Training and acting run torch on **one thread per process** by default (``torch_threads=1`` in
+:func:`train_maskable_ppo`, :func:`train_self_play` and :class:`SB3Policy`). The networks are
+small MLPs: one thread trains them as fast as two, while torch's default (one thread per
+core) collapses when other processes share the cores (on a busy 2-core machine: ~600 steps/s
+on one thread, 46–85 steps/s on two). The count is set with ``torch.set_num_threads`` for the
+duration of the call only: training sets it before building the model and restores the
+previous value when ``learn`` returns (or raises); :class:`SB3Policy` does the same around
+each load and forward pass (~1 µs). ``torch_threads=None`` leaves torch's setting alone
+(torch's default, ``OMP_NUM_THREADS``, or the caller's own ``torch.set_num_threads``).
+
+Sources: [CIG18]'s mixed evaluation (partners copied in every other seat; docs/papers.md §2), the
 PettingZoo SB3 tutorial above, sb3-contrib's ``MaskablePPO`` documentation
 (https://sb3-contrib.readthedocs.io/en/master/modules/ppo_mask.html).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import multiprocessing
 import numbers
-import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +141,56 @@ class _ViewMask:
                 np.copyto(dst, src)
         R.legal_mask_view(self._view, self._mask)
         return self._mask.copy()
+
+
+def _check_torch_threads(torch_threads: int | None) -> int | None:
+    """Validate a ``torch_threads`` argument: None, or an int >= 1.
+
+    Returns:
+        ``torch_threads`` as an ``int``, or None.
+
+    Raises:
+        TypeError: Not an int (bools are rejected too) and not None.
+        ValueError: Less than 1.
+    """
+    if torch_threads is None:
+        return None
+    if isinstance(torch_threads, bool) or not isinstance(torch_threads, numbers.Integral):
+        raise TypeError(
+            f"torch_threads must be an int >= 1 or None, got "
+            f"{type(torch_threads).__name__} {torch_threads!r}"
+        )
+    if torch_threads < 1:
+        raise ValueError(f"torch_threads={torch_threads} is out of range; allowed: >= 1 or None")
+    return int(torch_threads)
+
+
+@contextlib.contextmanager
+def _torch_threads(torch_threads: int | None) -> Iterator[None]:
+    """Run the block with ``torch.set_num_threads(torch_threads)``, then restore the old value.
+
+    ``None`` leaves torch alone (and does not import it). Only the intra-op thread count is
+    changed (``torch.set_num_interop_threads`` can be set once per process, so it is never
+    touched). Nothing is set when the count already matches.
+
+    Raises:
+        TypeError, ValueError: A bad ``torch_threads`` (:func:`_check_torch_threads`).
+    """
+    n = _check_torch_threads(torch_threads)
+    if n is None:
+        yield
+        return
+    import torch
+
+    previous = torch.get_num_threads()
+    if previous == n:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
 
 
 def legal_mask(view: PlayerView) -> np.ndarray:
@@ -381,27 +442,13 @@ class HanabiPartnerEnv(gymnasium.Env):
 # --------------------------------------------------------------------------------------------
 
 _MODELS: dict[tuple, Any] = {}
-_THREADS_PID: set[int] = set()  # processes whose torch threads were configured
-
-
-def _worker_threads() -> None:
-    """In a worker process, limit torch to one thread (once per process, forks included)."""
-    pid = os.getpid()
-    if pid not in _THREADS_PID:
-        _THREADS_PID.add(pid)
-        if multiprocessing.parent_process() is not None:
-            import torch
-
-            torch.set_num_threads(1)
 
 
 def load_model(path: str | Path, algo: str = "MaskablePPO"):
     """Load a saved SB3 model on the CPU, once per process (cached by path and file version).
 
-    In a worker process (``multiprocessing.parent_process()`` set, forked or spawned), torch
-    is limited to one thread (``torch.set_num_threads(1)``, once per process), so that
-    parallel evaluation does not oversubscribe the cores. A forked worker reuses a model its
-    parent had loaded.
+    A forked worker reuses a model its parent had loaded. Torch's thread count is not changed
+    here: :class:`SB3Policy` sets it around each load and forward pass (``torch_threads``).
 
     Args:
         path: The ``.zip`` written by ``model.save``.
@@ -430,7 +477,6 @@ def load_model(path: str | Path, algo: str = "MaskablePPO"):
         raise ImportError(
             'SB3 policies need the rl extra: pip install ".[rl]" (torch, sb3-contrib)'
         ) from exc
-    _worker_threads()
     model = _MODELS.get(key)
     if model is None:
         model = MaskablePPO.load(str(p), device="cpu")
@@ -448,7 +494,11 @@ class SB3Policy(Policy):
     :meth:`reset`, so results depend only on the seeds (never on torch's global generator).
 
     The policy pickles without the model: only the path travels to worker processes, and
-    :func:`load_model` loads it once per process (one torch thread in workers).
+    :func:`load_model` loads it once per process.
+
+    Torch runs on ``torch_threads`` threads (default 1) in whichever process acts: the policy
+    sets ``torch.set_num_threads(torch_threads)`` around each model load and forward pass and
+    restores the previous value afterwards, so torch's setting is unchanged between moves.
 
     Args:
         path: The model's ``.zip`` (``model.save(path)``).
@@ -457,10 +507,13 @@ class SB3Policy(Policy):
         name: Display name (default ``"sb3:<file stem>"``).
         observation_type: ``"card_knowledge"`` or ``"minimal"``; None infers it from the
             model's observation size and the game configuration.
+        torch_threads: Torch threads while loading and acting (int >= 1), or None to leave
+            torch's setting alone.
 
     Raises:
         FileNotFoundError: No model at ``path``.
-        ValueError: Bad ``observation_type``.
+        ValueError: Bad ``observation_type``, or ``torch_threads`` < 1.
+        TypeError: ``torch_threads`` is not an int or None.
     """
 
     def __init__(
@@ -470,8 +523,10 @@ class SB3Policy(Policy):
         seed: int = 0,
         name: str | None = None,
         observation_type: str | None = None,
+        torch_threads: int | None = 1,
     ):
         """See the class docstring."""
+        threads = _check_torch_threads(torch_threads)
         p = Path(path).expanduser().resolve()
         if not p.exists() and p.with_suffix(".zip").exists():
             p = p.with_suffix(".zip")
@@ -487,6 +542,7 @@ class SB3Policy(Policy):
         self.seed = int(seed)
         self.name = name or f"sb3:{p.stem}"
         self.observation_type = observation_type
+        self.torch_threads = threads
         self.rng = np.random.default_rng(self.seed)
         self._model = None
         self._mask = _ViewMask()
@@ -495,7 +551,8 @@ class SB3Policy(Policy):
     def model(self):
         """The loaded model (``MaskablePPO``; loaded on first use, once per process)."""
         if self._model is None:
-            self._model = load_model(self.path)
+            with _torch_threads(self.torch_threads):
+                self._model = load_model(self.path)
         return self._model
 
     def __getstate__(self) -> dict:
@@ -505,6 +562,7 @@ class SB3Policy(Policy):
         return state
 
     def __setstate__(self, state: dict) -> None:
+        state.setdefault("torch_threads", 1)  # pickled before the option existed
         self.__dict__.update(state)
         self._mask = _ViewMask()
 
@@ -536,7 +594,8 @@ class SB3Policy(Policy):
                 not fit the model.
         """
         obs, mask = self._inputs(view)
-        return self._probs(obs, mask)
+        with _torch_threads(self.torch_threads):
+            return self._probs(obs, mask)
 
     def _inputs(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
         obs = view.encode(self._obs_type(view))
@@ -559,11 +618,16 @@ class SB3Policy(Policy):
     def act(self, view: PlayerView) -> int:
         """A legal move uid for ``view``'s seat (must be on turn)."""
         obs, mask = self._inputs(view)
+        model = self.model
+        with _torch_threads(self.torch_threads):
+            if self.deterministic:
+                action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+            else:
+                probs = self._probs(obs, mask)
         if self.deterministic:
-            action, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
             action = int(np.asarray(action).reshape(-1)[0])
         else:
-            cdf = np.cumsum(self._probs(obs, mask))
+            cdf = np.cumsum(probs)
             action = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
             action = min(action, len(cdf) - 1)
         if not mask[action]:  # pragma: no cover - the mask forbids it
@@ -589,6 +653,7 @@ def train_maskable_ppo(
     path: str | Path | None = None,
     env_kwargs: dict | None = None,
     verbose: int = 0,
+    torch_threads: int | None = 1,
     **ppo_kwargs: Any,
 ):
     """Train ``MaskablePPO`` on :class:`HanabiPartnerEnv` against a partner pool, on the CPU.
@@ -603,6 +668,10 @@ def train_maskable_ppo(
         env_kwargs: Other :class:`HanabiPartnerEnv` arguments (``players``, ``scoring``,
             ``seat``, ``weights``, ...).
         verbose: SB3 verbosity.
+        torch_threads: Torch threads while building and training the model (int >= 1;
+            default 1, see the module docstring), set with ``torch.set_num_threads`` and
+            restored to the previous value when training ends (or fails); None leaves
+            torch's setting alone.
         **ppo_kwargs: ``MaskablePPO`` arguments (``n_steps``, ``batch_size``,
             ``learning_rate``, ``ent_coef``, ``policy_kwargs``, ...).
 
@@ -610,9 +679,11 @@ def train_maskable_ppo(
         The trained ``sb3_contrib.MaskablePPO`` model.
 
     Raises:
-        ValueError: ``total_timesteps`` or ``n_envs`` < 1.
+        ValueError: ``total_timesteps`` or ``n_envs`` < 1, or ``torch_threads`` < 1.
+        TypeError: ``torch_threads`` is not an int or None.
         ImportError: sb3-contrib is not installed.
     """
+    threads = _check_torch_threads(torch_threads)
     if int(total_timesteps) < 1:
         raise ValueError(f"total_timesteps={total_timesteps} is out of range; allowed: >= 1")
     if int(n_envs) < 1:
@@ -627,16 +698,21 @@ def train_maskable_ppo(
         seed=int(seed),
         env_kwargs={"partners": partners, **kwargs},
     )
-    return _learn(MaskablePPO, vec, seed, total_timesteps, path, verbose, ppo_kwargs)
+    return _learn(MaskablePPO, vec, seed, total_timesteps, path, verbose, threads, ppo_kwargs)
 
 
-def _learn(algorithm, env, seed, total_timesteps, path, verbose, ppo_kwargs):
-    """Train an ``MlpPolicy`` on ``env`` (CPU); save to ``path`` if given; close ``env``."""
-    model = algorithm("MlpPolicy", env, seed=int(seed), device="cpu", verbose=verbose, **ppo_kwargs)
-    model.learn(total_timesteps=int(total_timesteps))
-    if path is not None:
-        model.save(str(path))
-    env.close()
+def _learn(algorithm, env, seed, total_timesteps, path, verbose, torch_threads, ppo_kwargs):
+    """Train an ``MlpPolicy`` on ``env`` (CPU, ``torch_threads`` threads); save; close ``env``."""
+    try:
+        with _torch_threads(torch_threads):
+            model = algorithm(
+                "MlpPolicy", env, seed=int(seed), device="cpu", verbose=verbose, **ppo_kwargs
+            )
+            model.learn(total_timesteps=int(total_timesteps))
+            if path is not None:
+                model.save(str(path))
+    finally:
+        env.close()
     return model
 
 
@@ -699,6 +775,7 @@ def train_self_play(
     path: str | Path | None = None,
     env_kwargs: dict | None = None,
     verbose: int = 0,
+    torch_threads: int | None = 1,
     **ppo_kwargs: Any,
 ):
     """Self-play ``MaskablePPO`` through the AEC env (one model in every seat).
@@ -714,15 +791,21 @@ def train_self_play(
         path: Where to save the model (``.zip``), or None.
         env_kwargs: :func:`hanabi_env.env` arguments (``players``, ``scoring``, ...).
         verbose: SB3 verbosity.
+        torch_threads: Torch threads while building and training the model (int >= 1;
+            default 1, see the module docstring), set with ``torch.set_num_threads`` and
+            restored to the previous value when training ends (or fails); None leaves
+            torch's setting alone.
         **ppo_kwargs: ``MaskablePPO`` arguments.
 
     Returns:
         The trained ``sb3_contrib.MaskablePPO`` model.
 
     Raises:
-        ValueError: ``total_timesteps`` < 1.
+        ValueError: ``total_timesteps`` < 1, or ``torch_threads`` < 1.
+        TypeError: ``torch_threads`` is not an int or None.
         ImportError: sb3-contrib is not installed.
     """
+    threads = _check_torch_threads(torch_threads)
     if int(total_timesteps) < 1:
         raise ValueError(f"total_timesteps={total_timesteps} is out of range; allowed: >= 1")
     from sb3_contrib import MaskablePPO
@@ -733,4 +816,4 @@ def train_self_play(
     env = SB3ActionMaskWrapper(hanabi_env.env(**(env_kwargs or {})))
     env.reset(seed=int(seed))
     env = ActionMasker(env, mask_fn)
-    return _learn(MaskablePPO, env, seed, total_timesteps, path, verbose, ppo_kwargs)
+    return _learn(MaskablePPO, env, seed, total_timesteps, path, verbose, threads, ppo_kwargs)

@@ -48,7 +48,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--ent-coef", type=float, default=0.01)
     p.add_argument("--gamma", type=float, default=0.99)
     p.add_argument("--net-arch", default="256,256", help="hidden layer sizes")
-    p.add_argument("--threads", type=int, default=1, help="torch threads for training")
+    p.add_argument(
+        "--torch-threads",
+        "--threads",
+        dest="threads",
+        type=int,
+        default=1,
+        help="torch threads for training and acting (default 1, as agents.sb3)",
+    )
     p.add_argument("--workers", type=int, default=1, help="evaluation processes")
     p.add_argument("--out", default="runs/sb3_partner", help="model path prefix")
     return p.parse_args(argv)
@@ -112,7 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     model.save(f"{out}_init.zip")
     rows = []
     t0 = time.perf_counter()
-    rows.append(("untrained model", 0, *score(SB3Policy(f"{out}_init.zip"), pool, args)))
+    init = SB3Policy(f"{out}_init.zip", torch_threads=args.threads)
+    rows.append(("untrained model", 0, *score(init, pool, args)))
     rows.append(("Legal Random", 0, *score(make("LegalRandom"), pool, args)))
     t_eval = time.perf_counter() - t0
     print(f"before training: {rows}", file=sys.stderr, flush=True)
@@ -120,14 +128,10 @@ def main(argv: list[str] | None = None) -> None:
     model.learn(total_timesteps=args.steps, callback=progress_callback(args.steps, t0))
     t_train = time.perf_counter() - t0
     model.save(f"{out}.zip")
-    rows.append(("trained model", args.steps, *score(SB3Policy(f"{out}.zip"), pool, args)))
-    rows.append(
-        (
-            "trained model (sampled)",
-            args.steps,
-            *score(SB3Policy(f"{out}.zip", deterministic=False), pool, args),
-        )
-    )
+    trained = SB3Policy(f"{out}.zip", torch_threads=args.threads)
+    sampled = SB3Policy(f"{out}.zip", deterministic=False, torch_threads=args.threads)
+    rows.append(("trained model", args.steps, *score(trained, pool, args)))
+    rows.append(("trained model (sampled)", args.steps, *score(sampled, pool, args)))
     print()
     print("$ " + shlex.join(["python3", "benchmarks/train_sb3.py", *sys.argv[1:]]))
     print(

@@ -1,7 +1,8 @@
 """Stable-Baselines3 partners (issue 6): the single-agent env, SB3Policy in every pool and seat.
 
 Tests that need torch / sb3-contrib are marked ``rl`` and skipped only when those packages are
-not installed (CI installs the ``rl`` extra, so they run there).
+not installed (CI installs the ``rl`` extra, so they run there). Nothing at module level imports
+torch: the env tests and the argument checks run on a core install (``pip install ".[test]"``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from hanabi_env import HanabiConfig, HanabiGame
 
 ROOT = Path(__file__).resolve().parents[1]
 HAVE_RL = all(importlib.util.find_spec(m) for m in ("torch", "stable_baselines3", "sb3_contrib"))
+NEEDS_RL = 'needs the rl extra (torch, stable-baselines3, sb3-contrib): pip install ".[rl]"'
 
 
 def random_episode(env, rng, seed=None, options=None):
@@ -196,18 +198,117 @@ def test_fixed_policy_partners_in_mixed_fitness():
     assert np.array_equal(by_name, by_python_policy)
 
 
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [(0, ValueError), (-2, ValueError), (True, TypeError), (1.0, TypeError), ("2", TypeError)],
+)
+def test_torch_threads_is_checked_before_torch_is_needed(tmp_path, bad, error):
+    from agents.sb3 import SB3Policy, train_maskable_ppo, train_self_play
+
+    match = "torch_threads"
+    with pytest.raises(error, match=match):
+        train_maskable_ppo(["IGGI"], 64, torch_threads=bad)
+    with pytest.raises(error, match=match):
+        train_self_play(64, torch_threads=bad)
+    with pytest.raises(error, match=match):
+        SB3Policy(tmp_path / "missing.zip", torch_threads=bad)
+
+
 # ------------------------------------------------------------------- SB3 (the rl extra)
+
+
+class ThreadProbe(Delegate):
+    """A partner recording torch's thread count whenever it acts (inside the training loop)."""
+
+    name = "probe"
+
+    def __init__(self):
+        super().__init__()
+        self.seen = set()
+
+    def act(self, view):
+        import torch
+
+        self.seen.add(torch.get_num_threads())
+        return super().act(view)
+
+
+@pytest.fixture
+def torch_threads_3():
+    """torch on 3 threads (not the default 1) during the test, restored afterwards."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    yield torch
+    torch.set_num_threads(before)
+
+
+@pytest.mark.rl
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
+def test_training_uses_one_torch_thread_by_default(torch_threads_3, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    from agents.sb3 import train_maskable_ppo, train_self_play
+
+    torch = torch_threads_3
+    kw = {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "policy_kwargs": {"net_arch": [8]}}
+    for threads, expected in ((1, 1), (2, 2), (None, 3)):
+        probe = ThreadProbe()  # deep-copied into the env: read the env's copy
+        model = train_maskable_ppo([probe], 64, torch_threads=threads, **kw)
+        [copies] = model.get_env().get_attr("_copies", indices=[0])
+        assert {t for seat in copies for t in seat[0].seen} == {expected}, threads
+        assert torch.get_num_threads() == 3  # restored after training
+    seen = []
+    learn = MaskablePPO.learn
+
+    def spy(self, *args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return learn(self, *args, **kwargs)
+
+    monkeypatch.setattr(MaskablePPO, "learn", spy)
+    train_self_play(64, **kw)
+    train_self_play(64, torch_threads=None, **kw)
+    assert seen == [1, 3]
+    assert torch.get_num_threads() == 3
+
+
+@pytest.mark.rl
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
+def test_sb3_policy_acts_on_one_torch_thread_by_default(model_path, torch_threads_3, monkeypatch):
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.sb3 import SB3Policy
+
+    torch = torch_threads_3
+    seen = []
+    get_distribution = MaskableActorCriticPolicy.get_distribution
+
+    def spy(self, *args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return get_distribution(self, *args, **kwargs)
+
+    monkeypatch.setattr(MaskableActorCriticPolicy, "get_distribution", spy)
+    g = HanabiGame(players=2)
+    g.reset(4)
+    view = g.view(0)
+    for kwargs, expected in (({}, 1), ({"torch_threads": 2}, 2), ({"torch_threads": None}, 3)):
+        for deterministic in (True, False):
+            pol = SB3Policy(model_path, deterministic=deterministic, **kwargs)
+            pol.act(view)
+            pol.action_probabilities(view)
+            assert seen == [expected, expected], (kwargs, deterministic)
+            assert torch.get_num_threads() == 3  # restored after each move
+            seen.clear()
+            assert pickle.loads(pickle.dumps(pol)).torch_threads == pol.torch_threads
 
 
 @pytest.fixture(scope="module")
 def model_path(tmp_path_factory):
     if not HAVE_RL:
-        pytest.skip('needs the rl extra: pip install ".[rl]"')
-    import torch
-
+        pytest.skip(NEEDS_RL)
     from agents.sb3 import train_maskable_ppo
 
-    torch.set_num_threads(1)  # a 32x32 MLP: one thread is as fast, and robust on busy cores
     path = tmp_path_factory.mktemp("sb3") / "ppo.zip"
     model = train_maskable_ppo(
         ["IGGI", "Piers", "LegalRandom"],
@@ -226,7 +327,7 @@ def model_path(tmp_path_factory):
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_sb3_check_env():
     from stable_baselines3.common.env_checker import check_env
 
@@ -236,7 +337,7 @@ def test_sb3_check_env():
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_trained_model_plays_only_legal_moves(model_path):
     from sb3_contrib import MaskablePPO
 
@@ -253,7 +354,7 @@ def test_trained_model_plays_only_legal_moves(model_path):
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_sb3_policy_pickles_without_the_model(model_path):
     from agents.sb3 import SB3Policy, load_model
 
@@ -291,7 +392,7 @@ def test_sb3_policy_pickles_without_the_model(model_path):
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_sb3_policy_in_the_aec_loop(model_path):
     from agents.sb3 import SB3Policy
 
@@ -304,7 +405,7 @@ def test_sb3_policy_in_the_aec_loop(model_path):
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_sb3_games_do_not_depend_on_workers(model_path):
     from agents.sb3 import SB3Policy
 
@@ -321,7 +422,7 @@ def test_sb3_games_do_not_depend_on_workers(model_path):
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_sb3_in_a_table_and_a_meta_evaluation(model_path):
     from agents.sb3 import SB3Policy
     from meta import build_table, evaluate_meta
@@ -351,7 +452,7 @@ def test_sb3_in_a_table_and_a_meta_evaluation(model_path):
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_sb3_partner_in_mixed_fitness_and_the_env(model_path):
     from agents.sb3 import SB3Policy
     from qd.ga import population_fitness
@@ -369,7 +470,7 @@ def test_sb3_partner_in_mixed_fitness_and_the_env(model_path):
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_self_play_through_the_aec_env(tmp_path):
     from agents.sb3 import SB3ActionMaskWrapper, SB3Policy, train_self_play
 
@@ -392,7 +493,7 @@ def test_self_play_through_the_aec_env(tmp_path):
 
 
 @pytest.mark.rl
-@pytest.mark.skipif(not HAVE_RL, reason='needs the rl extra: pip install ".[rl]"')
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
 def test_example_script_runs(tmp_path):
     out = tmp_path / "partner.zip"
     cmd = [
@@ -401,7 +502,8 @@ def test_example_script_runs(tmp_path):
         *("--steps", "256", "--games", "2", "--episodes", "1", "--meta-games", "2"),
         *("--out", str(out)),
     ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("OMP_NUM_THREADS", None)  # the example limits torch's threads itself
     res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     assert out.exists()
