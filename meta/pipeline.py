@@ -368,8 +368,9 @@ def _matchups(out, config, archives, workers, scheduler_address, quiet, timing) 
     try:
         for r, archive in enumerate(archives):
             path = out / "tables" / f"matchups_run{r}.csv"
-            if path.exists():
-                tables.append(MatchupTable.from_csv(path))
+            if path.exists():  # validated whole: the elites it must hold and its game count
+                ids = [f"run{r}:{archive.cell_name(int(c))}" for c in archive.occupied_cells()]
+                tables.append(MatchupTable.from_csv(path, ids=ids, games=config.matchup_games))
                 timing.loaded_earlier(f"matchups/run{r}")
                 continue
             t0 = time.perf_counter()

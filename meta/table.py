@@ -1,14 +1,14 @@
 """Offline training of the meta-agents: the response × hypothesis match-up table I(r, h).
 
 For pools R (responses) and H (hypotheses) of any policies, every ordered pair (r, h) plays
-``games`` 2-player games with r in seat 0 and h in seat 1 ([Bayes21], PAPERS.md §4.2; RULES.md
-§9.1). **Every pair plays the same deal sequence and the same per-seat agent seeds** (common
-random numbers, RULES.md §6). Rule agents run in the compiled kernel through
-:func:`agents.evaluate.play_games`; other policies step :class:`hanabi_env.HanabiGame`.
+``games`` 2-player games with r in seat 0 and h in seat 1 ([Bayes21], docs/papers.md §4.2;
+docs/rules.md §9.1). **Every pair plays the same deal sequence and the same per-seat agent
+seeds** (common random numbers, docs/rules.md §6). Rule agents run in the compiled kernel
+through :func:`agents.evaluate.play_games`; other policies step :class:`hanabi_env.HanabiGame`.
 
 The table stores, per pair, the mean score and its s.e.m., and the behaviour displayed by h on
-its seat: communicativeness and IPP as ratios of sums over the games (RULES.md §5), plus the raw
-counter sums so that the ratios can be recomputed.
+its seat: communicativeness and IPP as ratios of sums over the games (docs/rules.md §5), plus
+the raw counter sums so that the ratios can be recomputed.
 
 CSV schema (one row per pair, columns :data:`TABLE_COLUMNS`; NaN written as an empty field):
 
@@ -28,13 +28,22 @@ CSV schema (one row per pair, columns :data:`TABLE_COLUMNS`; NaN written as an e
 
 A file is resumable: :func:`build_table` with ``path`` skips the pairs already in the file
 (checking that their ``games``, ``seed`` and ``scoring`` match) and appends each new pair as
-soon as it is played.
+soon as it is played. A file is read whole and validated first: every row must be complete (end
+with a newline), have the header's number of fields and valid values (integer ``games``/``seed``
+and counter sums, known ``scoring``, finite scores, ratios in [0, 1] that agree with the sums
+when their denominator is non-zero), and no pair may appear twice. A killed write leaves an
+incomplete last line: :func:`build_table` drops it (one warning says what was dropped) and
+appends from the clean line boundary; anything else wrong raises :class:`TableFileError` naming
+the file, and :meth:`ResponseTable.from_csv` (which never modifies the file) also refuses an
+incomplete last line. :meth:`ResponseTable.to_csv` writes atomically.
 """
 
 from __future__ import annotations
 
 import csv
 import math
+import os
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +59,7 @@ from hanabi_env.game import metric_ratios
 __all__ = [
     "TABLE_COLUMNS",
     "ResponseTable",
+    "TableFileError",
     "build_table",
     "policy_ids",
 ]
@@ -80,6 +90,10 @@ _SUMS = {
 }
 
 
+class TableFileError(ValueError):
+    """A response-table file is incomplete or corrupt (the message names the file and the fix)."""
+
+
 def policy_ids(policies: Sequence[Policy], ids: Sequence[str] | None = None) -> list[str]:
     """Unique ids for a pool: ``ids`` if given, else the policies' names.
 
@@ -96,7 +110,7 @@ def policy_ids(policies: Sequence[Policy], ids: Sequence[str] | None = None) -> 
 
 @dataclass
 class ResponseTable:
-    """The offline table I(r, h) of [Bayes21] (PAPERS.md §4.2, RULES.md §9.1).
+    """The offline table I(r, h) of [Bayes21] (docs/papers.md §4.2, docs/rules.md §9.1).
 
     Attributes:
         response_ids: ``nR`` ids of the responses (rows, pool order).
@@ -168,12 +182,25 @@ class ResponseTable:
         return row
 
     def to_csv(self, path: str | Path) -> None:
-        """Write the table as CSV (schema in the module docstring)."""
-        with open(path, "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
-            w.writeheader()
-            for row in self.rows():
-                w.writerow(_clean(row))
+        """Write the table as CSV (schema in the module docstring), atomically.
+
+        The rows go to a temporary file in the same folder, which then replaces ``path``: a
+        reader or a killed writer never sees half a table.
+        """
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
+                w.writeheader()
+                for row in self.rows():
+                    w.writerow(_clean(row))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     @classmethod
     def from_csv(
@@ -190,23 +217,33 @@ class ResponseTable:
             hypothesis_ids: Column order (default: order of first appearance in the file).
 
         Raises:
-            ValueError: Missing columns, a missing pair, or mixed ``games``/``seed``/``scoring``.
+            TableFileError: (a ``ValueError``) An incomplete last row (a killed write: resume
+                the build to repair it), missing columns, a malformed or invalid row, a
+                repeated or missing pair, or mixed ``games``/``seed``/``scoring``.
         """
-        rows = _read_rows(path)
+        rows, tail = _read_table(path, exact_header=False)
+        if tail:
+            raise TableFileError(
+                f"{path}: the last row is incomplete ({len(tail)} bytes without a final "
+                "newline, a killed write?); resume the build (build_table with this path, or "
+                "rerun the same command) to drop it and complete the table"
+            )
         if not rows:
-            raise ValueError(f"{path}: empty table")
+            raise TableFileError(f"{path}: empty table (no rows after the header)")
         r_ids = list(response_ids or dict.fromkeys(r["response_id"] for r in rows))
         h_ids = list(hypothesis_ids or dict.fromkeys(r["hypothesis_id"] for r in rows))
         by_pair = {(r["response_id"], r["hypothesis_id"]): r for r in rows}
         meta = {(r["games"], r["seed"], r["scoring"]) for r in rows}
         if len(meta) != 1:
-            raise ValueError(f"{path}: rows mix (games, seed, scoring) settings: {sorted(meta)}")
+            raise TableFileError(
+                f"{path}: rows mix (games, seed, scoring) settings: {sorted(meta)}"
+            )
         games, seed, scoring = next(iter(meta))
         t = _empty(r_ids, h_ids, int(games), int(seed), scoring)
         for i, r in enumerate(r_ids):
             for j, h in enumerate(h_ids):
                 if (r, h) not in by_pair:
-                    raise ValueError(f"{path}: missing pair ({r!r}, {h!r})")
+                    raise TableFileError(f"{path}: missing pair ({r!r}, {h!r})")
                 _fill(t, i, j, by_pair[r, h])
         return t
 
@@ -219,13 +256,141 @@ def _f(x: str) -> float:
     return math.nan if x == "" else float(x)
 
 
-def _read_rows(path: str | Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = set(TABLE_COLUMNS) - set(reader.fieldnames or ())
-        if missing:
-            raise ValueError(f"{path}: not a response table (missing columns {sorted(missing)})")
-        return list(reader)
+_FIX = "delete the file (or its bad lines) to recompute the table"
+
+
+def _csv_records(data: bytes, path) -> tuple[list[tuple[list[str], int]], int]:
+    """The complete CSV records of ``data``: ``([(fields, line number), ...], complete_len)``.
+
+    A record is complete when it ends with a newline; ``data[complete_len:]`` is the incomplete
+    tail (empty for an intact file). A quoted field still open at the last newline is an error,
+    not a tail: only bytes after the last newline are ever dropped.
+
+    Raises:
+        TableFileError: Text that is not UTF-8 or not CSV before the tail.
+    """
+    end = data.rfind(b"\n") + 1
+    lines = data[:end].split(b"\n")[:-1]
+    ends = np.cumsum([len(x) + 1 for x in lines]).tolist()
+    consumed = [0]
+
+    def feed():
+        for k, raw in enumerate(lines):
+            consumed[0] = k + 1
+            try:
+                yield raw.decode("utf-8") + "\n"
+            except UnicodeDecodeError as exc:
+                raise TableFileError(f"{path}: line {k + 1} is not UTF-8 text; {_FIX}") from exc
+
+    records: list[tuple[list[str], int]] = []
+    complete = 0
+    reader = csv.reader(feed(), strict=True)
+    try:
+        for fields in reader:
+            records.append((fields, reader.line_num))
+            complete = ends[consumed[0] - 1]
+    except csv.Error as exc:
+        raise TableFileError(f"{path}: line {reader.line_num}: not CSV ({exc}); {_FIX}") from exc
+    return records, complete
+
+
+def _number(path, line: int, name: str, text: str, kind: str) -> float:
+    """Parse one field of kind ``int``, ``count``, ``score``, ``sem`` or ``ratio``.
+
+    ``count`` is integral and >= 0, ``score`` finite and >= 0, ``sem`` empty (NaN) or finite and
+    >= 0, ``ratio`` empty (NaN) or in [0, 1].
+    """
+    if text == "" and kind in ("sem", "ratio"):
+        return math.nan
+    try:
+        x = int(text) if kind == "int" else float(text)
+    except ValueError:
+        x = None
+    ok = x is not None and math.isfinite(x)
+    if ok and kind == "count":
+        ok = x >= 0 and x == int(x)
+    elif ok and kind in ("score", "sem"):
+        ok = x >= 0
+    elif ok and kind == "ratio":
+        ok = 0 <= x <= 1
+    if not ok:
+        raise TableFileError(f"{path}: line {line}: {name}={text!r} is not a valid {kind}; {_FIX}")
+    return x
+
+
+_KINDS = {
+    "games": "int",
+    "seed": "int",
+    "mean_score": "score",
+    "sem_score": "sem",
+    "h_communicativeness": "ratio",
+    "h_ipp": "ratio",
+    "h_risk_aversion": "ratio",
+    **dict.fromkeys(_SUMS, "count"),
+}
+
+
+def _check_row(path, line: int, row: dict) -> None:
+    """Validate one row's values and the agreement of its ratios with its sums."""
+    v = {name: _number(path, line, name, row[name], kind) for name, kind in _KINDS.items()}
+    if v["games"] < 1:
+        raise TableFileError(f"{path}: line {line}: games={row['games']!r} is not >= 1; {_FIX}")
+    if row["scoring"] not in ("lenient", "strict"):
+        raise TableFileError(f"{path}: line {line}: scoring={row['scoring']!r} is unknown; {_FIX}")
+    for ratio, num, den, factor in (
+        ("h_communicativeness", "h_hints_given", "h_hint_opportunities", 1.0),
+        ("h_ipp", "h_sum_known_attrs", "h_plays", 2.0),
+    ):
+        if v[den] > 0 and not math.isclose(v[ratio], v[num] / (factor * v[den]), rel_tol=1e-9):
+            raise TableFileError(
+                f"{path}: line {line}: {ratio}={row[ratio]!r} disagrees with "
+                f"{num}/{den} = {row[num]}/{row[den]}; {_FIX}"
+            )
+
+
+def _read_table(path: str | Path, exact_header: bool) -> tuple[list[dict], bytes]:
+    """Read and validate a table file whole: ``(rows, incomplete tail bytes)``.
+
+    ``exact_header`` demands the columns of :data:`TABLE_COLUMNS` in order (a file rows are
+    appended to); otherwise extra or reordered columns are allowed. A file without a complete
+    header line has no rows; its tail is returned only when it is the start of our header.
+
+    Raises:
+        TableFileError: Anything but an incomplete tail is wrong (see the module docstring).
+    """
+    data = Path(path).read_bytes()
+    records, complete = _csv_records(data, path)
+    tail = data[complete:]
+    if not records:
+        header = (",".join(TABLE_COLUMNS) + "\r\n").encode()
+        if not header.startswith(tail):
+            raise TableFileError(f"{path}: not a response table (no header line); {_FIX}")
+        return [], tail
+    (header, _), records = records[0], records[1:]
+    if exact_header and header != list(TABLE_COLUMNS):
+        raise TableFileError(
+            f"{path}: columns {header} are not {list(TABLE_COLUMNS)}, so rows cannot be "
+            f"appended; {_FIX}"
+        )
+    missing = set(TABLE_COLUMNS) - set(header)
+    if missing:
+        raise TableFileError(f"{path}: not a response table (missing columns {sorted(missing)})")
+    rows, seen = [], {}
+    for fields, line in records:
+        if len(fields) != len(header):
+            raise TableFileError(
+                f"{path}: line {line} has {len(fields)} fields, not {len(header)}; {_FIX}"
+            )
+        row = dict(zip(header, fields, strict=True))
+        _check_row(path, line, row)
+        pair = (row["response_id"], row["hypothesis_id"])
+        if pair in seen:
+            raise TableFileError(
+                f"{path}: line {line} repeats the pair {pair} of line {seen[pair]}; {_FIX}"
+            )
+        seen[pair] = line
+        rows.append(row)
+    return rows, tail
 
 
 def _empty(r_ids: list[str], h_ids: list[str], games: int, seed: int, scoring: str):
@@ -282,7 +447,7 @@ def build_table(
     max_games_per_call: int = 50_000,
     progress: Callable[[int], None] | None = None,
 ) -> ResponseTable:
-    """Play every (r, h) pair and return I(r, h) ([Bayes21], RULES.md §9.1).
+    """Play every (r, h) pair and return I(r, h) ([Bayes21], docs/rules.md §9.1).
 
     Every pair plays the deals and agent seeds ``agents.evaluate.game_seeds(seed, games, 2)``
     (common random numbers). When every policy is a :class:`~agents.policy.RuleAgent`, several
@@ -306,8 +471,10 @@ def build_table(
         The full ``(nR, nH)`` :class:`ResponseTable`.
 
     Raises:
-        ValueError: Empty pools, ``games`` < 1, bad ``scoring``, bad ids, or a file whose
-            rows were made with other ``games``/``seed``/``scoring``.
+        ValueError: Empty pools, ``games`` < 1, bad ``scoring`` or bad ids.
+        TableFileError: (a ``ValueError``) ``path`` is corrupt (anything but an incomplete last
+            line, which is dropped with a warning) or its rows were made with other
+            ``games``/``seed``/``scoring``.
     """
     if not responses or not hypotheses:
         raise ValueError("responses and hypotheses must be non-empty pools")
@@ -324,17 +491,29 @@ def build_table(
     if path is not None and path.exists() and path.stat().st_size > 0:
         r_pos = {r: i for i, r in enumerate(r_ids)}
         h_pos = {h: j for j, h in enumerate(h_ids)}
-        for row in _read_rows(path):
+        rows, tail = _read_table(path, exact_header=True)
+        for row in rows:
             if (int(row["games"]), int(row["seed"]), row["scoring"]) != (games, seed, scoring):
-                raise ValueError(
+                raise TableFileError(
                     f"{path}: row {row['response_id']!r}/{row['hypothesis_id']!r} was made with "
                     f"games={row['games']}, seed={row['seed']}, scoring={row['scoring']}; "
-                    f"asked for games={games}, seed={seed}, scoring={scoring}"
+                    f"asked for games={games}, seed={seed}, scoring={scoring} (use another "
+                    "path, or the file's settings to resume it)"
                 )
             i, j = r_pos.get(row["response_id"]), h_pos.get(row["hypothesis_id"])
             if i is not None and j is not None:
                 _fill(table, i, j, row)
                 done.add((i, j))
+        if tail:  # a killed append: drop the torn line, append from the clean boundary
+            keep = path.stat().st_size - len(tail)
+            with open(path, "r+b") as fh:
+                fh.truncate(keep)
+            warnings.warn(
+                f"{path}: dropped an incomplete last line ({len(tail)} bytes without a newline: "
+                f"{tail[:40]!r}{'...' if len(tail) > 40 else ''}), kept the {len(rows)} complete "
+                "rows; resuming from there",
+                stacklevel=2,
+            )
     fh = writer = None
     if path is not None:
         new_file = not path.exists() or path.stat().st_size == 0

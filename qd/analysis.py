@@ -1,21 +1,22 @@
-"""Population analysis: re-evaluation, match-up tables, cross-run diversity (PAPERS.md §3–4).
+"""Population analysis: re-evaluation, match-up tables, cross-run diversity (docs/papers.md §3–4).
 
 * :func:`reevaluate` — every elite re-played with more games, all on the same deals (common
   random numbers; [CoG19] re-evaluates with 1,000 games).
 * :func:`matchup_table` / :func:`archive_matchups` — every **ordered** pair (row agent in seat 0,
-  column agent in seat 1) plays the same ``games`` 2-player deals (RULES.md §9.1); the table
+  column agent in seat 1) plays the same ``games`` 2-player deals (docs/rules.md §9.1); the table
   stores the mean score and each seat's communicativeness, IPP and risk aversion (ratio of sums
-  over the pair's games, RULES.md §5). It is the input of the meta-agents ([ToG20] §4.1,
+  over the pair's games, docs/rules.md §5). It is the input of the meta-agents ([ToG20] §4.1,
   [Bayes21] §4.2). :meth:`MatchupTable.intra_population_scores` is [ToG20] eq. 1.
 * :func:`cross_run_metrics` — corresponding elites (same cell) of two archives: cross-play
   score, self-play scores, chromosome Hamming distance and the fraction of recorded game states
-  on which both pick the same action ([Bayes21], PAPERS.md §3).
+  on which both pick the same action ([Bayes21], docs/papers.md §3).
 """
 
 from __future__ import annotations
 
 import csv
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +111,7 @@ class MatchupTable:
     """2-player match-ups of every ordered pair of a population.
 
     Attributes:
-        ids: ``n`` agent ids (cell names ``"[i,j]"`` for archives, RULES.md §9.1).
+        ids: ``n`` agent ids (cell names ``"[i,j]"`` for archives, docs/rules.md §9.1).
         solutions: ``(n, L)`` int64 rule lists (may be empty ``(0, 0)`` when read from CSV).
         games: Games per ordered pair.
         scores: ``(n, n)`` float64 mean score (points) with agent ``i`` in seat 0, ``j`` in seat 1.
@@ -170,56 +171,186 @@ class MatchupTable:
         return out
 
     def to_csv(self, path: str | Path) -> None:
-        """Write :meth:`rows` as CSV (NaN as an empty field)."""
-        with open(path, "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(MATCHUP_COLUMNS))
-            w.writeheader()
-            for row in self.rows():
-                w.writerow(
-                    {
-                        k: ("" if isinstance(v, float) and math.isnan(v) else v)
-                        for k, v in row.items()
-                    }
-                )
+        """Write :meth:`rows` as CSV (NaN as an empty field), atomically.
+
+        The rows go to a temporary file in the same folder, which then replaces ``path``: a
+        reader or a killed writer never sees half a table.
+        """
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=list(MATCHUP_COLUMNS))
+                w.writeheader()
+                for row in self.rows():
+                    w.writerow(
+                        {
+                            k: ("" if isinstance(v, float) and math.isnan(v) else v)
+                            for k, v in row.items()
+                        }
+                    )
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     @classmethod
-    def from_csv(cls, path: str | Path) -> MatchupTable:
+    def from_csv(
+        cls,
+        path: str | Path,
+        ids: Sequence[str] | None = None,
+        games: int | None = None,
+    ) -> MatchupTable:
         """Read a table written by :meth:`to_csv` (``solutions`` is left empty).
 
+        The file is validated whole: every row ends with a newline and has the header's number
+        of fields; ``games`` is the same integer >= 1 on every row; scores are finite and >= 0,
+        ``sem_score`` empty (NaN) or finite and >= 0, the metrics empty (NaN) or in [0, 1]; the
+        ``seat1_id`` values are the ``seat0_id`` values and every ordered pair appears exactly
+        once. The file is written whole (atomically), so an incomplete one is refused too.
+
+        A file cut exactly after its first row is itself a valid 1 × 1 table: a caller that
+        resumes from the file must pass the ``ids`` (and ``games``) it expects.
+
+        Args:
+            path: The file.
+            ids: The agent ids expected, in order (None = accept the file's).
+            games: The games per pair expected (None = accept the file's).
+
         Raises:
-            ValueError: Missing columns or an incomplete set of pairs.
+            ValueError: One line naming the file, what is wrong and what to do.
         """
-        with open(path, newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        if not rows or set(MATCHUP_COLUMNS) - set(rows[0]):
-            raise ValueError(f"{path}: not a match-up table (columns {MATCHUP_COLUMNS})")
-        ids = list(dict.fromkeys(r["seat0_id"] for r in rows))
+        fix = "delete it to recompute the match-ups"
+        data = Path(path).read_bytes()
+        records, complete = _csv_records(data, path, fix)
+        if complete != len(data):
+            raise ValueError(
+                f"{path}: the last row is incomplete ({len(data) - complete} bytes without a "
+                f"final newline, a killed write?); {fix}"
+            )
+        if not records or set(MATCHUP_COLUMNS) - set(records[0][0]):
+            raise ValueError(f"{path}: not a match-up table (columns {MATCHUP_COLUMNS}); {fix}")
+        (header, _), records = records[0], records[1:]
+
+        def f(x: str, line: int, name: str) -> float:
+            if x == "" and name != "mean_score":
+                return math.nan
+            try:
+                v = float(x)
+            except ValueError:
+                v = math.nan
+            hi = math.inf if name in ("mean_score", "sem_score") else 1.0
+            if not (math.isfinite(v) and 0 <= v <= hi):
+                raise ValueError(f"{path}: line {line}: {name}={x!r} is not valid; {fix}")
+            return v
+
+        rows, lines = [], []
+        for fields, line in records:
+            if len(fields) != len(header):
+                raise ValueError(
+                    f"{path}: line {line} has {len(fields)} fields, not {len(header)}; {fix}"
+                )
+            rows.append(dict(zip(header, fields, strict=True)))
+            lines.append(line)
+        if not rows:
+            raise ValueError(f"{path}: empty match-up table; {fix}")
+        found = list(dict.fromkeys(r["seat0_id"] for r in rows))
+        if ids is not None and found != [str(i) for i in ids]:
+            raise ValueError(
+                f"{path}: the table is of {len(found)} agents {_short(found)}, not of the "
+                f"{len(ids)} expected {_short([str(i) for i in ids])}; {fix}"
+            )
+        ids = found
         n = len(ids)
         if len(rows) != n * n:
-            raise ValueError(f"{path}: {len(rows)} rows for {n} ids (need {n * n})")
+            raise ValueError(f"{path}: {len(rows)} rows for {n} ids (need {n * n}); {fix}")
         pos = {a: i for i, a in enumerate(ids)}
-
-        def f(x: str) -> float:
-            return math.nan if x == "" else float(x)
-
+        expected_games, games = games, rows[0]["games"]
+        try:
+            ok_games = int(games) >= 1
+        except ValueError:
+            ok_games = False
+        if not ok_games:
+            raise ValueError(f"{path}: line {lines[0]}: games={games!r} is not valid; {fix}")
+        if expected_games is not None and int(games) != int(expected_games):
+            raise ValueError(
+                f"{path}: made with games={games}, not the {expected_games} expected; {fix}"
+            )
         t = cls(
             ids,
             np.zeros((0, 0), np.int64),
-            int(rows[0]["games"]),
+            int(games),
             np.zeros((n, n)),
             np.zeros((n, n)),
             np.zeros((n, n, 2)),
             np.zeros((n, n, 2)),
             np.zeros((n, n, 2)),
         )
-        for r in rows:
+        seen: dict[tuple[int, int], int] = {}
+        for r, line in zip(rows, lines, strict=True):
+            if r["games"] != games:
+                raise ValueError(
+                    f"{path}: line {line}: games={r['games']!r}, but {games!r} on line "
+                    f"{lines[0]}; {fix}"
+                )
+            if r["seat1_id"] not in pos:
+                raise ValueError(
+                    f"{path}: line {line}: seat1_id {r['seat1_id']!r} is not a seat0_id; {fix}"
+                )
             i, j = pos[r["seat0_id"]], pos[r["seat1_id"]]
-            t.scores[i, j] = f(r["mean_score"])
-            t.sem[i, j] = f(r["sem_score"])
+            if (i, j) in seen:
+                raise ValueError(
+                    f"{path}: line {line} repeats the pair ({r['seat0_id']!r}, "
+                    f"{r['seat1_id']!r}) of line {seen[i, j]}; {fix}"
+                )
+            seen[i, j] = line
+            t.scores[i, j] = f(r["mean_score"], line, "mean_score")
+            t.sem[i, j] = f(r["sem_score"], line, "sem_score")
             for s in (0, 1):
                 for m in _METRICS:
-                    getattr(t, m)[i, j, s] = f(r[f"seat{s}_{m}"])
+                    getattr(t, m)[i, j, s] = f(r[f"seat{s}_{m}"], line, f"seat{s}_{m}")
         return t
+
+
+def _short(ids: list[str]) -> str:
+    return str(ids) if len(ids) <= 4 else f"[{ids[0]!r}, {ids[1]!r}, ..., {ids[-1]!r}]"
+
+
+def _csv_records(data: bytes, path, fix: str) -> tuple[list[tuple[list[str], int]], int]:
+    """The complete CSV records of ``data``: ``([(fields, line number), ...], complete_len)``.
+
+    A record is complete when it ends with a newline; ``data[complete_len:]`` is the incomplete
+    tail (empty for an intact file). A quoted field still open at the last newline is an error,
+    not a tail: only bytes after the last newline are ever dropped.
+
+    Raises:
+        ValueError: Text that is not UTF-8 or not CSV before the tail (``fix`` ends the message).
+    """
+    end = data.rfind(b"\n") + 1
+    lines = data[:end].split(b"\n")[:-1]
+    ends = np.cumsum([len(x) + 1 for x in lines]).tolist()
+    consumed = [0]
+
+    def feed():
+        for k, raw in enumerate(lines):
+            consumed[0] = k + 1
+            try:
+                yield raw.decode("utf-8") + "\n"
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}: line {k + 1} is not UTF-8 text; {fix}") from exc
+
+    records: list[tuple[list[str], int]] = []
+    complete = 0
+    reader = csv.reader(feed(), strict=True)
+    try:
+        for fields in reader:
+            records.append((fields, reader.line_num))
+            complete = ends[consumed[0] - 1]
+    except csv.Error as exc:
+        raise ValueError(f"{path}: line {reader.line_num}: not CSV ({exc}); {fix}") from exc
+    return records, complete
 
 
 def matchup_table(
@@ -234,7 +365,7 @@ def matchup_table(
     """Play every ordered pair of ``solutions`` for ``games`` 2-player games.
 
     Every pair plays the same deals and per-seat agent seeds (``game_seeds(derive_seed(seed,
-    3), games, 2)``, RULES.md §9.1).
+    3), games, 2)``, docs/rules.md §9.1).
 
     Args:
         solutions: ``n`` rule lists (equal lengths).
@@ -366,7 +497,7 @@ def cross_run_metrics(
     scoring: str = "lenient",
     backend: Backend | None = None,
 ) -> tuple[list[dict], dict]:
-    """Compare corresponding elites (same cell) of two runs ([Bayes21], PAPERS.md §3).
+    """Compare corresponding elites (same cell) of two runs ([Bayes21], docs/papers.md §3).
 
     For each cell occupied in both archives: the self-play score of each elite and the
     cross-play score (mean of both seat orders), all on the same ``games`` 2-player deals; the

@@ -107,14 +107,34 @@ def save_archive(archive: Archive, path: str | Path, metadata: dict | None = Non
 def load_archive(path: str | Path) -> Archive:
     """Read an archive JSON written by :func:`save_archive`.
 
+    The file is validated whole: it must be one strict-JSON archive document (a truncated or
+    extended file is not valid JSON), each elite's ``grid_index`` must match its ``cell``, and no
+    cell may appear twice (the elite count must equal the number of occupied cells).
+
     Raises:
-        ValueError: The file is not valid JSON or not an archive document.
+        ValueError: One line naming the file, what is wrong and what to do.
     """
+    fix = "delete it and rerun the command that wrote it"
+
+    def reject(name):  # save_archive writes strict JSON (NaN as null)
+        raise ValueError(f"non-standard number {name}")
+
     try:
-        doc = json.loads(Path(path).read_text())
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from exc
-    return Archive.from_dict(doc)
+        doc = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=reject)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc}); {fix}") from exc
+    try:
+        archive = Archive.from_dict(doc)
+        elites = doc["elites"]
+        for e in elites:
+            grid = [int(i) for i in archive.int_to_grid_index(int(e["cell"]))]
+            if "grid_index" in e and e["grid_index"] != grid:
+                raise ValueError(f"elite of cell {e['cell']} has grid_index {e['grid_index']}")
+        if len(archive) != len(elites):
+            raise ValueError(f"{len(elites)} elites in {len(archive)} cells (a repeated cell)")
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{path}: not a valid archive ({exc}); {fix}") from exc
+    return archive
 
 
 def data_dir() -> Path:
@@ -126,11 +146,11 @@ def data_dir() -> Path:
 
 
 def load_population(source: str | Path = "5x5") -> Archive:
-    """Load a published MAP-Elites population (RULES.md §10) into an :class:`Archive`.
+    """Load a published MAP-Elites population (docs/rules.md §10) into an :class:`Archive`.
 
     Besides the shipped populations (``"cells"`` documents), the reference's own formats load
     too: its MAP-Elites JSON (``"population"`` entries with string chromosomes) and its text
-    populations (d² lines of genes, all-zero = empty; RULES.md §10).
+    populations (d² lines of genes, all-zero = empty; docs/rules.md §10).
 
     Args:
         source: ``"5x5"``, ``"20x20"``, a file name inside :func:`data_dir`, or a path.
@@ -197,7 +217,7 @@ def _num(x) -> float:
 
 
 def _load_text_population(text: str, path: Path) -> Archive:
-    """Parse a reference text population (RULES.md §10).
+    """Parse a reference text population (docs/rules.md §10).
 
     d² lines of comma-separated genes, row-major (line k = cell (k div d, k mod d)); an all-zero
     line is an empty cell.
@@ -221,7 +241,7 @@ def _load_text_population(text: str, path: Path) -> Archive:
 
 
 def _load_reference_json(doc: dict, path: Path) -> Archive:
-    """Parse the reference MAP-Elites JSON (RULES.md §10).
+    """Parse the reference MAP-Elites JSON (docs/rules.md §10).
 
     ``"info"`` + ``"population"`` entries with ``Communicativeness_index``, ``IPP_index``,
     ``Fitness``, ``valid`` and a string ``Chromosome`` such as ``"[1, 2, 3]"``.

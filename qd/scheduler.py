@@ -1,6 +1,6 @@
 """The MAP-Elites loop: ask → evaluate → tell with the papers' paired replacement, checkpoints.
 
-[CoG19] Algorithm 1 as specified in RULES.md §7.1, run in batches:
+[CoG19] Algorithm 1 as specified in docs/rules.md §7.1, run in batches:
 
 1. **ask** — the emitter (:class:`qd.emitters.MapElitesEmitter`) proposes the next
    ``batch_size`` candidates from the archive as it is at the start of the batch (a batch never
@@ -227,7 +227,7 @@ class MapElites:
         ids: np.ndarray,
         seeds: Sequence[int],
     ) -> None:
-        """Apply the paired replacement rule to an evaluated batch (RULES.md §7.1).
+        """Apply the paired replacement rule to an evaluated batch (docs/rules.md §7.1).
 
         Args:
             solutions: ``(n, n_genes)`` int64 candidates, in candidate order.
@@ -368,26 +368,39 @@ class MapElites:
     def read_checkpoint(path: str | Path) -> dict:
         """Read and verify a checkpoint file; returns its payload.
 
+        The file is one JSON document (written atomically); its payload must hash to the
+        recorded sha256, so a truncated, extended or edited file is refused.
+
         Raises:
-            CheckpointError: Missing, unreadable, not a checkpoint, or checksum mismatch.
+            CheckpointError: Missing, unreadable, not a checkpoint, or checksum mismatch (one
+                line naming the file and what to do).
         """
         path = Path(path)
+        fix = "delete it to start the run over"
+
+        def reject(name):  # the writer uses strict JSON: NaN/Infinity mean corruption
+            raise ValueError(f"non-standard number {name}")
+
         try:
-            doc = json.loads(path.read_text())
+            doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=reject)
         except FileNotFoundError as exc:
             raise CheckpointError(f"no checkpoint at {path}") from exc
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CheckpointError(f"checkpoint {path} is corrupt (not valid JSON: {exc})") from exc
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise CheckpointError(
+                f"checkpoint {path} is corrupt (not valid JSON: {exc}); {fix}"
+            ) from exc
         if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
-            raise CheckpointError(f"{path} is not a {CHECKPOINT_FORMAT} file")
+            raise CheckpointError(f"{path} is not a {CHECKPOINT_FORMAT} file; {fix}")
         if doc.get("version") != 1:
-            raise CheckpointError(f"checkpoint {path} has unsupported version {doc.get('version')}")
+            raise CheckpointError(
+                f"checkpoint {path} has unsupported version {doc.get('version')}; {fix}"
+            )
         payload = doc.get("payload")
         if not isinstance(payload, dict):
-            raise CheckpointError(f"checkpoint {path} is corrupt (no payload)")
+            raise CheckpointError(f"checkpoint {path} is corrupt (no payload); {fix}")
         digest = hashlib.sha256(_canonical(payload).encode()).hexdigest()
         if digest != doc.get("sha256"):
-            raise CheckpointError(f"checkpoint {path} is corrupt (checksum mismatch)")
+            raise CheckpointError(f"checkpoint {path} is corrupt (checksum mismatch); {fix}")
         return payload
 
     @classmethod
