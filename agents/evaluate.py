@@ -23,7 +23,6 @@ import os
 import pickle
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,8 +34,18 @@ from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
-from hanabi_env.config import HAND_ORDERS, HanabiConfig, check_choice
+from hanabi_env._workers import process_pool
+from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig, check_choice
 from hanabi_env.game import metric_ratios
+from hanabi_env.validate import (
+    check_bool,
+    check_callable,
+    check_int,
+    check_int_sequence,
+    check_seed,
+    check_workers,
+    type_error,
+)
 
 __all__ = [
     "EvaluationResult",
@@ -222,7 +231,15 @@ def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tu
     Returns:
         ``(seats, deal_seeds, agent_seeds)``: ``(n_games,)`` int64 candidate seats (zeros if not
         ``random_seat``), ``(n_games,)`` int64 deal seeds, ``(n_games, n_players)`` int64 seeds.
+
+    Raises:
+        TypeError, ValueError: ``seed`` not in ``[0, 2**62)``, ``n_games`` < 0, ``n_players``
+            outside [2, 5] or ``random_seat`` not a bool.
     """
+    seed = check_seed("seed", seed)
+    n_games = check_int("n_games", n_games, 0)
+    n_players = check_int("n_players", n_players, 2, 5)
+    random_seat = check_bool("random_seat", random_seat)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(n_players)]))
     seats = rng.integers(0, n_players, n_games) if random_seat else np.zeros(n_games, np.int64)
     deals = rng.integers(0, SEED_LIMIT, n_games, dtype=np.int64)
@@ -424,14 +441,22 @@ def play_games(
         A :class:`GameBatch`.
 
     Raises:
-        ValueError: Arrays of inconsistent shapes.
+        TypeError: An argument of the wrong type (e.g. float seeds or seat indices).
+        ValueError: Arrays of inconsistent shapes, seat indices outside ``policies``, seeds
+            outside ``[0, 2**62)``, or a bad ``workers``, ``chunk_size`` or ``no_rule``.
     """
-    if no_rule not in ("fallback", "end_game"):
-        raise ValueError(f"no_rule={no_rule!r} is not allowed; allowed: 'fallback', 'end_game'")
-    seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
-    deal_seeds = np.ascontiguousarray(deal_seeds, dtype=np.int64)
-    agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
+    check_choice("no_rule", no_rule, ("fallback", "end_game"))
+    if not isinstance(config, HanabiConfig):
+        raise type_error("config", "a HanabiConfig", config)
+    policies = _check_policies("policies", policies, names=False)
+    workers = check_workers("workers", workers)
+    chunk_size = check_int("chunk_size", chunk_size, 1)
+    check_callable("progress", progress, allow_none=True)
+    record_actions = check_bool("record_actions", record_actions)
+    deal_seeds = _int_array("deal_seeds", deal_seeds, 1, 0, SEED_LIMIT - 1)
     n = len(deal_seeds)
+    seat_agents = _int_array("seat_agents", seat_agents, 2, 0, len(policies) - 1)
+    agent_seeds = _int_array("agent_seeds", agent_seeds, 2, 0, SEED_LIMIT - 1)
     if seat_agents.shape != (n, config.players) or agent_seeds.shape != (n, config.players):
         raise ValueError(
             f"seat_agents and agent_seeds must have shape ({n}, {config.players}), got "
@@ -445,7 +470,7 @@ def play_games(
     )
     actions = np.full((n, max_moves), -1, dtype=np.int16) if record_actions else None
     moves = 0
-    workers = default_workers() if workers is None else max(1, int(workers))
+    workers = default_workers() if workers is None else workers
     pool = None
     if all(isinstance(p, RuleAgent) for p in policies):
         table, lens = _rule_table(policies)  # type: ignore[arg-type]
@@ -465,16 +490,14 @@ def play_games(
             for c in chunks
         ]
         if workers > 1 and len(tasks) > 1:
-            pool = ProcessPoolExecutor(max_workers=workers)
+            pool = process_pool(workers)  # workers die with this process
     else:
         if no_rule != "fallback":
             raise ValueError("no_rule='end_game' needs rule agents in every seat")
         run = _run_policy_chunk
         tasks = [(config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]) for c in chunks]
         if workers > 1 and len(tasks) > 1 and _picklable(policies):
-            pool = ProcessPoolExecutor(
-                max_workers=min(workers, len(tasks)), initializer=_one_thread_worker
-            )
+            pool = process_pool(min(workers, len(tasks)), initializer=_one_thread_worker)
     results = pool.map(run, tasks) if pool is not None else map(run, tasks)
     try:
         for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
@@ -514,18 +537,25 @@ def play(
         per game and seat.
 
     Raises:
-        ValueError: Fewer than 2 or more than 5 policies, or ``games`` < 1.
+        TypeError: A policy that is neither a Policy nor a name, or an argument of the wrong
+            type.
+        ValueError: Fewer than 2 or more than 5 policies, an unknown name, ``games`` < 1,
+            a seed outside ``[0, 2**62)``, ``workers`` < 1, or a bad configuration field.
     """
+    policies = _check_policies("policies", policies, names=True)
     if not 2 <= len(policies) <= 5:
         raise ValueError(f"policies must have 2 to 5 entries (one per seat), got {len(policies)}")
-    if int(games) < 1:
-        raise ValueError(f"games={games} is out of range; allowed: >= 1")
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    workers = check_workers("workers", workers)
+    if "players" in config:
+        raise TypeError("players is given by the number of policies, not as a keyword")
     players = len(policies)
     config.setdefault("hand_size", hle_hand_size(players))
     cfg = HanabiConfig(players=players, **config)
     seated = [make(p) if isinstance(p, str) else p for p in policies]
-    _, deals, agent_seeds = game_seeds(seed, int(games), players, random_seat=False)
-    seat_agents = np.tile(np.arange(players, dtype=np.int64), (int(games), 1))
+    _, deals, agent_seeds = game_seeds(seed, games, players, random_seat=False)
+    seat_agents = np.tile(np.arange(players, dtype=np.int64), (games, 1))
     return play_games(seated, seat_agents, deals, agent_seeds, cfg, workers=workers)
 
 
@@ -601,6 +631,40 @@ class EvaluationResult:
         )
 
 
+def _check_policies(name: str, policies: object, names: bool) -> list:
+    """A non-empty list of policies (and baseline names when ``names``), checked up front."""
+    what = "a sequence of policies" + (" or baseline names" if names else "")
+    if isinstance(policies, (str, bytes, dict)) or not isinstance(policies, (Sequence, np.ndarray)):
+        raise type_error(name, what, policies)
+    out = list(policies)
+    if not out:
+        raise ValueError(f"{name}=[] is not allowed; allowed: at least one policy")
+    for p in out:
+        if isinstance(p, str) and names:
+            make(p)  # ValueError naming the unknown agent
+        elif not isinstance(p, Policy):
+            if name == "agent":
+                raise type_error(name, "a Policy or a baseline name", p)
+            raise TypeError(f"{name} must be {what}, got an element {type(p).__name__} {p!r:.60}")
+    return out
+
+
+def _int_array(name: str, value: object, ndim: int, lo: int, hi: int) -> np.ndarray:
+    """``value`` as a C-contiguous int64 array of ``ndim`` dimensions, entries in [lo, hi]."""
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged nesting
+        raise TypeError(f"{name} must be an integer array ({exc})") from None
+    if raw.dtype.kind not in "iu" and not (raw.size == 0 and raw.dtype.kind == "f"):
+        raise TypeError(f"{name} must be an integer array, got dtype {raw.dtype}")
+    if raw.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimension(s), got shape {raw.shape}")
+    if raw.size and (int(raw.min()) < lo or int(raw.max()) > hi):
+        bad = raw[(raw < lo) | (raw > hi)].flat[0]
+        raise ValueError(f"{name} holds {int(bad)}, out of range; allowed: [{lo}, {hi}]")
+    return np.ascontiguousarray(raw, dtype=np.int64)
+
+
 def _sem(x: np.ndarray) -> float:
     return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else math.nan
 
@@ -647,18 +711,23 @@ def evaluate(
         An :class:`EvaluationResult` (scores in points; metrics in [0, 1]).
 
     Raises:
-        ValueError: Bad ``mode``, ``players``, ``games``, ``scoring`` or ``hand_order``.
+        TypeError: An argument of the wrong type (a float ``games``, a str ``players``, ...).
+        ValueError: Bad ``mode``, ``players`` (sizes in [2, 5], each once), ``games``,
+            ``scoring``, ``seed``, ``workers``, ``no_rule`` or ``hand_order``, or an unknown
+            agent name.
     """
-    if mode not in ("mirror", "mixed"):
-        raise ValueError(f"mode={mode!r} is not allowed; allowed: 'mirror', 'mixed'")
-    players = tuple(int(p) for p in players)
-    if not players or any(not 2 <= p <= 5 for p in players):
-        raise ValueError(f"players={players} is out of range; allowed: sizes in [2, 5]")
-    if int(games) < 1:
-        raise ValueError(f"games={games} is out of range; allowed: >= 1")
-    if scoring not in ("strict", "lenient"):
-        raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'strict', 'lenient'")
+    check_choice("mode", mode, ("mirror", "mixed"))
+    players = check_int_sequence("players", players, 2, 5, what="player counts")
+    games = check_int("games", games, 1)
+    check_choice("scoring", scoring, SCORING_VARIANTS)
+    seed = check_seed("seed", seed)
+    workers = check_workers("workers", workers)
+    check_callable("hand_size", hand_size)
+    progress = check_bool("progress", progress)
+    check_choice("no_rule", no_rule, ("fallback", "end_game"))
     check_choice("hand_order", hand_order, HAND_ORDERS)
+    (agent,) = _check_policies("agent", [agent], names=True)
+    pool = _check_policies("pool", pool, names=True) if mode == "mixed" else pool
     agent = make(agent) if isinstance(agent, str) else agent
     partners = [make(p) if isinstance(p, str) else p for p in pool] if mode == "mixed" else [None]
     total = games * len(players) * len(partners)

@@ -23,6 +23,7 @@ from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._rng import new_rng, rng_seed
 from hanabi_env.game import PlayerView
+from hanabi_env.validate import check_seed, check_str, type_error
 
 __all__ = ["Policy", "RuleAgent", "make", "rule_ids"]
 
@@ -64,8 +65,11 @@ def rule_ids(rules: Sequence[int | str]) -> np.ndarray:
 
     Raises:
         ValueError: An index is out of range or a name is unknown.
-        TypeError: An element is neither int nor str.
+        TypeError: ``rules`` is not a sequence (a single str is not), or an element is neither
+            int nor str.
     """
+    if isinstance(rules, (str, bytes)) or not isinstance(rules, (Sequence, np.ndarray)):
+        raise type_error("rules", "a sequence of rule indices or names", rules)
     out = []
     for r in rules:
         if isinstance(r, str):
@@ -110,7 +114,9 @@ class RuleAgent(Policy):
         name: Display name.
 
     Raises:
-        ValueError: Empty rule list, or an unknown rule.
+        TypeError: ``rules`` not a sequence of ints/names, ``seed`` not an int, ``name`` not a
+            str or None.
+        ValueError: Empty rule list, an unknown rule, or ``seed`` outside ``[0, 2**62)``.
     """
 
     def __init__(self, rules: Sequence[int | str], seed: int = 0, name: str | None = None):
@@ -118,15 +124,23 @@ class RuleAgent(Policy):
         self.rules = rule_ids(rules)
         if self.rules.size == 0:
             raise ValueError("rules must contain at least one rule")
+        seed = check_seed("seed", seed)
+        if name is not None:
+            check_str("name", name)
         self.rng = new_rng(seed)
         self.name = name or "rules" + str(self.rules.tolist())
         self._view: V.View | None = None
         self._mask: np.ndarray | None = None
 
     def reset(self, seed: int | None = None) -> None:
-        """Re-seed the generator when ``seed`` is given (rules keep no other memory)."""
+        """Re-seed the generator when ``seed`` is given (rules keep no other memory).
+
+        Raises:
+            TypeError, ValueError: ``seed`` is not None or an int in ``[0, 2**62)``.
+        """
+        seed = check_seed("seed", seed, allow_none=True)
         if seed is not None:
-            rng_seed(self.rng, int(seed))
+            rng_seed(self.rng, seed)
 
     @property
     def chromosome(self) -> tuple[int, ...]:
@@ -160,8 +174,12 @@ def make(name: str, seed: int = 0) -> RuleAgent:
     VanDenBergh, Flawed, Piers, Cautious.
 
     Raises:
-        ValueError: Unknown name (the message lists the known ones).
+        TypeError: ``name`` is not a str, or ``seed`` not an int.
+        ValueError: Unknown name (the message lists the known ones), or ``seed`` outside
+            ``[0, 2**62)``.
     """
+    check_str("name", name)
+    seed = check_seed("seed", seed)
     key = _BASELINE_KEYS.get(_agent_key(name))
     if key is None:
         known = ", ".join(rulebase.BASELINES)

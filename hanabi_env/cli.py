@@ -23,7 +23,9 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import re
 import sys
 
 import numpy as np
@@ -85,12 +87,26 @@ def _fmt(x: float | None) -> str:
     return "  n/a" if x is None else f"{x:.2f}"
 
 
+_CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
+
+
 def _parse_agent(text: str, seed: int):
+    """A baseline agent by name, or a chromosome of comma-separated rule indices.
+
+    Raises:
+        ValueError: Unknown name, or a rule index out of range.
+    """
     from agents.policy import RuleAgent, make
 
-    if text.replace(",", "").replace(" ", "").isdigit() and "," in text:
-        genes = [int(x) for x in text.split(",") if x.strip()]
+    if not text.strip():
+        raise ValueError("unknown agent ''; an empty name is not allowed")
+    if _CHROMOSOME.fullmatch(text):
+        genes = [int(x) for x in text.split(",")]
         return RuleAgent(genes, seed=seed, name="chromosome")
+    if any(ch.isdigit() for ch in text) and "," in text:
+        raise ValueError(
+            f"{text!r} is not a chromosome; allowed: rule indices separated by commas, e.g. 3,17,4"
+        )
     return make(text, seed=seed)
 
 
@@ -98,40 +114,109 @@ SEAT_HELP = (
     "SEAT is 'human' (you, at the terminal), a baseline name (IGGI, Internal, Outer, "
     "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
     "indices, 'meta' or 'meta:VARIANT' (the Bayesian meta-agent over the published 5x5 "
-    "population; 2 players), or 'sb3:PATH' (a saved MaskablePPO model; needs the rl extra)."
+    "population; VARIANT adaptive (default), generalist or random; 2 players), or 'sb3:PATH' (a "
+    "saved MaskablePPO model; needs the rl extra and --trust-model, because loading a model "
+    "runs code stored in the file)."
+)
+SEAT_FORMS = (
+    "human, meta, meta:adaptive, meta:generalist, meta:random, a baseline name (IGGI, Internal, "
+    "Outer, LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a chromosome of comma-separated "
+    "rule indices (e.g. 3,17,4) or sb3:PATH"
+)
+META_VARIANTS = ("adaptive", "generalist", "random")
+TRUST_MESSAGE = (
+    "loading an SB3 model executes code stored in the file (Stable-Baselines3 unpickles it "
+    "with cloudpickle); pass --trust-model only for model files you trust"
 )
 
 
-def parse_seat(text: str, seed: int, train_games: int = 20):
-    """A policy from a SEAT string (see :data:`SEAT_HELP`).
+def _seat_kind(text: str) -> str:
+    """``"human"``, ``"meta"``, ``"sb3"`` or ``"agent"`` (a baseline or chromosome)."""
+    key = text.strip().lower()
+    if key == "human":
+        return "human"
+    if key == "meta" or key.startswith("meta:"):
+        return "meta"
+    if key.startswith("sb3:"):
+        return "sb3"
+    return "agent"
+
+
+def parse_seat(
+    text: str, seed: int, train_games: int = 20, trust_model: bool = False, players: int = 2
+):
+    """A policy from a SEAT string (see :data:`SEAT_HELP`); names must match exactly.
+
+    An ``sb3:PATH`` model is loaded here (``trust_model`` must be True: loading runs code from
+    the file) and checked against the game size, so that a bad file fails before any game.
 
     Raises:
-        ValueError: Unknown agent name or meta variant.
+        ValueError: Unknown seat, agent name or meta variant; a model file refused, missing,
+            unreadable or made for another game size.
     """
     key = text.strip()
-    if key.lower() == "human":
+    kind = _seat_kind(key)
+    if kind == "human":
         from agents.human import HumanPolicy
 
         return HumanPolicy()
-    if key.lower().startswith("meta"):
-        return _meta_agent(key.partition(":")[2] or "adaptive", seed, train_games)
-    if key.lower().startswith("sb3:"):
-        from agents.sb3 import SB3Policy
+    if kind == "meta":
+        variant = key.partition(":")[2].strip().lower() if ":" in key else "adaptive"
+        return _meta_agent(variant, seed, train_games)
+    if kind == "sb3":
+        return _sb3_seat(key[4:].strip(), seed, trust_model, players)
+    try:
+        return _parse_agent(key, seed)
+    except ValueError as err:
+        if "unknown agent" in str(err):
+            raise ValueError(f"unknown agent {key!r}; allowed seats: {SEAT_FORMS}") from None
+        raise
 
-        return SB3Policy(key[4:], seed=seed)
-    return _parse_agent(key, seed)
+
+def _sb3_seat(path: str, seed: int, trust_model: bool, players: int):
+    """A trusted, loadable SB3 model that fits ``players``-player games (see :func:`parse_seat`)."""
+    if not trust_model:
+        raise ValueError(f"sb3:{path}: {TRUST_MESSAGE}")
+    if not path:
+        raise ValueError("sb3: needs a model path, e.g. sb3:runs/sb3_partner.zip")
+    if importlib.util.find_spec("sb3_contrib") is None:
+        raise ValueError(f"sb3:{path} needs sb3-contrib (pip install '.[rl]')")
+    from agents.sb3 import SB3Policy
+
+    try:
+        policy = SB3Policy(path, seed=seed)
+    except FileNotFoundError as err:
+        raise ValueError(f"sb3:{path}: {err}") from None
+    try:
+        policy.model  # noqa: B018 - load now: a bad file fails before any game
+    except Exception as err:  # the file is the user's: any failure to load is theirs
+        raise ValueError(f"sb3:{path} is not a loadable MaskablePPO model ({err})") from None
+    from hanabi_env.config import HanabiConfig
+    from hanabi_env.game import HanabiGame
+
+    game = HanabiGame(HanabiConfig(players=players))
+    game.reset(0)
+    try:
+        policy._obs_type(game.view(0))
+    except ValueError as err:
+        raise ValueError(f"sb3:{path}: {err}") from None
+    return policy
 
 
 def _meta_agent(variant: str, seed: int, train_games: int):
+    from meta.bayes import VARIANTS
+
+    if variant not in VARIANTS or variant not in META_VARIANTS:
+        raise ValueError(
+            f"meta variant {variant!r} is not allowed here; allowed: meta, "
+            + ", ".join(f"meta:{v}" for v in META_VARIANTS)
+        )
     from tqdm.auto import tqdm
 
-    from meta.bayes import VARIANTS, BayesianMetaAgent
+    from meta.bayes import BayesianMetaAgent
     from meta.cli import load_pool
     from meta.table import build_table
 
-    if variant not in VARIANTS or variant == "oracle":
-        allowed = [v for v in VARIANTS if v != "oracle"]
-        raise ValueError(f"meta variant {variant!r} is not allowed here; allowed: {allowed}")
     pool, ids = load_pool("5x5")
     n = len(pool) * len(pool) * train_games
     with tqdm(total=n, desc="meta-agent response table (published 5x5)", unit="game") as bar:
@@ -143,21 +228,29 @@ def _play(args: argparse.Namespace) -> int:
     import hanabi_env
     from agents.human import HumanPolicy, render_view
     from hanabi_env.game import metric_ratios
+    from qd.cli import OptionError
 
     players = len(args.seats)
     if not 2 <= players <= 5:
-        print(f"error: give 2 to 5 seats, got {players}", file=sys.stderr)
-        return 2
-    if players != 2 and any(s.strip().lower().startswith("meta") for s in args.seats):
-        print("error: the meta-agent plays 2-player games only", file=sys.stderr)
-        return 2
-    try:
-        policies = [
-            parse_seat(s, args.seed + i, args.train_games) for i, s in enumerate(args.seats)
-        ]
-    except (ValueError, ImportError, FileNotFoundError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        raise OptionError("SEAT", f"give 2 to 5 seats, got {players}")
+    kinds = [_seat_kind(s) for s in args.seats]
+    if players != 2 and "meta" in kinds:
+        raise OptionError("SEAT", "the meta-agent plays 2-player games only")
+    policies: list = [None] * players
+    try:  # every seat checked (models loaded) before the meta-agent's response table is built
+        for i, s in enumerate(args.seats):
+            if kinds[i] == "meta":
+                variant = s.strip().partition(":")[2].strip().lower() if ":" in s else "adaptive"
+                if variant not in META_VARIANTS:
+                    _meta_agent(variant, 0, 1)  # raises the error listing the variants
+            else:
+                policies[i] = parse_seat(s, args.seed + i, args.train_games, args.trust_model,
+                                         players)  # fmt: skip
+        for i, s in enumerate(args.seats):
+            if kinds[i] == "meta":
+                policies[i] = parse_seat(s, args.seed + i, args.train_games)
+    except (ValueError, ImportError) as err:
+        raise OptionError("SEAT", str(err)) from None
     humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
     env = hanabi_env.env(players=players, scoring=args.scoring, render_mode="ansi")
     names = [f"player_{i} ({getattr(p, 'name', type(p).__name__)})" for i, p in enumerate(policies)]
@@ -214,22 +307,26 @@ def _fmt_nan(x: float) -> str:
 
 
 def _train_sb3(args: argparse.Namespace) -> int:
-    from agents.evaluate import evaluate
+    from qd.cli import OptionError, check_out_file
 
-    try:
-        from agents.sb3 import SB3Policy, train_maskable_ppo
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        print(f"error: {err} (pip install '.[rl]')", file=sys.stderr)
-        return 2
-    pool = [p.strip() for p in args.pool.split(",") if p.strip()]
+    pool = [p.strip() for p in args.pool.split(",")]
+    if not any(pool):
+        raise OptionError("--pool", f"{args.pool!r} names no agent; e.g. IGGI,Piers,Outer")
     try:
         partners = [_parse_agent(p, args.seed + i) for i, p in enumerate(pool)]
-        if args.steps < 1:
-            raise ValueError(f"--steps={args.steps} is out of range; allowed: >= 1")
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        raise OptionError("--pool", str(err)) from None
+    if not args.out.strip() or os.path.basename(args.out) in ("", ".zip"):
+        raise OptionError("--out", f"{args.out!r} is not a model file path")
     out = args.out if args.out.endswith(".zip") else args.out + ".zip"
+    check_out_file("--out", out)
+    missing = [m for m in ("torch", "sb3_contrib") if importlib.util.find_spec(m) is None]
+    if missing:  # pragma: no cover - depends on the environment
+        print(f"error: train-sb3 needs {', '.join(missing)} (pip install '.[rl]')", file=sys.stderr)
+        return 2
+    from agents.evaluate import evaluate
+    from agents.sb3 import SB3Policy, train_maskable_ppo
+
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     print(
         f"training MaskablePPO for {args.steps} steps against {', '.join(pool)} "
@@ -258,13 +355,42 @@ def _train_sb3(args: argparse.Namespace) -> int:
             progress=not args.quiet,
         )
         print(f"mixed evaluation against the training pool: {result.mean:.2f} ± {result.sem:.2f}")
-    print(f"use it as a partner: hanabi-adhoc play human sb3:{out}")
+    print(f"use it as a partner: hanabi-adhoc play human sb3:{out} --trust-model")
     return 0
+
+
+PIPELINE_OPTIONS = {
+    "runs": "--runs",
+    "candidates": "--candidates",
+    "me_games": "--me-games",
+    "seed": "--seed",
+    "matchup_games": "--matchup-games",
+    "train_games": "--train-games",
+    "episodes": "--episodes",
+    "games": "--games",
+}
+"""PipelineConfig fields -> ``pipeline`` options (for errors naming the option)."""
 
 
 def _pipeline(args: argparse.Namespace) -> int:
     from meta.pipeline import get_pipeline_config, run_pipeline
+    from qd.cli import check_out_dir, config_error
 
+    check_out_dir("--out", args.out)
+    try:
+        get_pipeline_config(
+            args.config,
+            runs=args.runs,
+            candidates=args.candidates,
+            me_games=args.me_games,
+            seed=args.seed,
+            matchup_games=args.matchup_games,
+            train_games=args.train_games,
+            episodes=args.episodes,
+            games=args.pl_games,
+        )
+    except ValueError as err:
+        raise config_error(err, PIPELINE_OPTIONS) from None
     try:
         config = get_pipeline_config(
             args.config,
@@ -296,11 +422,16 @@ def _evaluate(args: argparse.Namespace) -> int:
     import json
 
     from agents.evaluate import evaluate
-    from qd.cli import parse_players
+    from qd.cli import OptionError, check_out_file, check_players
 
+    players = check_players("--players", args.players)
     try:
         agent = _parse_agent(args.agent, args.seed)
-        players = parse_players(args.players)
+    except ValueError as err:
+        raise OptionError("AGENT", str(err)) from None
+    check_out_file("--json", args.json)
+    check_out_file("--csv", args.csv)
+    try:
         result = evaluate(
             agent,
             mode=args.mode,
@@ -313,7 +444,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             no_rule="end_game" if args.strict_era else "fallback",
             hand_order=args.hand_order,
         )
-    except (ValueError, argparse.ArgumentTypeError) as err:
+    except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     from pathlib import Path
@@ -363,7 +494,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``hanabi-adhoc`` (subparsers share its one-line usage errors)."""
-    from qd.cli import nonnegative_int, positive_int
+    from qd.cli import nonnegative_int, positive_int, scheduler_address, seed_int, workers_int
 
     parser = _Parser(prog="hanabi-adhoc", description="Ad-hoc cooperation research in Hanabi.")
     sub = parser.add_subparsers(
@@ -406,7 +537,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="self-play games per MAP-Elites candidate (default: quick 25, paper 100)",
     )
-    pl.add_argument("--seed", type=int, metavar="N", help="master seed (default 0)")
+    pl.add_argument("--seed", type=seed_int, metavar="N", help="master seed (default 0)")
     pl.add_argument(
         "--matchup-games",
         type=positive_int,
@@ -434,7 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pl.add_argument(
         "--workers",
-        type=positive_int,
+        type=workers_int,
         default=None,
         metavar="N",
         help="processes, >= 1 (default: all cores)",
@@ -442,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--scheduler-address",
         default=None,
+        type=scheduler_address,
         metavar="ADDRESS",
         help="Dask scheduler for MAP-Elites and match-ups, e.g. tcp://host:8786 (default: local)",
     )
@@ -454,7 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("seats", nargs="+", metavar="SEAT", help="one per seat, 2 to 5")
     play.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
-    play.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    play.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     play.add_argument("--scoring", choices=["strict", "lenient"], default="strict", help=SCORING)
     play.add_argument(
         "--render",
@@ -466,6 +598,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         default=20,
         help="games per pair of the meta-agent's response table (default 20)",
+    )
+    play.add_argument(
+        "--trust-model",
+        action="store_true",
+        help="allow sb3:PATH seats: loading a Stable-Baselines3 model executes code stored in "
+        "the file (cloudpickle), so pass it only for files you trust (default: refused)",
     )
     play.set_defaults(func=_play)
     tr = sub.add_parser(
@@ -498,17 +636,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="evaluation games per partner after training, 0 = skip (default 100)",
     )
-    tr.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    tr.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     tr.add_argument(
         "--workers",
-        type=positive_int,
+        type=workers_int,
         default=None,
         metavar="N",
         help="evaluation processes (default: all cores)",
     )
     tr.add_argument(
         "--torch-threads",
-        type=positive_int,
+        type=workers_int,
         default=1,
         metavar="N",
         help="torch CPU threads for training (default 1)",
@@ -529,7 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", type=int, choices=range(2, 6), default=2, help="2..5 (default 2)"
     )
     demo.add_argument("--scoring", choices=["strict", "lenient"], default="strict", help=SCORING)
-    demo.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    demo.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     demo.set_defaults(func=_demo)
     ev = sub.add_parser(
         "evaluate",
@@ -561,7 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="lenient",
         help="lenient (the papers) or strict (HLE) (default lenient)",
     )
-    ev.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ev.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     ev.add_argument(
         "--hand-order",
         choices=["shift", "fixed"],
@@ -575,7 +713,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--workers",
-        type=positive_int,
+        type=workers_int,
         default=None,
         metavar="N",
         help="processes (default: all cores)",
@@ -597,9 +735,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``hanabi-adhoc``."""
-    args = build_parser().parse_args(argv)  # option errors: usage + one error line, exit 2
+    from qd.cli import OptionError
+
+    args = build_parser().parse_args(argv)  # option errors: one error line, exit 2
     try:
-        return args.func(args)
+        return args.func(args)  # checks every option before any work (OptionError)
+    except OptionError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     except OSError as err:  # unreadable input, unwritable output folder, ...
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -2,39 +2,38 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import asdict, dataclass
 
 from hanabi_env._engine import n_cards_of
+from hanabi_env.validate import check_bool, check_choice, check_int, out_of_range
+
+__all__ = [
+    "HAND_ORDERS",
+    "MAX_TOKENS",
+    "OBSERVATION_TYPE_NAMES",
+    "SCORING_VARIANTS",
+    "HanabiConfig",
+    "check_choice",
+    "check_field",
+]
 
 SCORING_VARIANTS = ("strict", "lenient")
 HAND_ORDERS = ("shift", "fixed")
 OBSERVATION_TYPE_NAMES = ("minimal", "card_knowledge", "seer")
 
 
+MAX_TOKENS = 100
+"""Upper bound of ``max_information_tokens`` and ``max_life_tokens`` (far above any variant)."""
+
+
 def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    return int(value)
+    """Forwards to :func:`hanabi_env.validate.check_int` (kept for old imports)."""
+    return check_int(name, value)
 
 
 def _check_range(name: str, value: int, lo: int, hi: int | None = None) -> None:
-    if value < lo or (hi is not None and value > hi):
-        allowed = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name}={value} is out of range; allowed: {allowed}")
-
-
-def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    """Check that a string option is one of ``allowed``.
-
-    Raises:
-        TypeError: ``value`` is not a str.
-        ValueError: ``"<name>=<value> is not allowed; allowed: <a>, <b>, ..."``.
-    """
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed; allowed: {', '.join(allowed)}")
+    """Forwards to :func:`hanabi_env.validate.check_int` (kept for old imports)."""
+    check_int(name, value, lo, hi)
 
 
 def check_field(obj: object, name: str, ok: bool, allowed: str) -> None:
@@ -44,7 +43,7 @@ def check_field(obj: object, name: str, ok: bool, allowed: str) -> None:
         ValueError: ``"<name>=<value> is out of range; allowed: <allowed>"``.
     """
     if not ok:
-        raise ValueError(f"{name}={getattr(obj, name)!r} is out of range; allowed: {allowed}")
+        raise out_of_range(name, getattr(obj, name), allowed)
 
 
 @dataclass(frozen=True)
@@ -57,10 +56,10 @@ class HanabiConfig:
         players: Number of players, in [2, 5] and at most ``colors`` (hanabi_v5's rule).
         hand_size: Cards per hand, in [2, 5] (hanabi_v5 keeps 5 for 4-5 players; the papers and
             HLE's default use 4 there).
-        max_information_tokens: Information (hint) tokens, >= 0.
-        max_life_tokens: Life tokens, >= 1.
+        max_information_tokens: Information (hint) tokens, in [0, 100].
+        max_life_tokens: Life tokens, in [1, 100].
         observation_type: ``"minimal"``, ``"card_knowledge"`` or ``"seer"`` (docs/anchors.md §2.2).
-        random_start_player: Whether the first player is drawn at random on each reset.
+        random_start_player: Whether the first player is drawn at random on each reset (a bool).
         scoring: ``"strict"`` (0 once the lives run out, as HLE/PettingZoo) or ``"lenient"``
             (keep the fireworks total, as the papers' Java framework; docs/papers.md §1).
         hand_order: ``"shift"`` (HLE and hanabi_v5: a card leaving the hand shifts the later
@@ -86,32 +85,36 @@ class HanabiConfig:
 
     def __post_init__(self) -> None:
         """Validate every field (see the class docstring)."""
-        colors = _check_int("colors", self.colors)
-        ranks = _check_int("ranks", self.ranks)
-        players = _check_int("players", self.players)
-        hand_size = _check_int("hand_size", self.hand_size)
-        info = _check_int("max_information_tokens", self.max_information_tokens)
-        life = _check_int("max_life_tokens", self.max_life_tokens)
-        _check_range("colors", colors, 2, 5)
-        _check_range("ranks", ranks, 2, 5)
-        _check_range("players", players, 2, 5)
+        colors = check_int("colors", self.colors, 2, 5)
+        ranks = check_int("ranks", self.ranks, 2, 5)
+        players = check_int("players", self.players, 2, 5)
+        hand_size = check_int("hand_size", self.hand_size, 2, 5)
+        info = check_int("max_information_tokens", self.max_information_tokens, 0, MAX_TOKENS)
+        life = check_int("max_life_tokens", self.max_life_tokens, 1, MAX_TOKENS)
         if players > colors:
             raise ValueError(
                 f"players={players} is out of range; allowed: players <= colors (colors={colors})"
             )
-        _check_range("hand_size", hand_size, 2, 5)
-        _check_range("max_information_tokens", info, 0)
-        _check_range("max_life_tokens", life, 1)
         if players * hand_size > n_cards_of(colors, ranks):
             raise ValueError(
                 f"hand_size={hand_size} is out of range; allowed: players * hand_size <= "
                 f"{n_cards_of(colors, ranks)} cards in the deck"
             )
         check_choice("observation_type", self.observation_type, OBSERVATION_TYPE_NAMES)
-        if not isinstance(self.random_start_player, (bool, numbers.Integral)):
-            raise TypeError("random_start_player must be a bool")
+        random_start = check_bool("random_start_player", self.random_start_player)
         check_choice("scoring", self.scoring, SCORING_VARIANTS)
         check_choice("hand_order", self.hand_order, HAND_ORDERS)
+        # plain Python values (numpy ints and bools are accepted, stored as int/bool)
+        for name, value in (
+            ("colors", colors),
+            ("ranks", ranks),
+            ("players", players),
+            ("hand_size", hand_size),
+            ("max_information_tokens", info),
+            ("max_life_tokens", life),
+            ("random_start_player", random_start),
+        ):
+            object.__setattr__(self, name, value)
 
     @property
     def fixed_slots(self) -> bool:

@@ -36,8 +36,8 @@ render_mode=None, scoring="strict", hand_order="shift")`
 | `colors`, `ranks` | 2..5 | deck of `colors x ranks` cards; per colour 3 of rank 1, 1 of the top rank, 2 else |
 | `players` | 2..5, `<= colors` | number of agents |
 | `hand_size` | 2..5, `players*hand_size <= deck` | cards per hand (hanabi_v5 keeps 5 for 4-5 players; the papers use 4) |
-| `max_information_tokens` | >= 0 | hint tokens |
-| `max_life_tokens` | >= 1 | lives |
+| `max_information_tokens` | 0..100 | hint tokens |
+| `max_life_tokens` | 1..100 | lives |
 | `observation_type` | `"minimal"`, `"card_knowledge"`, `"seer"` | see the layout below |
 | `random_start_player` | bool | draw the first player from the reset seed (honoured in `agent_selection`) |
 | `render_mode` | `None`, `"ansi"`, `"human"`, `"rgb_array"` | `"ansi"`: `render()` returns the text board; `"human"`: prints it after every step; `"rgb_array"`: `render()` returns a picture (see Rendering) |
@@ -45,7 +45,9 @@ render_mode=None, scoring="strict", hand_order="shift")`
 | `hand_order` | `"shift"`, `"fixed"` | shift (HLE/hanabi_v5): later cards shift left and the drawn card is appended; fixed (the papers' Java framework, docs/rules.md §12): the drawn card takes the vacated slot |
 
 Invalid arguments raise `ValueError` naming the parameter and the allowed range (`TypeError`
-for a wrong type).
+for a wrong type: a bool or a float is not an int, an int is not a bool); nothing is coerced.
+Calling `step`, `observe`, `state`, `view` or `render` before the first `reset()` raises
+`RuntimeError` (in `raw_env` and `env()` alike).
 
 ## Observation layout
 
@@ -181,7 +183,6 @@ hanabi_v5).
 from __future__ import annotations
 
 import inspect
-import numbers
 
 import numpy as np
 from gymnasium import spaces
@@ -193,6 +194,7 @@ from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame, PlayerView
+from hanabi_env.validate import check_choice, check_mapping, check_seed, is_int, type_error
 
 __all__ = ["ENV_ID", "env", "raw_env", "register_envs"]
 
@@ -248,13 +250,46 @@ class CheckedActionWrapper(_FastForward, wrappers.AssertOutOfBoundsWrapper):
         """Check the action's type (live agents only), then the bounds, then step."""
         agent = self.agent_selection
         live = not (self.terminations.get(agent, False) or self.truncations.get(agent, False))
-        if live and (isinstance(action, bool) or not isinstance(action, numbers.Integral)):
-            raise TypeError(f"action must be an int, got {type(action).__name__} {action!r}")
+        if live and not is_int(action):
+            raise type_error("action", "an int", action)
         super().step(action)
 
 
 class OrderEnforcing(_FastForward, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with one-hop attribute access (same checks)."""
+    """PettingZoo's ``OrderEnforcingWrapper`` with one-hop attribute access.
+
+    The same checks, except that calls before ``reset`` raise ``RuntimeError`` (as ``raw_env``
+    does) instead of PettingZoo's ``AssertionError``.
+    """
+
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"call reset() before {what}")
+
+    def step(self, action) -> None:
+        """``OrderEnforcingWrapper.step`` (``RuntimeError`` before reset)."""
+        self._require_reset("step()")
+        super().step(action)
+
+    def observe(self, agent):
+        """``OrderEnforcingWrapper.observe`` (``RuntimeError`` before reset)."""
+        self._require_reset("observe()")
+        return super().observe(agent)
+
+    def state(self) -> np.ndarray:
+        """``OrderEnforcingWrapper.state`` (``RuntimeError`` before reset)."""
+        self._require_reset("state()")
+        return super().state()
+
+    def render(self):
+        """``OrderEnforcingWrapper.render`` (``RuntimeError`` before reset)."""
+        self._require_reset("render()")
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63):
+        """``OrderEnforcingWrapper.agent_iter`` (``RuntimeError`` before reset)."""
+        self._require_reset("agent_iter()")
+        return super().agent_iter(max_iter)
 
 
 for _name in _HOT:
@@ -361,7 +396,7 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         self.config = HanabiConfig(**game_kwargs)
         if render_mode is not None and not isinstance(render_mode, str):
-            raise TypeError(f"render_mode must be None or a str, got {type(render_mode).__name__}")
+            raise type_error("render_mode", "None or a str", render_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed; allowed: None, "
@@ -406,11 +441,21 @@ class raw_env(AECEnv, EzPickle):
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The (cached) observation space of ``agent``."""
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._check_agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
         """The (cached) action space of ``agent``."""
-        return self.action_spaces[agent]
+        return self.action_spaces[self._check_agent(agent)]
+
+    def _check_agent(self, agent: object) -> str:
+        """``agent`` if it is one of ``possible_agents`` (TypeError/ValueError naming it)."""
+        if not isinstance(agent, str) or agent not in self._agent_index:
+            check_choice("agent", agent, self.possible_agents)
+        return agent  # type: ignore[return-value]
+
+    def _require_reset(self, what: str) -> None:
+        if not self.game._dealt:
+            raise RuntimeError(f"call reset() before {what}")
 
     # ----------------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -419,24 +464,46 @@ class raw_env(AECEnv, EzPickle):
         Args:
             seed: Seeds the env's generator; each reset draws its deal seed from it, so a seeded
                 reset followed by unseeded ones is reproducible.
-            options: Optional dict: ``"deal_seed"`` (int) deals that game directly; ``"deck"``
-                (card ids ``colour * ranks + rank`` in draw order, a permutation of the deck)
-                scripts the deal; ``"start_player"`` (int) sets the first seat.
+            options: Optional dict: ``"deal_seed"`` (int in ``[0, 2**62)``) deals that game
+                directly; ``"deck"`` (card ids ``colour * ranks + rank`` in draw order, a
+                permutation of the deck) scripts the deal (not together with ``"deal_seed"``);
+                ``"start_player"`` (int seat, or None) sets the first seat. Other keys are
+                ignored (PettingZoo's tests pass some).
+
+        Every argument is checked before anything changes: a call that raises leaves the env
+        (its game and its generator) as it was.
 
         Raises:
-            ValueError: Bad deck or start player.
+            TypeError: ``seed``, ``options`` or an option has the wrong type.
+            ValueError: ``seed`` or ``deal_seed`` out of ``[0, 2**62)``, a bad deck or start
+                player, or both ``deck`` and ``deal_seed``.
         """
-        options = dict(options or {})  # other keys are ignored (PettingZoo's tests pass some)
-        if seed is not None or self._np_random is None:
-            self._np_random = np.random.default_rng(seed)
-        deal_seed = int(self._np_random.integers(0, 2**62))
-        if "deal_seed" in options:
-            deal_seed = int(options["deal_seed"])
+        seed = check_seed("seed", seed, allow_none=True)
+        options = check_mapping("options", options)
+        if "deck" in options and options.get("deal_seed") is not None:
+            raise ValueError(
+                "options={'deck': ..., 'deal_seed': ...} is not allowed; allowed: either "
+                "'deck' or 'deal_seed'"
+            )
+        deal_seed = check_seed("options['deal_seed']", options.get("deal_seed"), allow_none=True)
         start = options.get("start_player")
-        if "deck" in options:
-            self.game.reset_with_deck(options["deck"], 0 if start is None else start)
+        if start is not None:
+            start = self.game._check_start_player(start)
+        if seed is not None or self._np_random is None:
+            rng, saved = np.random.default_rng(seed), None
         else:
-            self.game.reset(deal_seed, start_player=start)
+            rng, saved = self._np_random, self._np_random.bit_generator.state
+        drawn = int(rng.integers(0, 2**62))
+        try:
+            if "deck" in options:
+                self.game.reset_with_deck(options["deck"], 0 if start is None else start)
+            else:
+                self.game.reset(drawn if deal_seed is None else deal_seed, start_player=start)
+        except Exception:
+            if saved is not None:
+                rng.bit_generator.state = saved
+            raise
+        self._np_random = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -481,12 +548,13 @@ class raw_env(AECEnv, EzPickle):
 
     def step(self, action) -> None:
         """Apply ``action`` for ``agent_selection`` (see the module docstring for errors)."""
+        self._require_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-            raise TypeError(f"action must be an int, got {type(action).__name__} {action!r}")
+        if not is_int(action):
+            raise type_error("action", "an int", action)
         action = int(action)
         n = self.game.n_actions
         ok, reward = (
@@ -518,7 +586,8 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict:
         """``{"observation": int8 (n,), "action_mask": int8 (n_actions,)}`` for ``agent``."""
-        i = self._agent_index[agent]
+        self._require_reset("observe()")
+        i = self._agent_index[self._check_agent(agent)]
         obs = np.zeros(self.game.observation_size, dtype=np.int8)
         V.observe_into(self.game.state, i, self.game._view_buf, self.game._obs_type, obs)
         if i == self.game.current_player and not self.game.is_terminal:
@@ -529,9 +598,8 @@ class raw_env(AECEnv, EzPickle):
 
     def view(self, agent: str, seer: bool = False) -> PlayerView:
         """Read-only :class:`PlayerView` of ``agent`` (never its own cards unless ``seer``)."""
-        if agent not in self._agent_index:
-            raise ValueError(f"agent={agent!r} is not one of {self.possible_agents}")
-        return self.game.view(self._agent_index[agent], seer=seer)
+        self._require_reset("view()")
+        return self.game.view(self._agent_index[self._check_agent(agent)], seer=seer)
 
     def render(self) -> str | np.ndarray | None:
         """Draw the board for the render mode.
@@ -547,6 +615,7 @@ class raw_env(AECEnv, EzPickle):
                 "You are calling render method without specifying any render mode."
             )
             return None
+        self._require_reset("render()")
         if self.render_mode == "rgb_array":
             from hanabi_env.render import render_rgb_array
 
@@ -562,6 +631,7 @@ class raw_env(AECEnv, EzPickle):
 
     def state(self) -> np.ndarray:
         """Global seer-style state vector: the current player's seer observation (int8)."""
+        self._require_reset("state()")
         v = V.new_view(self.game.state)
         out = np.zeros(V.observation_size(self.game.state.cfg, V.OBS_SEER), dtype=np.int8)
         V.observe_into(self.game.state, self.game.current_player, v, V.OBS_SEER, out)

@@ -8,7 +8,6 @@ evaluator).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +15,7 @@ import numpy as np
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
+from hanabi_env.validate import check_bool, check_choice, check_int, check_seed, type_error
 
 COLOR_NAMES = "RYGWB"
 MOVE_KINDS = ("play", "discard", "reveal_color", "reveal_rank")
@@ -295,11 +295,7 @@ class PlayerView:
 
 
 def _obs_type(name: str) -> int:
-    if name not in V.OBSERVATION_TYPES:
-        raise ValueError(
-            f"observation_type={name!r} is not allowed; allowed: {', '.join(V.OBSERVATION_TYPES)}"
-        )
-    return V.OBSERVATION_TYPES[name]
+    return V.OBSERVATION_TYPES[check_choice("observation_type", name, V.OBSERVATION_TYPES)]
 
 
 def metrics_from_counters(counters: np.ndarray) -> dict:
@@ -374,6 +370,8 @@ class HanabiGame:
             config = HanabiConfig(**kwargs)
         elif kwargs:
             raise TypeError("pass either config or keyword arguments, not both")
+        elif not isinstance(config, HanabiConfig):
+            raise type_error("config", "a HanabiConfig or None", config)
         self.config = config
         self.state = E.new_state(
             config.players,
@@ -402,17 +400,7 @@ class HanabiGame:
         return V.observation_size(self.state.cfg, self._obs_type)
 
     def _check_start_player(self, start_player) -> int:
-        if isinstance(start_player, bool) or not isinstance(start_player, numbers.Integral):
-            raise TypeError(
-                f"start_player must be an int seat, got {type(start_player).__name__} "
-                f"{start_player!r}"
-            )
-        if not 0 <= start_player < self.config.players:
-            raise ValueError(
-                f"start_player={start_player} is out of range; allowed: "
-                f"[0, {self.config.players - 1}]"
-            )
-        return int(start_player)
+        return check_int("start_player", start_player, 0, self.config.players - 1)
 
     def reset(self, seed: int, start_player: int | None = None) -> None:
         """Deal a new game from ``seed`` (a non-negative int; same seed, same deal).
@@ -429,10 +417,7 @@ class HanabiGame:
             TypeError: ``seed`` or ``start_player`` is not an int (bools and floats are not).
             ValueError: ``seed`` or ``start_player`` out of range.
         """
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-            raise TypeError(f"seed must be an int, got {type(seed).__name__} {seed!r}")
-        if not 0 <= int(seed) < 2**62:
-            raise ValueError(f"seed={seed} is out of range; allowed: [0, 2**62)")
+        seed = check_seed("seed", seed)
         if start_player is not None:
             start_player = self._check_start_player(start_player)
         E.reset_state(self.state, int(seed), bool(self.config.random_start_player))
@@ -458,7 +443,12 @@ class HanabiGame:
                 ``start_player`` is out of range.
         """
         start_player = self._check_start_player(start_player)
-        raw = np.asarray(deck)
+        if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__"):
+            raise type_error("deck", "a sequence of int card ids", deck)
+        try:
+            raw = np.asarray(deck)
+        except (ValueError, TypeError) as exc:  # ragged nested sequences
+            raise TypeError(f"deck must be a flat sequence of int card ids ({exc})") from None
         if raw.dtype.kind not in "iu":
             raise TypeError(
                 f"deck must be a sequence of int card ids, got dtype {raw.dtype} "
@@ -533,8 +523,7 @@ class HanabiGame:
                 message lists the legal actions). The state is unchanged.
         """
         self._require_dealt()
-        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-            raise TypeError(f"action must be an int, got {type(action).__name__} {action!r}")
+        action = check_int("action", action)
         if self.is_terminal:
             raise ValueError("the game is over; call reset()")
         if not E.is_legal(self.state, int(action)):
@@ -548,6 +537,7 @@ class HanabiGame:
         """Read-only :class:`PlayerView` of ``seat`` (with its own cards only if ``seer``)."""
         self._require_dealt()
         seat = self._check_seat(seat)
+        seer = check_bool("seer", seer)
         V.fill_view(self.state, seat, self._view_buf, seer)
         return PlayerView(self._view_buf, self._obs_type)
 
@@ -570,17 +560,20 @@ class HanabiGame:
         self._check_seat(seat)
         return metrics_from_counters(self.state.counters[seat])
 
-    def _check_seat(self, seat) -> int:
-        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral):
-            raise TypeError(f"seat must be an int, got {type(seat).__name__} {seat!r}")
-        if not 0 <= seat < self.config.players:
-            raise ValueError(
-                f"seat={seat} is out of range; allowed: [0, {self.config.players - 1}]"
-            )
-        return int(seat)
+    def _check_seat(self, seat, name: str = "seat") -> int:
+        return check_int(name, seat, 0, self.config.players - 1)
 
     def action_to_string(self, action: int, seat: int | None = None) -> str:
-        """Describe a move uid from ``seat``'s perspective (default: the seat to move)."""
+        """Describe a move uid from ``seat``'s perspective (default: the seat to move).
+
+        An int ``action`` outside the action space gives ``"<out of range: action>"``.
+
+        Raises:
+            TypeError, ValueError: ``action`` is not an int, or ``seat`` not a seat.
+        """
+        action = check_int("action", action)
+        if seat is not None:
+            seat = self._check_seat(seat)
         if not 0 <= action < self.n_actions:
             return f"<out of range: {action}>"
         cur = self.current_player if seat is None else seat
@@ -589,6 +582,8 @@ class HanabiGame:
     def render(self, seat: int | None = None) -> str:
         """Readable text board; ``seat`` hides that player's cards (default: show all)."""
         self._require_dealt()
+        if seat is not None:
+            seat = self._check_seat(seat)
         s = self.state
         n_ranks = self.config.ranks
         lines = []

@@ -38,6 +38,14 @@ import numpy as np
 
 from agents.policy import Policy
 from hanabi_env.game import PlayerView
+from hanabi_env.validate import (
+    check_choice,
+    check_float,
+    check_optional_int,
+    check_seed,
+    check_str,
+    type_error,
+)
 from meta.table import ResponseTable
 
 __all__ = [
@@ -92,10 +100,11 @@ def bayes_update(
         ``(posterior, updated)``; ``updated`` is False when a guard kept the prior.
 
     Raises:
-        ValueError: ``sigma`` <= 0 or arrays of mismatched shapes.
+        TypeError: ``sigma``, ``comm`` or ``ipp`` not a number.
+        ValueError: ``sigma`` <= 0 or not finite, or arrays of mismatched shapes.
     """
-    if not sigma > 0:
-        raise ValueError(f"sigma={sigma} is out of range; allowed: > 0")
+    sigma = check_float("sigma", sigma, 0.0, lo_open=True)
+    comm, ipp = (_number_or_nan(n, x) for n, x in (("comm", comm), ("ipp", ipp)))
     belief = np.asarray(belief, dtype=np.float64)
     mu_comm = np.asarray(mu_comm, dtype=np.float64)
     mu_ipp = np.asarray(mu_ipp, dtype=np.float64)
@@ -117,6 +126,31 @@ def bayes_update(
         return belief.copy(), False
     w = np.exp(logw - top)
     return w / w.sum(), True
+
+
+def _number_or_nan(name: str, value: object) -> float:
+    """A real number (NaN allowed: an undefined window statistic)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise type_error(name, "a number (NaN if undefined)", value)
+    return float(value)
+
+
+def _check_responses(responses: object, table: ResponseTable) -> list:
+    """``responses``: one policy per row of ``table`` (TypeError/ValueError naming it)."""
+    if not isinstance(table, ResponseTable):
+        raise type_error("table", "a meta.table.ResponseTable", table)
+    if isinstance(responses, (str, bytes)) or not isinstance(responses, Sequence):
+        raise type_error("responses", "a sequence of policies", responses)
+    for p in responses:
+        if not isinstance(p, Policy):
+            raise TypeError(
+                f"responses must be a sequence of policies, got an element {type(p).__name__}"
+            )
+    if len(responses) != table.shape[0]:
+        raise ValueError(
+            f"responses has {len(responses)} policies for a table of {table.shape[0]} rows"
+        )
+    return list(responses)
 
 
 @dataclass
@@ -282,18 +316,14 @@ class BayesianMetaAgent(PartnerTracker):
         name: str | None = None,
     ):
         """See the class docstring."""
-        if variant not in VARIANTS:
-            raise ValueError(f"variant={variant!r} is not allowed; allowed: {VARIANTS}")
-        if not sigma > 0:
-            raise ValueError(f"sigma={sigma} is out of range; allowed: > 0")
-        if len(responses) != table.shape[0]:
-            raise ValueError(
-                f"responses has {len(responses)} policies for a table of {table.shape[0]} rows"
-            )
-        thresholds = {"games_threshold": games_threshold, "turns_threshold": turns_threshold}
-        for label, t in thresholds.items():
-            if t is not None and int(t) < 1:
-                raise ValueError(f"{label}={t} is out of range; allowed: >= 1 or None")
+        check_choice("variant", variant, VARIANTS)
+        sigma = check_float("sigma", sigma, 0.0, lo_open=True)
+        responses = _check_responses(responses, table)
+        games_threshold = check_optional_int("games_threshold", games_threshold, 1)
+        turns_threshold = check_optional_int("turns_threshold", turns_threshold, 1)
+        seed = check_seed("seed", seed)
+        if name is not None:
+            check_str("name", name)
         self.table = table
         self.responses = [copy.deepcopy(p) for p in responses]
         self.variant = variant
@@ -339,9 +369,12 @@ class BayesianMetaAgent(PartnerTracker):
             The response index chosen for the start of the game.
 
         Raises:
+            TypeError: ``partner_id`` not a str, ``true_type`` not an int.
             ValueError: Oracle without ``true_type``/``true_scores``, or a bad ``true_type``.
         """
-        pid = str(partner_id)
+        pid = check_str("partner_id", partner_id)
+        if true_type is not None:
+            true_type = check_optional_int("true_type", true_type, 0, self.n_hypotheses - 1)
         if self._in_game:
             self.end_game(None)
         rec = self.partners.get(pid)
@@ -391,7 +424,9 @@ class BayesianMetaAgent(PartnerTracker):
 
         Raises:
             RuntimeError: No partner was ever declared.
+            TypeError, ValueError: ``seed`` is not None or an int in ``[0, 2**62)``.
         """
+        seed = check_seed("seed", seed, allow_none=True)
         if not self._in_game:
             if self.partner is None:
                 raise RuntimeError("call start_game(partner_id) before the first game")

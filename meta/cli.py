@@ -108,15 +108,56 @@ def _error(err: Exception) -> int:
     return 2
 
 
-def _table(args) -> int:
-    args.workers = args.workers or default_workers()
-    from meta.table import build_table
+def _pool_option(option: str, source: str, prefix: str = ""):
+    """:func:`load_pool` with its errors as one-line usage errors naming ``option``."""
+    from qd.cli import OptionError, check_archive
 
+    if not str(source).strip():
+        raise OptionError(option, "an empty SOURCE is not allowed")
     try:
-        r, r_ids = load_pool(args.responses)
-        h, h_ids = load_pool(args.hypotheses or args.responses)
-    except (ValueError, FileNotFoundError, KeyError) as err:
-        return _error(err)
+        if not source.startswith("baselines:"):
+            check_archive(option, load_archive_source(source), source)
+        return load_pool(source, prefix=prefix)
+    except OptionError:
+        raise
+    except FileNotFoundError as err:
+        raise OptionError(option, str(err)) from None
+    except KeyError as err:
+        raise OptionError(option, str(err.args[0] if err.args else err)) from None
+    except (ValueError, TypeError, IndexError, AttributeError, OSError) as err:
+        raise OptionError(option, f"{source}: not a pool ({err})") from None
+
+
+def _check_table_file(option: str, path: Path, games: int, seed: int) -> None:
+    """An existing table file to resume is a response table made with these settings."""
+    from meta.table import TableFileError, _read_table
+    from qd.cli import OptionError
+
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        rows, _ = _read_table(path, exact_header=True)
+    except (TableFileError, OSError) as err:
+        raise OptionError(option, str(err)) from None
+    for row in rows:
+        if (int(row["games"]), int(row["seed"])) != (games, seed):
+            raise OptionError(
+                option,
+                f"{path} holds a table made with games={row['games']}, seed={row['seed']}, not "
+                f"--train-games {games} --seed {seed}; use another path or those settings",
+            )
+
+
+def _table(args) -> int:
+    from meta.table import build_table
+    from qd.cli import check_out_file
+
+    check_out_file("--out", args.out)
+    _check_table_file("--out", Path(args.out), args.train_games, args.seed)
+    r, r_ids = _pool_option("--responses", args.responses)
+    h_opt = "--hypotheses" if args.hypotheses else "--responses"
+    h, h_ids = _pool_option(h_opt, args.hypotheses or args.responses)
+    args.workers = args.workers or default_workers()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     bar = _bar(len(r) * len(h) * args.train_games, "meta table")
@@ -143,29 +184,37 @@ def _table(args) -> int:
 
 
 def _eval(args) -> int:
-    args.workers = args.workers or default_workers()
     from meta.evaluate import ALL_VARIANTS, evaluate_meta, self_play_measures
+    from qd.cli import OptionError, check_out_dir
 
     preset = CONFIGS[args.config]  # --train-games, --episodes, --games override the preset
     train = preset["train_games"] if args.train_games is None else args.train_games
     episodes = preset["episodes"] if args.episodes is None else args.episodes
     games = preset["games"] if args.games is None else args.games
-    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    variants = [v.strip() for v in args.variants.split(",")]
     unknown = [v for v in variants if v not in ALL_VARIANTS]
-    if not variants or unknown:
-        return _error(
-            ValueError(f"--variants={args.variants!r}: allowed: {', '.join(ALL_VARIANTS)}")
+    if unknown:
+        raise OptionError(
+            "--variants",
+            f"{unknown[0]!r} is not a variant; allowed: a comma-separated subset of "
+            + ", ".join(ALL_VARIANTS),
         )
+    repeated = sorted({v for v in variants if variants.count(v) > 1})
+    if repeated:
+        raise OptionError("--variants", f"{repeated[0]!r} is listed twice")
+    check_out_dir("--out", args.out)
+    check_out_dir("--figures", args.figures)
+    for name in ("table.csv", "oracle_table.csv"):
+        _check_table_file("--out", Path(args.out) / name, train, args.seed)
     h_src = args.hypotheses or args.responses
     e_src = args.partners or h_src
     # elites of another population share cell ids with H's elites: keep them apart
     e_prefix = "E" if e_src != h_src and not e_src.startswith("baselines:") else ""
-    try:
-        r, r_ids = load_pool(args.responses)
-        h, h_ids = load_pool(h_src)
-        e, e_ids = load_pool(e_src, prefix=e_prefix)
-    except (ValueError, FileNotFoundError, KeyError) as err:
-        return _error(err)
+    r, r_ids = _pool_option("--responses", args.responses)
+    h, h_ids = _pool_option("--hypotheses" if args.hypotheses else "--responses", h_src)
+    e_opt = "--partners" if args.partners else "--hypotheses" if args.hypotheses else "--responses"
+    e, e_ids = _pool_option(e_opt, e_src, prefix=e_prefix)
+    args.workers = args.workers or default_workers()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table, oracle = _tables(args, out, train, (r, r_ids), (h, h_ids), (e, e_ids))
@@ -266,7 +315,7 @@ SOURCE_HELP = (
 
 
 def _common(p) -> None:
-    from qd.cli import positive_int
+    from qd.cli import seed_int, workers_int
 
     p.add_argument(
         "--responses",
@@ -277,10 +326,10 @@ def _common(p) -> None:
     p.add_argument(
         "--hypotheses", metavar="SOURCE", help="pool H of partner hypotheses (default: R)"
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--workers",
-        type=positive_int,
+        type=workers_int,
         default=None,
         metavar="N",
         help="processes, >= 1 (default: all cores; results do not depend on it)",
@@ -405,7 +454,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m meta.cli", description=__doc__.split("\n")[0])
     add_subcommands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    return args.func(args)
+    from qd.cli import OptionError
+
+    try:
+        return args.func(args)
+    except OptionError as err:
+        return _error(err)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ import csv
 import json
 import math
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,10 +40,27 @@ import numpy as np
 from agents.evaluate import SEED_LIMIT, game_seeds, play_games
 from agents.policy import Policy
 from hanabi_env import _engine as E
+from hanabi_env._workers import process_pool
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame, metric_ratios
+from hanabi_env.validate import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_int_sequence,
+    check_optional_int,
+    check_seed,
+    type_error,
+)
 from meta.bayes import VARIANTS, BayesianMetaAgent
-from meta.response import RESPONSE_VARIANTS, ResponseMetaAgent, niche_of, parse_cell_id
+from meta.response import (
+    EMPTY_NICHE,
+    RESPONSE_VARIANTS,
+    ResponseMetaAgent,
+    niche_of,
+    parse_cell_id,
+)
 from meta.table import ResponseTable, policy_ids
 
 __all__ = [
@@ -539,20 +555,39 @@ def evaluate_meta(
         A :class:`MetaEvaluation`.
 
     Raises:
-        ValueError: Bad ``variants``, ``episodes``, ``games``, ``scoring``, an Oracle partner
-            that is neither in H nor in ``oracle_table``, ids without cells for the
-            response-table variants, or a ``self_play`` of the wrong shape.
+        TypeError: An argument of the wrong type (checked before any game).
+        ValueError: Bad ``variants`` (each at most once), ``episodes``, ``games``, ``seed``,
+            ``scoring``, ``sigma``, thresholds, ``workers``, ``niche_dims``, ``empty_niche``,
+            an Oracle partner that is neither in H nor in ``oracle_table``, ids without cells
+            for the response-table variants, or a ``self_play`` of the wrong shape.
     """
+    if isinstance(variants, (str, bytes)) or not isinstance(variants, Sequence):
+        raise type_error("variants", "a sequence of variant names", variants)
     variants = list(variants)
-    bad = [v for v in variants if v not in ALL_VARIANTS]
+    bad = [v for v in variants if not isinstance(v, str) or v not in ALL_VARIANTS]
     if bad or not variants:
         raise ValueError(f"variants={variants} is not allowed; allowed: subsets of {ALL_VARIANTS}")
-    if int(episodes) < 1:
-        raise ValueError(f"episodes={episodes} is out of range; allowed: >= 1")
-    if int(games) < 1:
-        raise ValueError(f"games={games} is out of range; allowed: >= 1")
-    if scoring not in ("lenient", "strict"):
-        raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'lenient', 'strict'")
+    if len(set(variants)) != len(variants):
+        raise ValueError(f"variants={variants} is not allowed; allowed: each variant once")
+    episodes = check_int("episodes", episodes, 1)
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    check_choice("scoring", scoring, ("lenient", "strict"))
+    check_float("sigma", sigma, 0.0, lo_open=True)
+    check_optional_int("games_threshold", games_threshold, 1)
+    check_optional_int("turns_threshold", turns_threshold, 1)
+    workers = check_int("workers", workers, 1)
+    progress = check_bool("progress", progress)
+    niche_dims = check_int_sequence(
+        "niche_dims", niche_dims, 1, 1000, min_len=2, max_len=2, unique=False, what="cell counts"
+    )
+    check_optional_int("response_threshold", response_threshold, 0)
+    check_choice("empty_niche", empty_niche, EMPTY_NICHE)
+    _check_table("table", table)
+    if oracle_table is not None:
+        _check_table("oracle_table", oracle_table)
+    _check_policy_list("responses", responses)
+    _check_policy_list("partners", partners)
     if len(responses) != table.shape[0]:
         raise ValueError(
             f"responses has {len(responses)} policies for a table of {table.shape[0]} rows"
@@ -620,6 +655,22 @@ def evaluate_meta(
     return res
 
 
+def _check_table(name: str, table: object) -> None:
+    if not isinstance(table, ResponseTable):
+        raise type_error(name, "a meta.table.ResponseTable", table)
+
+
+def _check_policy_list(name: str, policies: object) -> None:
+    """A non-empty sequence of :class:`~agents.policy.Policy` (TypeError/ValueError naming it)."""
+    if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
+        raise type_error(name, "a sequence of policies", policies)
+    if not policies:
+        raise ValueError(f"{name}=[] is not allowed; allowed: at least one policy")
+    for p in policies:
+        if not isinstance(p, Policy):
+            raise TypeError(f"{name} must be a sequence of policies, got an element {p!r:.60}")
+
+
 def _oracle_keywords(
     table: ResponseTable, pids: list[str], oracle_table: ResponseTable | None, needed: bool
 ) -> list[dict]:
@@ -664,7 +715,7 @@ def _run_tasks(tasks: list[dict], workers: int, progress: bool) -> list[dict]:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(tasks), desc="meta evaluation", unit="partner")
-    pool = ProcessPoolExecutor(max_workers=int(workers)) if int(workers) > 1 else None
+    pool = process_pool(int(workers)) if int(workers) > 1 else None  # dies with this process
     try:
         results_iter = pool.map(_play_partner, tasks) if pool else map(_play_partner, tasks)
         results = []
@@ -704,15 +755,14 @@ def self_play_measures(
         ``(n, 2)`` float64, NaN where undefined.
 
     Raises:
-        ValueError: Empty pool, ``games`` < 1 or bad ``scoring``.
+        TypeError: An argument of the wrong type.
+        ValueError: Empty pool, ``games`` < 1, a bad ``seed``, ``scoring`` or ``workers``.
     """
-    if not partners:
-        raise ValueError("partners must be a non-empty pool")
-    if int(games) < 1:
-        raise ValueError(f"games={games} is out of range; allowed: >= 1")
-    if scoring not in ("lenient", "strict"):
-        raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'lenient', 'strict'")
-    games = int(games)
+    _check_policy_list("partners", partners)
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    check_choice("scoring", scoring, ("lenient", "strict"))
+    check_optional_int("workers", workers, 1)
     n = len(partners)
     _, deals, agent_seeds = game_seeds(int(seed), games, 2, random_seat=False)
     seats = np.repeat(np.arange(n, dtype=np.int64), games)[:, None].repeat(2, axis=1)
@@ -752,8 +802,15 @@ def table_niche_mae(
         self-play niche).
 
     Raises:
-        ValueError: ``self_play`` is not ``(nH, 2)``.
+        TypeError: ``table`` not a ResponseTable, ``exclude_self`` not a bool.
+        ValueError: ``self_play`` is not ``(nH, 2)``, or ``dims`` not two ints >= 1.
     """
+    _check_table("table", table)
+    exclude_self = check_bool("exclude_self", exclude_self)
+    if dims is not None:
+        dims = check_int_sequence(
+            "dims", dims, 1, 1000, min_len=2, max_len=2, unique=False, what="cell counts"
+        )
     ref = np.asarray(self_play, dtype=np.float64)
     if ref.shape != (table.shape[1], 2):
         raise ValueError(f"self_play must have shape ({table.shape[1]}, 2), got {ref.shape}")

@@ -52,7 +52,14 @@ import numpy as np
 
 from agents.policy import Policy
 from hanabi_env.game import PlayerView
-from meta.bayes import PartnerTracker, Window
+from hanabi_env.validate import (
+    check_choice,
+    check_int_sequence,
+    check_optional_int,
+    check_seed,
+    check_str,
+)
+from meta.bayes import PartnerTracker, Window, _check_responses, _number_or_nan
 from meta.table import ResponseTable
 
 __all__ = [
@@ -81,9 +88,10 @@ def parse_cell_id(cell_id: str) -> tuple[int, ...]:
     the run) is allowed.
 
     Raises:
+        TypeError: ``cell_id`` is not a str.
         ValueError: No trailing ``[i,j,...]`` of non-negative ints.
     """
-    m = _CELL_RE.search(str(cell_id))
+    m = _CELL_RE.search(check_str("cell_id", cell_id, empty=True))
     if m is None:
         raise ValueError(f"cell_id={cell_id!r} does not end with a cell index like '[i,j]'")
     return tuple(int(x) for x in m.group(1).split(","))
@@ -100,11 +108,23 @@ def niche_of(comm: float, ipp: float, dims: Sequence[int] = (5, 5)) -> tuple[int
     Returns:
         ``(i, j)`` with i = min(⌊comm · d1⌋, d1 − 1) (and likewise j), or None when either
         value is NaN (our guard; the reference's integer cast sent NaN to bin 0).
+
+    Raises:
+        TypeError, ValueError: ``comm``/``ipp`` not numbers, or ``dims`` not two ints >= 1.
     """
+    comm, ipp = _number_or_nan("comm", comm), _number_or_nan("ipp", ipp)
+    d1, d2 = _dims(dims)
     if math.isnan(comm) or math.isnan(ipp):
         return None
-    d1, d2 = (int(d) for d in dims)
     return (min(max(int(comm * d1), 0), d1 - 1), min(max(int(ipp * d2), 0), d2 - 1))
+
+
+def _dims(dims: object) -> tuple[int, int]:
+    """A ``(d1, d2)`` grid: two ints in [1, 1000]."""
+    d1, d2 = check_int_sequence(
+        "dims", dims, 1, 1000, min_len=2, max_len=2, unique=False, what="cell counts"
+    )
+    return d1, d2
 
 
 def niche_responses(
@@ -133,10 +153,14 @@ def niche_responses(
     Raises:
         ValueError: Wrong number of cells, a cell outside ``dims``, or a bad ``empty_niche``.
     """
-    if empty_niche not in EMPTY_NICHE:
-        raise ValueError(f"empty_niche={empty_niche!r} is not allowed; allowed: {EMPTY_NICHE}")
-    d1, d2 = (int(d) for d in dims)
-    cells = [tuple(int(x) for x in c) for c in hypothesis_cells]
+    check_choice("empty_niche", empty_niche, EMPTY_NICHE)
+    d1, d2 = _dims(dims)
+    if isinstance(hypothesis_cells, (str, bytes)) or not isinstance(hypothesis_cells, Sequence):
+        raise TypeError("hypothesis_cells must be a sequence of (i, j) cells")
+    cells = [
+        check_int_sequence("hypothesis_cells", c, 0, unique=False, what="cell indices")
+        for c in hypothesis_cells
+    ]
     if len(cells) != table.shape[1]:
         raise ValueError(
             f"hypothesis_cells has {len(cells)} cells for a table of {table.shape[1]} hypotheses"
@@ -221,21 +245,23 @@ class ResponseMetaAgent(PartnerTracker):
         name: str | None = None,
     ):
         """See the class docstring."""
-        if variant not in RESPONSE_VARIANTS:
-            raise ValueError(f"variant={variant!r} is not allowed; allowed: {RESPONSE_VARIANTS}")
-        if threshold is not None and int(threshold) < 0:
-            raise ValueError(f"threshold={threshold} is out of range; allowed: >= 0 or None")
-        if len(responses) != table.shape[0]:
-            raise ValueError(
-                f"responses has {len(responses)} policies for a table of {table.shape[0]} rows"
-            )
+        check_choice("variant", variant, RESPONSE_VARIANTS)
+        threshold = check_optional_int("threshold", threshold, 0)
+        responses = _check_responses(responses, table)
+        check_choice("empty_niche", empty_niche, EMPTY_NICHE)
+        seed = check_seed("seed", seed)
+        if name is not None:
+            check_str("name", name)
         if hypothesis_cells is None:
             hypothesis_cells = [parse_cell_id(h) for h in table.hypothesis_ids]
-        self.dims = tuple(int(d) for d in dims)
-        if len(self.dims) != 2 or min(self.dims) < 1:
-            raise ValueError(f"dims={dims} is not allowed; allowed: two positive ints")
+        self.dims = _dims(dims)
         self.table = table
-        self.hypothesis_cells = [tuple(int(x) for x in c) for c in hypothesis_cells]
+        if isinstance(hypothesis_cells, (str, bytes)) or not isinstance(hypothesis_cells, Sequence):
+            raise TypeError("hypothesis_cells must be a sequence of (i, j) cells")
+        self.hypothesis_cells = [
+            check_int_sequence("hypothesis_cells", c, 0, unique=False, what="cell indices")
+            for c in hypothesis_cells
+        ]
         self.niche_table = niche_responses(table, self.hypothesis_cells, self.dims, empty_niche)
         self.responses = [copy.deepcopy(p) for p in responses]
         self.variant = variant
@@ -270,9 +296,12 @@ class ResponseMetaAgent(PartnerTracker):
             The response index chosen for the start of the game.
 
         Raises:
+            TypeError: ``partner_id`` not a str, or ``true_niche`` not two ints.
             ValueError: Oracle without ``true_niche``, or a niche outside the grid.
         """
-        pid = str(partner_id)
+        pid = check_str("partner_id", partner_id)
+        if true_niche is not None:
+            check_int_sequence("true_niche", true_niche, unique=False, what="cell indices")
         if self._in_game:
             self.end_game(None)
         rec = self.partners.setdefault(pid, NicheRecord())
@@ -294,7 +323,9 @@ class ResponseMetaAgent(PartnerTracker):
 
         Raises:
             RuntimeError: No partner was ever declared.
+            TypeError, ValueError: ``seed`` is not None or an int in ``[0, 2**62)``.
         """
+        seed = check_seed("seed", seed, allow_none=True)
         if not self._in_game:
             if self.partner is None:
                 raise RuntimeError("call start_game(partner_id) before the first game")

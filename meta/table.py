@@ -55,6 +55,14 @@ from agents.policy import Policy, RuleAgent
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import metric_ratios
+from hanabi_env.validate import (
+    check_callable,
+    check_choice,
+    check_int,
+    check_seed,
+    check_workers,
+    type_error,
+)
 
 __all__ = [
     "TABLE_COLUMNS",
@@ -100,7 +108,11 @@ def policy_ids(policies: Sequence[Policy], ids: Sequence[str] | None = None) -> 
     Raises:
         ValueError: ``ids`` has the wrong length, or the ids are not unique (pass ``ids``).
     """
-    out = [str(p.name) for p in policies] if ids is None else [str(i) for i in ids]
+    if ids is not None and (
+        isinstance(ids, (str, bytes)) or not all(isinstance(i, str) for i in ids)
+    ):
+        raise type_error("ids", "a sequence of str", ids)
+    out = [str(p.name) for p in policies] if ids is None else list(ids)
     if len(out) != len(policies):
         raise ValueError(f"ids has {len(out)} entries for {len(policies)} policies")
     if len(set(out)) != len(out):
@@ -476,13 +488,19 @@ def build_table(
             line, which is dropped with a warning) or its rows were made with other
             ``games``/``seed``/``scoring``.
     """
+    for name, pool in (("responses", responses), ("hypotheses", hypotheses)):
+        if isinstance(pool, (str, bytes)) or not isinstance(pool, Sequence):
+            raise type_error(name, "a sequence of policies", pool)
     if not responses or not hypotheses:
         raise ValueError("responses and hypotheses must be non-empty pools")
-    if int(games) < 1:
-        raise ValueError(f"games={games} is out of range; allowed: >= 1")
-    if scoring not in ("lenient", "strict"):
-        raise ValueError(f"scoring={scoring!r} is not allowed; allowed: 'lenient', 'strict'")
-    games, seed = int(games), int(seed)
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    check_choice("scoring", scoring, ("lenient", "strict"))
+    workers = check_workers("workers", workers)
+    max_games_per_call = check_int("max_games_per_call", max_games_per_call, 1)
+    check_callable("progress", progress, allow_none=True)
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise type_error("path", "a str or os.PathLike path or None", path)
     r_ids = policy_ids(responses, response_ids)
     h_ids = policy_ids(hypotheses, hypothesis_ids)
     table = _empty(r_ids, h_ids, games, seed, scoring)

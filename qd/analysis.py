@@ -26,8 +26,9 @@ import numpy as np
 from agents.evaluate import game_seeds, play_games
 from agents.policy import RuleAgent
 from hanabi_env import _engine as E
-from hanabi_env.config import HanabiConfig
+from hanabi_env.config import SCORING_VARIANTS, HanabiConfig
 from hanabi_env.game import HanabiGame
+from hanabi_env.validate import check_choice, check_int, check_seed, type_error
 from qd.archive import Archive
 from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
 from qd.measures import MEASURES, Measure, get_measure, measures_from_counters
@@ -43,6 +44,11 @@ __all__ = [
 ]
 
 _METRICS = ("communicativeness", "ipp", "risk_aversion")
+
+
+def _check_archive(name: str, value: object) -> None:
+    if not isinstance(value, Archive):
+        raise type_error(name, "a qd.Archive", value)
 
 
 def reevaluate(
@@ -72,6 +78,10 @@ def reevaluate(
     Returns:
         ``archive``.
     """
+    _check_archive("archive", archive)
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    check_choice("scoring", scoring, SCORING_VARIANTS)
     meas = [get_measure(m) for m in (measures or archive.measure_names)]
     cells = archive.occupied_cells()
     if not len(cells):
@@ -382,13 +392,23 @@ def matchup_table(
     Raises:
         ValueError: ``games < 1`` or ``ids`` of the wrong length.
     """
-    sol = np.asarray(solutions, dtype=np.int64)
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    check_choice("scoring", scoring, SCORING_VARIANTS)
+    max_games_per_call = check_int("max_games_per_call", max_games_per_call, 1)
+    raw = np.asarray(solutions)
+    if raw.ndim != 2 or raw.dtype.kind not in "iu":
+        raise TypeError(
+            f"solutions must be n rule lists of equal length (ints), got an array of shape "
+            f"{raw.shape} and dtype {raw.dtype}"
+        )
+    sol = raw.astype(np.int64)
     n = len(sol)
-    ids = [str(i) for i in range(n)] if ids is None else [str(i) for i in ids]
+    if ids is not None and (isinstance(ids, str) or not all(isinstance(i, str) for i in ids)):
+        raise TypeError("ids must be a sequence of str")
+    ids = [str(i) for i in range(n)] if ids is None else list(ids)
     if len(ids) != n:
         raise ValueError(f"ids has {len(ids)} entries for {n} solutions")
-    if int(games) < 1:
-        raise ValueError(f"games={games} is out of range; allowed: >= 1")
     backend = backend or SerialBackend()
     cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
     _, deals, agent_seeds = game_seeds(derive_seed(seed, 3), games, 2, random_seat=False)
@@ -422,6 +442,7 @@ def matchup_table(
 
 def archive_matchups(archive: Archive, games: int = 400, seed: int = 0, **kwargs) -> MatchupTable:
     """:func:`matchup_table` over an archive's elites (cell order; ids ``"[i,j]"``)."""
+    _check_archive("archive", archive)
     cells = archive.occupied_cells()
     ids = [archive.cell_name(int(c)) for c in cells]
     return matchup_table(archive.solution[cells], ids, games, seed, **kwargs)
@@ -453,6 +474,9 @@ def action_agreement(
         Dict with ``states`` (decisions compared), ``same`` (identical actions), ``fraction``
         (``same / states``) and ``mean_legal`` (mean number of legal actions at those states).
     """
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    players = check_int("players", players, 2, 5)
     cfg = HanabiConfig(players=players, hand_size=5 if players <= 3 else 4, scoring=scoring)
     _, deals, agent_seeds = game_seeds(derive_seed(seed, 4), games, players, random_seat=False)
     game = HanabiGame(cfg)
@@ -521,6 +545,12 @@ def cross_run_metrics(
     Raises:
         ValueError: The archives have different grids.
     """
+    _check_archive("a", a)
+    _check_archive("b", b)
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    action_games = check_int("action_games", action_games, 0)
+    check_choice("scoring", scoring, SCORING_VARIANTS)
     if a.dims != b.dims or a.solution_dim != b.solution_dim:
         raise ValueError(f"archives differ in dims/solution_dim: {a.dims} vs {b.dims}")
     backend = backend or SerialBackend()

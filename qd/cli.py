@@ -20,58 +20,270 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 __all__ = [
+    "OptionError",
     "add_subcommands",
     "build_parser",
+    "check_out_dir",
+    "check_out_file",
+    "check_players",
+    "int_range",
+    "load_source",
     "main",
     "nonnegative_int",
     "parse_players",
     "positive_int",
+    "seed_int",
+    "unit_float",
+    "workers_int",
 ]
 
 
-def positive_int(text: str) -> int:
-    """An ``argparse`` type: an integer >= 1 (a one-line usage error otherwise)."""
+MAX_COUNT = 10**9
+"""Largest count an option accepts (games, candidates, steps, ...): more could never finish."""
+MAX_WORKERS = 1024
+"""Largest ``--workers``."""
+SEED_LIMIT = 2**32
+"""Seeds on the command line are ints in ``[0, 2**32)`` (derived seeds stay below 2**62)."""
+
+
+class OptionError(ValueError):
+    """A user error in one option, found before any work: ``error: argument OPTION: MESSAGE``.
+
+    The ``hanabi-adhoc`` entry point prints it on one line and exits with code 2.
+    """
+
+    def __init__(self, option: str, message: str):
+        """See the class docstring."""
+        super().__init__(f"argument {option}: {message}")
+        self.option = option
+
+
+def _to_int(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: >= 1")
+
+
+def int_range(lo: int, hi: int | None = None, name: str = "int"):
+    """An ``argparse`` type: an integer in ``[lo, hi]`` (a one-line usage error otherwise)."""
+
+    def convert(text: str) -> int:
+        value = _to_int(text)
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: >= {lo}")
+        if hi is not None and value > hi:
+            raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: <= {hi}")
+        return value
+
+    convert.__name__ = name
+    return convert
+
+
+positive_int = int_range(1, MAX_COUNT, "positive_int")
+positive_int.__doc__ = "An ``argparse`` type: an integer in ``[1, 10**9]``."
+nonnegative_int = int_range(0, MAX_COUNT, "nonnegative_int")
+nonnegative_int.__doc__ = "An ``argparse`` type: an integer in ``[0, 10**9]``."
+workers_int = int_range(1, MAX_WORKERS, "workers_int")
+workers_int.__doc__ = "An ``argparse`` type: a process/thread count in ``[1, 1024]``."
+
+
+def seed_int(text: str) -> int:
+    """An ``argparse`` type: a seed, an integer in ``[0, 2**32)``."""
+    value = _to_int(text)
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: [0, 2**32)")
     return value
 
 
-def nonnegative_int(text: str) -> int:
-    """An ``argparse`` type: an integer >= 0 (a one-line usage error otherwise)."""
+def unit_float(text: str) -> float:
+    """An ``argparse`` type: a probability, a finite float in ``[0, 1]``."""
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: >= 0")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: [0, 1]")
     return value
+
+
+def scheduler_address(text: str) -> str:
+    """An ``argparse`` type: a Dask scheduler address, ``[PROTOCOL://]HOST:PORT``."""
+    if not re.fullmatch(r"(\w+://)?[^\s:/]+:\d{1,5}", text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a scheduler address; allowed: [PROTOCOL://]HOST:PORT, e.g. "
+            "tcp://127.0.0.1:8786"
+        )
+    return text.strip()
 
 
 def parse_players(text: str) -> tuple[int, ...]:
-    """``"2"``, ``"2-5"`` or ``"2,4"`` → a tuple of player counts.
+    """``"2"``, ``"2-5"`` or ``"2,4"`` → a tuple of distinct player counts in ``[2, 5]``.
 
     Raises:
-        argparse.ArgumentTypeError: Malformed text.
+        argparse.ArgumentTypeError: Malformed text, a count outside ``[2, 5]``, an empty range
+            or a repeated count (a size listed twice would count its games twice).
     """
+    out: list[int] = []
     try:
-        out: list[int] = []
         for part in str(text).split(","):
-            if "-" in part:
+            if "-" in part.strip()[1:]:
                 a, b = part.split("-")
-                out.extend(range(int(a), int(b) + 1))
+                lo, hi = int(a), int(b)
+                if lo > hi:
+                    raise argparse.ArgumentTypeError(
+                        f"empty range {part.strip()!r} in {text!r} (e.g. 2-5)"
+                    )
+                out.extend(range(lo, hi + 1))
             else:
                 out.append(int(part))
     except ValueError:
         raise argparse.ArgumentTypeError(f"bad player counts {text!r} (e.g. 2, 2-5, 2,4)") from None
+    bad = [p for p in out if not 2 <= p <= 5]
+    if bad:
+        raise argparse.ArgumentTypeError(
+            f"player count {bad[0]} in {text!r} is out of range; allowed: 2 to 5"
+        )
+    repeated = sorted({p for p in out if out.count(p) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(
+            f"player count {repeated[0]} is repeated in {text!r} (its games would count twice)"
+        )
     return tuple(out)
+
+
+def check_players(option: str, text: str) -> tuple[int, ...]:
+    """:func:`parse_players` raising :class:`OptionError` naming ``option``."""
+    try:
+        return parse_players(text)
+    except argparse.ArgumentTypeError as exc:
+        raise OptionError(option, str(exc)) from None
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def _writable_folder(option: str, path: Path, shown: str) -> None:
+    """The nearest existing ancestor of ``path`` (itself included) is a folder we can write."""
+    probe = path
+    while not _exists(probe) and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise OptionError(option, f"cannot create {shown!r}: {str(probe)!r} is not a folder")
+    try:  # a real probe (os.access says yes to root everywhere); leaves nothing behind
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as exc:
+        raise OptionError(
+            option, f"cannot write {shown!r}: {str(probe)!r} is not writable ({exc.strerror})"
+        ) from None
+
+
+def check_out_dir(option: str, text: str | None) -> None:
+    """An output folder: empty or missing (created later) or a folder, in a writable place.
+
+    Raises:
+        OptionError: Empty, an existing file, a file on the way, or not writable.
+    """
+    if text is None:
+        return
+    if not str(text).strip():
+        raise OptionError(option, "an empty path is not allowed; give a folder")
+    path = Path(text).expanduser()
+    if _exists(path) and not path.is_dir():
+        raise OptionError(option, f"{text!r} exists and is not a folder")
+    _writable_folder(option, path, str(text))
+
+
+def check_out_file(option: str, text: str | None) -> None:
+    """An output file: missing (its folders created later) or a writable regular file.
+
+    Raises:
+        OptionError: Empty, a folder, a file on the way, or not writable.
+    """
+    if text is None:
+        return
+    if not str(text).strip() or str(text).endswith(("/", os.sep)):
+        raise OptionError(option, f"{text!r} is not a file path")
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise OptionError(option, f"{text!r} is a folder; give a file path")
+    if _exists(path):
+        if not path.is_file():
+            raise OptionError(option, f"{text!r} is not a regular file")
+        try:
+            with open(path, "r+b"):
+                pass
+        except OSError as exc:
+            raise OptionError(option, f"cannot write {text!r} ({exc.strerror})") from None
+        return
+    _writable_folder(option, path.parent, str(text))
+
+
+def config_error(exc: ValueError, options: dict[str, str]) -> OptionError:
+    """A configuration's ``ValueError`` (``"<field>=<v> is out of range; ..."``) naming the option.
+
+    Args:
+        exc: The error of a configuration's validation.
+        options: Configuration field -> command-line option (e.g. ``"crossover_rate"`` ->
+            ``"--crossover-rate"``).
+    """
+    msg = str(exc)
+    m = re.match(r"(\w+)=", msg)
+    field = m.group(1) if m else None
+    option = options.get(field or "", "--config")
+    for name, opt in sorted(options.items(), key=lambda kv: -len(kv[0])):
+        msg = re.sub(rf"\b{name}\b", opt, msg)
+    if field in options:
+        msg = msg[len(options[field]) + 1 :]  # "--opt=v is ..." -> "v is ..."
+    return OptionError(option, msg)
+
+
+def load_source(option: str, source: str):
+    """The archive of a population SOURCE (see :func:`_load`), checked for usable elites.
+
+    Raises:
+        OptionError: No such population, not a population, no elites, or elites with
+            chromosomes that are not rule lists.
+    """
+    if not str(source).strip():
+        raise OptionError(option, "an empty SOURCE is not allowed; give 5x5, 20x20 or a path")
+    try:
+        archive = _load(source)
+    except FileNotFoundError as exc:
+        raise OptionError(option, str(exc)) from None
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OSError) as exc:
+        raise OptionError(option, f"{source}: not a population or archive ({exc})") from None
+    check_archive(option, archive, source)
+    return archive
+
+
+def check_archive(option: str, archive, source: str) -> None:
+    """Elites exist and every chromosome is a valid rule list."""
+    from agents.policy import rule_ids
+
+    cells = archive.occupied_cells()
+    if len(cells) == 0:
+        raise OptionError(option, f"{source}: the population has no elites")
+    for c in cells:
+        try:
+            rule_ids([int(g) for g in archive.solution[c]])
+        except (ValueError, TypeError) as exc:
+            raise OptionError(
+                option, f"{source}: elite {archive.cell_name(int(c))} is not a rule list ({exc})"
+            ) from None
 
 
 def _backend_options(p: argparse.ArgumentParser, prefix: str) -> None:
@@ -79,7 +291,7 @@ def _backend_options(p: argparse.ArgumentParser, prefix: str) -> None:
     g.add_argument(
         "--workers",
         dest=f"{prefix}_workers",
-        type=positive_int,
+        type=workers_int,
         default=None,
         help="local threads or LocalCluster workers, >= 1 (default: all cores; 1 = serial)",
         metavar="N",
@@ -96,6 +308,7 @@ def _backend_options(p: argparse.ArgumentParser, prefix: str) -> None:
         default=None,
         help="evaluate on an existing Dask cluster, e.g. tcp://host:8786 (default: none)",
         metavar="ADDRESS",
+        type=scheduler_address,
     )
 
 
@@ -112,6 +325,25 @@ def _backend(args: argparse.Namespace, prefix: str):
 # --------------------------------------------------------------------------------------------
 # map-elites
 # --------------------------------------------------------------------------------------------
+
+ME_OPTIONS = {
+    "candidates": "--candidates",
+    "random_candidates": "--random",
+    "reeval_games": "--reeval-games",
+    "games": "--games",
+    "dims": "--grid",
+    "measures": "--measures",
+    "players": "--players",
+    "crossover_rate": "--crossover-rate",
+    "mutation_rate": "--mutation-rate",
+    "batch_size": "--batch-size",
+    "seed": "--seed",
+    "scoring": "--scoring",
+    "checkpoint_every": "--checkpoint-every",
+}
+"""MapElitesConfig fields -> ``map-elites`` options (for errors naming the option)."""
+MAX_CELLS = 1_000_000
+"""Largest MAP-Elites grid (cells)."""
 
 
 def _map_elites(args: argparse.Namespace) -> int:
@@ -139,9 +371,18 @@ def _map_elites(args: argparse.Namespace) -> int:
     }
     name = args.me_config or "quick"
     out = Path(args.me_out or f"runs/map-elites-{name}-seed{args.me_seed or 0}")
+    check_out_dir("--out", str(out))
+    if dims is not None and math.prod(dims) > MAX_CELLS:
+        raise OptionError("--grid", f"{' x '.join(map(str, dims))} cells; allowed: <= {MAX_CELLS}")
+    if not (args.me_resume and args.me_config is None):  # (resume: checked against the file)
+        try:
+            get_config(name, **overrides)
+        except ValueError as exc:
+            raise config_error(exc, ME_OPTIONS) from None
     try:
-        if args.me_resume and args.me_config is None:
+        if args.me_resume and args.me_config is None and (out / "checkpoint.json").exists():
             # continue with the checkpoint's own settings; explicit options must agree with it
+            # (no checkpoint yet: a new run of --config/quick, run_map_elites says so)
             saved = MapElites.read_checkpoint(out / "checkpoint.json")["config"]
             config = MapElitesConfig.from_dict(saved).replace(**overrides)
         else:
@@ -252,7 +493,7 @@ def _add_map_elites(sub) -> None:
     p.add_argument(
         "--grid",
         dest="me_grid",
-        type=int,
+        type=int_range(1, 1000, "grid_int"),
         nargs="+",
         metavar="D",
         help="cells per dimension, e.g. 5 or 20 20 (default: the configuration's; quick 5 5)",
@@ -276,7 +517,7 @@ def _add_map_elites(sub) -> None:
     p.add_argument(
         "--crossover-rate",
         dest="me_crossover_rate",
-        type=float,
+        type=unit_float,
         metavar="P",
         help="probability of crossover per child, in [0, 1] (default: the configuration's; "
         "quick 0.5)",
@@ -284,7 +525,7 @@ def _add_map_elites(sub) -> None:
     p.add_argument(
         "--mutation-rate",
         dest="me_mutation_rate",
-        type=float,
+        type=unit_float,
         metavar="P",
         help="probability of mutation per gene, in [0, 1] (default: the configuration's; "
         "quick 0.1)",
@@ -292,12 +533,14 @@ def _add_map_elites(sub) -> None:
     p.add_argument(
         "--batch-size",
         dest="me_batch_size",
-        type=int,
+        type=positive_int,
         help="candidates per batch; part of the algorithm, not a parallelism knob (default: "
         "the configuration's; quick 100)",
         metavar="N",
     )
-    p.add_argument("--seed", dest="me_seed", type=int, metavar="N", help="random seed (default 0)")
+    p.add_argument(
+        "--seed", dest="me_seed", type=seed_int, metavar="N", help="random seed (default 0)"
+    )
     p.add_argument(
         "--scoring",
         dest="me_scoring",
@@ -308,7 +551,7 @@ def _add_map_elites(sub) -> None:
     p.add_argument(
         "--checkpoint-every",
         dest="me_checkpoint_every",
-        type=int,
+        type=positive_int,
         help="candidates between checkpoints (default: the configuration's; quick 1000)",
         metavar="N",
     )
@@ -327,9 +570,9 @@ def _add_map_elites(sub) -> None:
     p.add_argument(
         "--matchups",
         dest="me_matchups",
-        type=int,
+        type=nonnegative_int,
         metavar="GAMES",
-        help="also write OUT/matchups.csv with GAMES games per ordered pair",
+        help="also write OUT/matchups.csv with GAMES games per ordered pair (default 0: none)",
     )
     p.add_argument(
         "--quiet", dest="me_quiet", action="store_true", help="no progress bar (default: shown)"
@@ -343,10 +586,49 @@ def _add_map_elites(sub) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+GA_OPTIONS = {
+    "population": "--population",
+    "generations": "--generations",
+    "n_rules": "--rules",
+    "n_genes": "--genes",
+    "elitism": "--elitism",
+    "tournament": "--tournament",
+    "crossover_rate": "--crossover-rate",
+    "mutation_rate": "--mutation-rate",
+    "mode": "--mode",
+    "players": "--players",
+    "games": "--games",
+    "final_top": "--final-top",
+    "final_games": "--final-games",
+    "seed": "--seed",
+    "scoring": "--scoring",
+}
+"""GAConfig fields -> ``ga`` options (for errors naming the option)."""
+
+
+def parse_groups(text: str) -> list[tuple[int, ...]]:
+    """``"2;3-5"`` → size groups for ``ga --situational`` (each size in one group only).
+
+    Raises:
+        OptionError: Malformed, out of range or overlapping groups (naming ``--groups``).
+    """
+    groups = [check_players("--groups", g) for g in str(text).split(";")]
+    sizes = [p for g in groups for p in g]
+    repeated = sorted({p for p in sizes if sizes.count(p) > 1})
+    if repeated:
+        raise OptionError("--groups", f"player count {repeated[0]} is in two groups of {text!r}")
+    return groups
+
+
 def _ga(args: argparse.Namespace) -> int:
-    from qd.ga import GA_CONFIGS, evaluate_situational, evolve_situational, run_ga
+    from qd.ga import GA_CONFIGS
     from qd.io import atomic_write_json
 
+    check_out_file("--json", args.ga_json)
+    if args.ga_groups is not None and not args.ga_situational:
+        raise OptionError("--groups", "only used with --situational")
+    groups = parse_groups("2;3-5" if args.ga_groups is None else args.ga_groups)
+    groups = groups if args.ga_situational else []
     try:
         config = GA_CONFIGS[args.ga_config].replace(
             population=args.ga_population,
@@ -366,12 +648,32 @@ def _ga(args: argparse.Namespace) -> int:
             scoring=args.ga_scoring,
         )
     except ValueError as exc:
+        raise config_error(exc, GA_OPTIONS) from None
+    check_out_dir("--out", args.ga_out)
+    if args.ga_resume and args.ga_out is None:
+        raise OptionError("--resume", "needs --out DIR (the folder of the checkpoint)")
+    from qd.scheduler import CheckpointError
+
+    try:
+        doc = _ga_run(args, config, groups)
+    except CheckpointError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.ga_out:
+        atomic_write_json(Path(args.ga_out) / "result.json", doc)
+    if args.ga_json:
+        atomic_write_json(args.ga_json, doc)
+    return 0
+
+
+def _ga_run(args: argparse.Namespace, config, groups) -> dict:
+    from qd.ga import evaluate_situational, evolve_situational, run_ga
+
     with _backend(args, "ga") as backend:
         if args.ga_situational:
-            groups = [parse_players(g) for g in args.ga_groups.split(";")]
-            agent, results = evolve_situational(config, groups, backend, not args.ga_quiet)
+            agent, results = evolve_situational(
+                config, groups, backend, not args.ga_quiet, args.ga_out, args.ga_resume
+            )
             score = evaluate_situational(
                 agent,
                 config.mode,
@@ -392,7 +694,10 @@ def _ga(args: argparse.Namespace) -> int:
                 + ", ".join(f"{p}p {m:.2f}" for p, m in score["per_size"].items())
             )
         else:
-            result = run_ga(config, backend, not args.ga_quiet)
+            ckpt = None if args.ga_out is None else Path(args.ga_out) / "checkpoint.json"
+            result = run_ga(
+                config, backend, not args.ga_quiet, checkpoint=ckpt, resume=args.ga_resume
+            )
             doc = result.as_dict()
             print(
                 f"GA {config.name}: {config.mode}, players {list(config.players)}, "
@@ -402,9 +707,7 @@ def _ga(args: argparse.Namespace) -> int:
                 print(
                     f"  final {f['final_fitness']:.2f} (gen {f['fitness']:.2f}): {f['chromosome']}"
                 )
-    if args.ga_json:
-        atomic_write_json(args.ga_json, doc)
-    return 0
+    return doc
 
 
 def _report_seed(seed: int) -> int:
@@ -434,7 +737,7 @@ def _add_ga(sub) -> None:
     p.add_argument(
         "--population",
         dest="ga_population",
-        type=positive_int,
+        type=int_range(2, MAX_COUNT, "population_int"),
         metavar="N",
         help="chromosomes per generation (default: the configuration's; quick 20)",
     )
@@ -448,7 +751,7 @@ def _add_ga(sub) -> None:
     p.add_argument(
         "--rules",
         dest="ga_rules",
-        type=int,
+        type=int_range(2, 105, "rules_int"),
         help="rule indices permuted: 50 (the old base) or 72 (the new one) (default: the "
         "configuration's; quick 50)",
         metavar="N",
@@ -456,7 +759,7 @@ def _add_ga(sub) -> None:
     p.add_argument(
         "--genes",
         dest="ga_genes",
-        type=int,
+        type=int_range(2, 105, "genes_int"),
         help="keep only the first N genes (default: the configuration's; quick: all)",
         metavar="N",
     )
@@ -478,7 +781,7 @@ def _add_ga(sub) -> None:
     p.add_argument(
         "--crossover-rate",
         dest="ga_crossover_rate",
-        type=float,
+        type=unit_float,
         metavar="P",
         help="probability of ordered crossover, in [0, 1] (default: the configuration's; "
         "quick 0.9)",
@@ -486,7 +789,7 @@ def _add_ga(sub) -> None:
     p.add_argument(
         "--mutation-rate",
         dest="ga_mutation_rate",
-        type=float,
+        type=unit_float,
         metavar="P",
         help="probability of a swap mutation, in [0, 1] (default: the configuration's; quick 0.1)",
     )
@@ -507,7 +810,7 @@ def _add_ga(sub) -> None:
     p.add_argument(
         "--games",
         dest="ga_games",
-        type=int,
+        type=positive_int,
         help="games per size (and partner) per generation (default: the configuration's; quick 5)",
         metavar="N",
     )
@@ -526,7 +829,9 @@ def _add_ga(sub) -> None:
         help="games per size (and partner) of that final evaluation (default: the "
         "configuration's; quick 50)",
     )
-    p.add_argument("--seed", dest="ga_seed", type=int, metavar="N", help="random seed (default 0)")
+    p.add_argument(
+        "--seed", dest="ga_seed", type=seed_int, metavar="N", help="random seed (default 0)"
+    )
     p.add_argument(
         "--scoring",
         dest="ga_scoring",
@@ -543,12 +848,27 @@ def _add_ga(sub) -> None:
     p.add_argument(
         "--groups",
         dest="ga_groups",
-        default="2;3-5",
+        default=None,
         metavar="GROUPS",
-        help="size groups for --situational (default '2;3-5')",
+        help="size groups for --situational, each size in one group (default '2;3-5')",
     )
     p.add_argument(
         "--json", dest="ga_json", metavar="PATH", help="write the result as JSON (default: none)"
+    )
+    p.add_argument(
+        "--out",
+        dest="ga_out",
+        metavar="DIR",
+        default=None,
+        help="checkpoint every generation into DIR (checkpoint.json; with --situational "
+        "checkpoint-SIZESp.json per group) and write DIR/result.json at the end (default: none)",
+    )
+    p.add_argument(
+        "--resume",
+        dest="ga_resume",
+        action="store_true",
+        help="continue from the checkpoint in --out, with the same settings (default: start "
+        "a new run)",
     )
     p.add_argument(
         "--quiet", dest="ga_quiet", action="store_true", help="no progress bar (default: shown)"
@@ -566,6 +886,10 @@ def _load(source: str):
     from qd.io import load_archive, load_population
 
     path = Path(source)
+    if path.is_dir():  # a MAP-Elites run folder
+        path = path / "archive.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"{source}: a folder without archive.json")
     if path.exists():
         try:
             doc = json.loads(path.read_text())
@@ -583,12 +907,19 @@ def _population(args: argparse.Namespace) -> int:
     from qd.analysis import archive_matchups, cross_run_metrics, reevaluate
     from qd.io import atomic_write_json, save_archive
 
-    try:
-        archive = _load(args.pop_source)
-        other = _load(args.pop_compare) if args.pop_compare else None
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    check_out_dir("--out", args.pop_out)
+    archive = load_source("SOURCE", args.pop_source)
+    other = None
+    if args.pop_compare is not None:
+        other = load_source("--compare", args.pop_compare)
+        if archive.dims != other.dims or archive.solution_dim != other.solution_dim:
+            raise OptionError(
+                "--compare",
+                f"{args.pop_compare} has a {'x'.join(map(str, other.dims))} grid of "
+                f"{other.solution_dim}-gene chromosomes, {args.pop_source} a "
+                f"{'x'.join(map(str, archive.dims))} grid of {archive.solution_dim}-gene ones; "
+                "cross-run metrics need the same grid and length",
+            )
     out = Path(args.pop_out)
     out.mkdir(parents=True, exist_ok=True)
     report: dict = {"source": args.pop_source, "archive_stats": archive.stats().as_dict()}
@@ -695,7 +1026,12 @@ def _add_population(sub) -> None:
         help="recorded games per agent for the --compare action agreement, 0 = skip (default 10)",
     )
     p.add_argument(
-        "--seed", dest="pop_seed", type=int, default=0, metavar="N", help="random seed (default 0)"
+        "--seed",
+        dest="pop_seed",
+        type=seed_int,
+        default=0,
+        metavar="N",
+        help="random seed (default 0)",
     )
     p.add_argument(
         "--out",
@@ -712,14 +1048,8 @@ def _add_population(sub) -> None:
 def _matchups(args: argparse.Namespace) -> int:
     from qd.analysis import archive_matchups
 
-    try:
-        archive = _load(args.mu_source)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.mu_games < 1:
-        print("error: --games must be >= 1", file=sys.stderr)
-        return 2
+    check_out_dir("--out", args.mu_out)
+    archive = load_source("SOURCE", args.mu_source)
     out = Path(args.mu_out)
     out.mkdir(parents=True, exist_ok=True)
     with _backend(args, "mu") as backend:
@@ -765,7 +1095,12 @@ def _add_matchups(sub) -> None:
         help="games per ordered pair (default 100)",
     )
     p.add_argument(
-        "--seed", dest="mu_seed", type=int, default=0, metavar="N", help="random seed (default 0)"
+        "--seed",
+        dest="mu_seed",
+        type=seed_int,
+        default=0,
+        metavar="N",
+        help="random seed (default 0)",
     )
     p.add_argument(
         "--scoring",
@@ -806,7 +1141,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Standalone entry point."""
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except OptionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

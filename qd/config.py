@@ -17,10 +17,20 @@ algorithm's definition (results depend on it, never on the number of workers).
 from __future__ import annotations
 
 import dataclasses
-import functools
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hanabi_env.config import check_field
+from hanabi_env.config import SCORING_VARIANTS, check_field
+from hanabi_env.validate import (
+    check_choice,
+    check_float,
+    check_int,
+    check_int_sequence,
+    check_seed,
+    check_str,
+    type_error,
+)
 
 __all__ = ["CONFIGS", "RESULT_FIELDS", "MapElitesConfig", "get_config"]
 
@@ -30,21 +40,26 @@ class MapElitesConfig:
     """Everything that defines a MAP-Elites run (docs/rules.md §7.1).
 
     Attributes:
-        name: Label of the configuration.
+        name: Label of the configuration (a non-empty str).
         candidates: Total candidates evaluated (phase 1 included), >= 1.
         random_candidates: Phase-1 uniform random candidates, in [1, candidates].
-        games: Self-play games per candidate evaluation and player count.
+        games: Self-play games per candidate evaluation and player count, >= 1.
         reeval_games: Games per elite in the final re-evaluation (0 = none).
-        dims: Cells per measure dimension.
+        dims: Cells per measure dimension, each in [1, 1000], at most 10**6 cells in all.
         measures: Measure names (:data:`qd.measures.MEASURES`), one per dimension.
-        players: Player counts of an evaluation (objective averaged over them).
-        crossover_rate: Probability of uniform crossover in phase 2.
-        mutation_rate: Per-gene mutation probability.
-        n_genes: Genes per chromosome.
+        players: Player counts of an evaluation (objective averaged over them), each in
+            [2, 5] and given once.
+        crossover_rate: Probability of uniform crossover in phase 2, in [0, 1].
+        mutation_rate: Per-gene mutation probability, in [0, 1].
+        n_genes: Genes per chromosome, in [1, 105].
         scoring: ``"lenient"`` (the papers) or ``"strict"``.
-        batch_size: Candidates generated from one archive state and evaluated together.
-        seed: Master seed.
-        checkpoint_every: Candidates between checkpoints (does not change results).
+        batch_size: Candidates generated from one archive state and evaluated together, >= 1.
+        seed: Master seed, in ``[0, 2**62)``.
+        checkpoint_every: Candidates between checkpoints (does not change results), >= 1.
+
+    Raises:
+        TypeError: A field of the wrong type (a float count, a bool, a str for a sequence...).
+        ValueError: A field out of range (the message names it and the allowed values).
     """
 
     name: str = "quick"
@@ -64,33 +79,35 @@ class MapElitesConfig:
     checkpoint_every: int = field(default=1000)
 
     def __post_init__(self) -> None:
-        """Normalise tuples and validate (ValueError naming the parameter)."""
-        object.__setattr__(self, "dims", tuple(int(d) for d in self.dims))
-        object.__setattr__(self, "measures", tuple(str(m) for m in self.measures))
-        object.__setattr__(self, "players", tuple(int(p) for p in self.players))
-
-        check = functools.partial(check_field, self)
-
-        check("candidates", self.candidates >= 1, ">= 1")
-        check(
-            "random_candidates", 1 <= self.random_candidates <= self.candidates, "[1, candidates]"
+        """Validate every field (see the class docstring); store plain Python values."""
+        check_str("name", self.name)
+        candidates = check_int("candidates", self.candidates, 1)
+        values = {
+            "candidates": candidates,
+            "random_candidates": check_int(
+                "random_candidates", self.random_candidates, 1, candidates, allowed=_UP_TO
+            ),
+            "games": check_int("games", self.games, 1),
+            "reeval_games": check_int("reeval_games", self.reeval_games, 0),
+            "dims": check_int_sequence(
+                "dims", self.dims, 1, 1000, unique=False, what="cell counts"
+            ),
+            "measures": _str_tuple("measures", self.measures),
+            "players": check_int_sequence("players", self.players, 2, 5, what="player counts"),
+            "crossover_rate": check_float("crossover_rate", self.crossover_rate, 0.0, 1.0),
+            "mutation_rate": check_float("mutation_rate", self.mutation_rate, 0.0, 1.0),
+            "n_genes": check_int("n_genes", self.n_genes, 1, 105),
+            "scoring": check_choice("scoring", self.scoring, SCORING_VARIANTS),
+            "batch_size": check_int("batch_size", self.batch_size, 1),
+            "seed": check_seed("seed", self.seed),
+            "checkpoint_every": check_int("checkpoint_every", self.checkpoint_every, 1),
+        }
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+        check_field(self, "dims", math.prod(self.dims) <= 10**6, "at most 10**6 cells in all")
+        check_field(
+            self, "measures", len(self.measures) == len(self.dims), "one name per dimension"
         )
-        check("games", self.games >= 1, ">= 1")
-        check("reeval_games", self.reeval_games >= 0, ">= 0")
-        check("dims", len(self.dims) >= 1 and all(d >= 1 for d in self.dims), "positive ints")
-        check("measures", len(self.measures) == len(self.dims), "one name per dimension")
-        check(
-            "players",
-            bool(self.players) and all(2 <= p <= 5 for p in self.players),
-            "sizes in [2, 5]",
-        )
-        check("crossover_rate", 0.0 <= self.crossover_rate <= 1.0, "[0, 1]")
-        check("mutation_rate", 0.0 <= self.mutation_rate <= 1.0, "[0, 1]")
-        check("n_genes", 1 <= self.n_genes <= 105, "[1, 105]")
-        check("scoring", self.scoring in ("lenient", "strict"), "'lenient', 'strict'")
-        check("batch_size", self.batch_size >= 1, ">= 1")
-        check("checkpoint_every", self.checkpoint_every >= 1, ">= 1")
-        check("seed", self.seed >= 0, ">= 0")
 
     def as_dict(self) -> dict:
         """JSON-serialisable dict (tuples become lists)."""
@@ -103,8 +120,11 @@ class MapElitesConfig:
         """Inverse of :meth:`as_dict` (unknown keys rejected).
 
         Raises:
+            TypeError: ``d`` is not a mapping, or a value of the wrong type.
             ValueError: Unknown keys or invalid values.
         """
+        if not isinstance(d, Mapping):
+            raise type_error("d", "a dict", d)
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(d) - known
         if unknown:
@@ -114,6 +134,16 @@ class MapElitesConfig:
     def replace(self, **changes) -> MapElitesConfig:
         """A copy with ``changes`` (validated); ``None`` values are ignored."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_UP_TO = "[1, candidates]"
+
+
+def _str_tuple(name: str, value: object) -> tuple[str, ...]:
+    """A sequence of non-empty strings as a tuple (a single str is not a sequence here)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise type_error(name, "a sequence of names", value)
+    return tuple(check_str(name, v) for v in value)
 
 
 RESULT_FIELDS = tuple(
@@ -151,8 +181,9 @@ def get_config(name: str = "quick", **overrides) -> MapElitesConfig:
     """A named configuration with overrides (``None`` values ignored).
 
     Raises:
+        TypeError: ``name`` not a str, an unknown override keyword, or a value of the wrong
+            type.
         ValueError: Unknown ``name`` or invalid overrides.
     """
-    if name not in CONFIGS:
-        raise ValueError(f"name={name!r} is not allowed; allowed: {', '.join(CONFIGS)}")
+    check_choice("name", name, CONFIGS)
     return CONFIGS[name].replace(**overrides)

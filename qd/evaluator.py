@@ -32,9 +32,10 @@ from __future__ import annotations
 import functools
 import itertools
 import multiprocessing
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,7 @@ from agents.evaluate import (
     rule_table,
 )
 from hanabi_env import _engine as E
+from hanabi_env._workers import dask_worker_plugin, process_pool
 from hanabi_env.config import HanabiConfig
 
 __all__ = [
@@ -284,7 +286,7 @@ class ProcessBackend(_PoolBackend):
     def _start_pool(self) -> Executor:
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+        pool = process_pool(self.workers, mp_context=ctx)  # workers die with this process
         pool.submit(int).result()  # fork every worker now, before any other thread starts
         return pool
 
@@ -327,6 +329,9 @@ class DaskBackend(Backend):
                 n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None
             )
             self._client = Client(self._cluster)
+            # its worker processes are children of this one: they die with it (Dask's own
+            # parent-alive pipe does too; this also covers a worker stuck holding the GIL)
+            self._client.register_plugin(dask_worker_plugin(os.getpid()))
         info = self._client.scheduler_info()
         self.workers = max(1, len(info.get("workers", {})))
         self.min_chunk = int(min_chunk)

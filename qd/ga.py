@@ -21,8 +21,11 @@ players) and switches on the number of players (:class:`SituationalAgent`).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -31,9 +34,24 @@ from agents.policy import Policy, RuleAgent
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
+from hanabi_env.validate import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_int_sequence,
+    check_optional_int,
+    check_seed,
+    check_str,
+    check_workers,
+    type_error,
+)
 from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
+from qd.io import atomic_write_json
+from qd.scheduler import CheckpointError
 
 __all__ = [
+    "GA_CHECKPOINT_FORMAT",
     "GA_CONFIGS",
     "GAConfig",
     "GAResult",
@@ -43,7 +61,9 @@ __all__ = [
     "next_generation",
     "ordered_crossover",
     "population_fitness",
+    "read_ga_checkpoint",
     "run_ga",
+    "save_ga_checkpoint",
     "swap_mutation",
     "tournament",
 ]
@@ -163,40 +183,41 @@ class GAConfig:
     pool: tuple[str, ...] = field(default=TEST_POOL)
 
     def __post_init__(self) -> None:
-        """Validate (ValueError naming the parameter)."""
-        object.__setattr__(self, "players", tuple(int(p) for p in self.players))
-        object.__setattr__(self, "pool", tuple(self.pool))
-
-        def check(name: str, ok: bool, allowed: str) -> None:
-            if not ok:
-                raise ValueError(
-                    f"{name}={getattr(self, name)!r} is out of range; allowed: {allowed}"
-                )
-
-        check("population", self.population >= 2, ">= 2")
-        check("generations", self.generations >= 1, ">= 1")
-        check("n_rules", 2 <= self.n_rules <= N_ALPHABET, f"[2, {N_ALPHABET}]")
-        check(
-            "n_genes",
-            self.n_genes is None or 2 <= self.n_genes <= self.n_rules,
-            "None or [2, n_rules]",
-        )
-        check("elitism", 0 <= self.elitism <= self.population, "[0, population]")
-        check("tournament", 1 <= self.tournament <= self.population, "[1, population]")
-        check("crossover_rate", 0 <= self.crossover_rate <= 1, "[0, 1]")
-        check("mutation_rate", 0 <= self.mutation_rate <= 1, "[0, 1]")
-        check("mode", self.mode in ("mirror", "mixed"), "'mirror', 'mixed'")
-        check(
-            "players",
-            bool(self.players) and all(2 <= p <= 5 for p in self.players),
-            "sizes in [2, 5]",
-        )
-        check("games", self.games >= 1, ">= 1")
-        check("final_top", 1 <= self.final_top <= self.population, "[1, population]")
-        check("final_games", self.final_games >= 1, ">= 1")
-        check("scoring", self.scoring in ("lenient", "strict"), "'lenient', 'strict'")
-        check("seed", self.seed >= 0, ">= 0")
-        check("pool", all(p in BASELINES for p in self.pool), f"names in {list(BASELINES)}")
+        """Validate (TypeError/ValueError naming the parameter); store plain Python values."""
+        check_str("name", self.name)
+        population = check_int("population", self.population, 2, 100_000)
+        n_rules = check_int("n_rules", self.n_rules, 2, N_ALPHABET)
+        up_to_population = "[{lo}, population]"
+        if isinstance(self.pool, (str, bytes)) or not isinstance(self.pool, Sequence):
+            raise type_error("pool", "a sequence of baseline names", self.pool)
+        for p in self.pool:
+            check_choice("pool", p, BASELINES)
+        values = {
+            "population": population,
+            "generations": check_int("generations", self.generations, 1),
+            "n_rules": n_rules,
+            "n_genes": check_optional_int("n_genes", self.n_genes, 2, n_rules),
+            "elitism": check_int(
+                "elitism", self.elitism, 0, population, allowed=up_to_population.format(lo=0)
+            ),
+            "tournament": check_int(
+                "tournament", self.tournament, 1, population, allowed=up_to_population.format(lo=1)
+            ),
+            "crossover_rate": check_float("crossover_rate", self.crossover_rate, 0.0, 1.0),
+            "mutation_rate": check_float("mutation_rate", self.mutation_rate, 0.0, 1.0),
+            "mode": check_choice("mode", self.mode, ("mirror", "mixed")),
+            "players": check_int_sequence("players", self.players, 2, 5, what="player counts"),
+            "games": check_int("games", self.games, 1),
+            "final_top": check_int(
+                "final_top", self.final_top, 1, population, allowed=up_to_population.format(lo=1)
+            ),
+            "final_games": check_int("final_games", self.final_games, 1),
+            "scoring": check_choice("scoring", self.scoring, ("lenient", "strict")),
+            "seed": check_seed("seed", self.seed),
+            "pool": tuple(self.pool),
+        }
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
 
     @property
     def length(self) -> int:
@@ -275,9 +296,30 @@ def population_fitness(
         ``(n,)`` float64 fitness (points).
 
     Raises:
-        ValueError: Bad ``mode``.
+        TypeError: An argument of the wrong type (e.g. float chromosomes or ``games``).
+        ValueError: Bad ``mode``, ``players``, ``games``, ``seed``, ``scoring`` or ``pool``.
     """
-    pop = np.asarray(chromosomes, dtype=np.int64)
+    check_choice("mode", mode, ("mirror", "mixed"))
+    players = check_int_sequence("players", players, 2, 5, what="player counts")
+    games = check_int("games", games, 1)
+    seed = check_seed("seed", seed)
+    check_choice("scoring", scoring, ("lenient", "strict"))
+    if backend is not None and not isinstance(backend, Backend):
+        raise type_error("backend", "a qd.evaluator.Backend or None", backend)
+    pop = np.asarray(chromosomes)
+    if pop.ndim != 2 or pop.dtype.kind not in "iu":
+        raise TypeError(
+            f"chromosomes must be an (n, L) integer array, got dtype {pop.dtype} shape {pop.shape}"
+        )
+    pop = pop.astype(np.int64)
+    if mode == "mixed":
+        if isinstance(pool, (str, bytes)) or not isinstance(pool, Sequence):
+            raise type_error("pool", "a sequence of names or policies", pool)
+        if not pool:
+            raise ValueError("pool=[] is not allowed; allowed: at least one partner")
+        for partner in pool:
+            if not isinstance(partner, Policy):
+                check_choice("pool", partner, BASELINES)
     backend = backend or SerialBackend()
     if mode == "mirror":
         ev = evaluate_solutions(pop, [seed] * len(pop), games, players, scoring, backend)
@@ -383,13 +425,157 @@ def next_generation(
     return out
 
 
+GA_CHECKPOINT_FORMAT = "hanabi-adhoc/ga-checkpoint"
+"""``format`` of :func:`run_ga` checkpoints (schema in :func:`save_ga_checkpoint`)."""
+
+
+def _canonical(payload: dict) -> str:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def save_ga_checkpoint(
+    path: str | Path,
+    config: GAConfig,
+    generation: int,
+    population: np.ndarray,
+    fitness: np.ndarray,
+    history: list[dict],
+    rng: np.random.Generator,
+) -> None:
+    """Write a GA checkpoint atomically (JSON, never pickle), after generation ``generation - 1``.
+
+    Schema: ``{"format": "hanabi-adhoc/ga-checkpoint", "version": 1, "sha256": <hex digest of
+    the canonical JSON of "payload">, "payload": {"config": {...GAConfig...}, "generation":
+    generations evaluated, "population": the next generation to evaluate (the last one, unsorted,
+    once all are evaluated), "fitness": the last evaluated generation's fitness, "history":
+    [...], "rng": the run generator's PCG64 state (plain ints)}}``.
+    """
+    payload = {
+        "config": config.as_dict(),
+        "generation": int(generation),
+        "population": np.asarray(population, dtype=np.int64).tolist(),
+        "fitness": [float(f) for f in fitness],
+        "history": history,
+        "rng": rng.bit_generator.state,
+    }
+    text = _canonical(payload)
+    doc = {
+        "format": GA_CHECKPOINT_FORMAT,
+        "version": 1,
+        "sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "payload": payload,
+    }
+    atomic_write_json(path, doc, indent=None)
+
+
+def read_ga_checkpoint(path: str | Path, config: GAConfig) -> dict:
+    """Read, verify and decode a checkpoint of :func:`save_ga_checkpoint` for ``config``.
+
+    Returns:
+        ``{"generation": int, "population": (n, L) int64, "fitness": (n,) float64,
+        "history": list, "rng": dict}``.
+
+    Raises:
+        CheckpointError: Missing, not valid JSON, not a GA checkpoint, checksum mismatch,
+            inconsistent, or written by a run with other settings than ``config`` (its
+            ``name`` may differ); one line naming the file and what to do.
+    """
+    path = Path(path)
+    fix = "delete it to start the run over"
+
+    def reject(name):  # the writer uses strict JSON: NaN/Infinity mean corruption
+        raise ValueError(f"non-standard number {name}")
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=reject)
+    except FileNotFoundError as exc:
+        raise CheckpointError(f"no checkpoint at {path}") from exc
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt (not valid JSON: {exc}); {fix}"
+        ) from exc
+    if not isinstance(doc, dict) or doc.get("format") != GA_CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path} is not a {GA_CHECKPOINT_FORMAT} file; {fix}")
+    if doc.get("version") != 1:
+        raise CheckpointError(
+            f"checkpoint {path} has unsupported version {doc.get('version')}; {fix}"
+        )
+    payload = doc.get("payload")
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"checkpoint {path} is corrupt (no payload); {fix}")
+    if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc.get("sha256"):
+        raise CheckpointError(f"checkpoint {path} is corrupt (checksum mismatch); {fix}")
+    saved, want = payload.get("config"), config.as_dict()
+    if not isinstance(saved, dict):
+        raise CheckpointError(f"checkpoint {path} is corrupt (no config); {fix}")
+    diff = [
+        f"{k}: checkpoint {saved.get(k)!r} != requested {v!r}"
+        for k, v in want.items()
+        if k != "name" and saved.get(k) != v
+    ]
+    if diff:
+        raise CheckpointError(
+            f"checkpoint {path} belongs to a different run; "
+            + "; ".join(diff)
+            + "; use the same settings or another folder"
+        )
+    try:
+        generation = payload["generation"]
+        if type(generation) is not int or not 1 <= generation <= config.generations:
+            raise ValueError(f"generation {generation!r} not in [1, {config.generations}]")
+        pop = np.asarray(payload["population"])
+        if pop.shape != (config.population, config.length) or pop.dtype.kind != "i":
+            raise ValueError(f"population of shape {pop.shape} and dtype {pop.dtype}")
+        pop = pop.astype(np.int64)
+        if pop.min() < 0 or pop.max() >= config.n_rules:
+            raise ValueError("a gene outside [0, n_rules)")
+        if any(len(set(row.tolist())) != config.length for row in pop):
+            raise ValueError("a chromosome with a repeated gene")
+        fit = np.asarray(payload["fitness"], dtype=np.float64)
+        if fit.shape != (config.population,) or not np.isfinite(fit).all():
+            raise ValueError(f"fitness of shape {fit.shape}")
+        history = payload["history"]
+        if not isinstance(history, list) or len(history) != generation:
+            raise ValueError("history length differs from the generation")
+        rng = payload["rng"]
+        np.random.default_rng(0).bit_generator.state = rng  # validates the state
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise CheckpointError(f"checkpoint {path} is corrupt ({exc}); {fix}") from exc
+    return {
+        "generation": generation,
+        "population": pop,
+        "fitness": fit,
+        "history": history,
+        "rng": rng,
+    }
+
+
+def _resume_state(ckpt: Path | None, config: GAConfig, resume: bool) -> dict | None:
+    """The checkpoint to continue from, or None for a new run (see :func:`run_ga`)."""
+    if ckpt is None:
+        if resume:
+            raise ValueError("resume=True needs a checkpoint path")
+        return None
+    if ckpt.exists():
+        if not resume:
+            raise CheckpointError(
+                f"{ckpt} exists: pass resume=True (--resume) to continue it, or use another folder"
+            )
+        return read_ga_checkpoint(ckpt, config)
+    if resume:
+        print(f"no checkpoint {ckpt.name} in {ckpt.parent} yet: starting a new run", flush=True)
+    return None
+
+
 def run_ga(
     config: GAConfig,
     backend: Backend | None = None,
     progress: bool = True,
     initial: np.ndarray | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
 ) -> GAResult:
-    """Run the [CIG18] genetic algorithm.
+    """Run (or resume) the [CIG18] genetic algorithm.
 
     Args:
         config: Settings.
@@ -397,25 +583,63 @@ def run_ga(
         progress: Show a tqdm bar over generations.
         initial: Optional ``(population, L)`` starting population (default: random
             permutations from the seed).
+        checkpoint: Checkpoint file (JSON, :func:`save_ga_checkpoint`), written atomically
+            after every generation (None = none). A run resumed from it ends with exactly the
+            result of an uninterrupted run.
+        resume: Continue from ``checkpoint`` (it must match ``config``; ``initial`` is then
+            unused); with no checkpoint there yet, start a new run and say so (one line).
 
     Returns:
         A :class:`GAResult`.
+
+    Raises:
+        TypeError: ``config`` not a :class:`GAConfig`, or another argument of the wrong type.
+        ValueError: ``initial`` not of shape ``(population, L)``.
     """
     from tqdm.auto import tqdm
+
+    if not isinstance(config, GAConfig):
+        raise type_error("config", "a GAConfig", config)
+    if backend is not None and not isinstance(backend, Backend):
+        raise type_error("backend", "a qd.evaluator.Backend or None", backend)
+    progress = check_bool("progress", progress)
+    if initial is not None:
+        init = np.asarray(initial)
+        if init.dtype.kind not in "iu":
+            raise TypeError(f"initial must be an integer array, got dtype {init.dtype}")
+        if init.shape != (config.population, config.length):
+            raise ValueError(
+                f"initial has shape {init.shape}; allowed: ({config.population}, {config.length})"
+            )
 
     c = config
     backend = backend or SerialBackend()
     rng = np.random.default_rng(np.random.SeedSequence([c.seed, 11]))
-    pop = _initial_population(rng, c) if initial is None else np.asarray(initial, np.int64)
-    history = []
+    ckpt = None if checkpoint is None else Path(checkpoint)
+    saved = _resume_state(ckpt, c, bool(resume))
+    if saved is None:
+        pop = _initial_population(rng, c) if initial is None else np.asarray(initial, np.int64)
+        history: list[dict] = []
+        start, fit = 0, np.zeros(len(pop))
+    else:
+        pop, fit, history, start = (
+            saved[k] for k in ("population", "fitness", "history", "generation")
+        )
+        rng.bit_generator.state = saved["rng"]
 
     def fitness_of(population: np.ndarray, seed: int, games: int) -> np.ndarray:
         return population_fitness(
             population, c.mode, c.players, games, seed, c.scoring, c.pool, backend
         )
 
-    fit = np.zeros(len(pop))
-    bar = tqdm(range(c.generations), desc=f"GA {c.name}", unit="gen", disable=not progress)
+    bar = tqdm(
+        range(start, c.generations),
+        desc=f"GA {c.name}",
+        unit="gen",
+        initial=start,
+        total=c.generations,
+        disable=not progress,
+    )
     for g in bar:
         fit = fitness_of(pop, derive_seed(c.seed, 10, g), c.games)
         best = int(np.argmax(fit))
@@ -430,6 +654,8 @@ def run_ga(
         bar.set_postfix(best=f"{fit[best]:.2f}", mean=f"{fit.mean():.2f}", refresh=False)
         if g < c.generations - 1:
             pop = next_generation(rng, pop, fit, c)
+        if ckpt is not None:
+            save_ga_checkpoint(ckpt, c, g + 1, pop, fit, history, rng)
     order = np.argsort(-fit, kind="stable")
     pop, fit = pop[order], fit[order]
     top = pop[: c.final_top]
@@ -460,7 +686,10 @@ class SituationalAgent(Policy):
         name: Display name.
 
     Raises:
-        ValueError: A player count outside [2, 5] or given twice.
+        TypeError: ``groups`` not a mapping, a key not an int or tuple of ints, a bad
+            chromosome, ``seed`` or ``name``.
+        ValueError: A player count outside [2, 5] or given twice (the message says
+            "repeated").
     """
 
     def __init__(
@@ -470,11 +699,17 @@ class SituationalAgent(Policy):
         name: str = "situational",
     ):
         """See the class docstring."""
-        self.name = name
+        if not isinstance(groups, Mapping):
+            raise type_error("groups", "a mapping of player counts to chromosomes", groups)
+        seed = check_seed("seed", seed)
+        self.name = check_str("name", name)
         self.groups: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._by_players: dict[int, RuleAgent] = {}
         for key, chromosome in groups.items():
-            sizes = (key,) if isinstance(key, (int, np.integer)) else tuple(key)
+            if isinstance(key, tuple):
+                sizes = check_int_sequence("groups", key, unique=False, what="player counts")
+            else:
+                sizes = (check_int("groups", key),)
             agent = RuleAgent(chromosome, seed=seed, name=f"{name}{list(sizes)}")
             self.groups[tuple(int(s) for s in sizes)] = agent.chromosome
             for s in sizes:
@@ -531,7 +766,20 @@ def evaluate_situational(
 
     Returns:
         ``{"mean": float, "per_size": {players: mean}, "results": [EvaluationResult dicts]}``.
+
+    Raises:
+        TypeError, ValueError: A bad argument (checked before any game).
     """
+    if not isinstance(agent, SituationalAgent):
+        raise type_error("agent", "a SituationalAgent", agent)
+    check_choice("mode", mode, ("mirror", "mixed"))
+    players = check_int_sequence("players", players, 2, 5, what="player counts")
+    for p in players:
+        agent.for_players(p)
+    check_int("games", games, 1)
+    check_seed("seed", seed)
+    check_workers("workers", workers)
+    check_choice("scoring", scoring, ("lenient", "strict"))
     results = [
         evaluate(
             agent.for_players(p), mode, (p,), games, scoring=scoring, seed=seed, workers=workers
@@ -551,15 +799,29 @@ def evolve_situational(
     groups: Sequence[Sequence[int]] = ((2,), (3, 4, 5)),
     backend: Backend | None = None,
     progress: bool = True,
+    checkpoint_dir: str | Path | None = None,
+    resume: bool = False,
 ) -> tuple[SituationalAgent, list[GAResult]]:
     """Evolve one chromosome per group of game sizes and combine them ([CIG18]).
 
     Group ``k`` runs :func:`run_ga` with ``players = groups[k]`` and seed
-    ``derive_seed(config.seed, 13, k) % 2**31``.
+    ``derive_seed(config.seed, 13, k) % 2**31``; with ``checkpoint_dir``, its checkpoint is
+    ``checkpoint-<sizes>p.json`` there (e.g. ``checkpoint-3-4-5p.json``), and ``resume``
+    continues each group from its own.
 
     Returns:
         ``(agent, results)``.
+
+    Raises:
+        TypeError, ValueError: A bad argument (checked before any game).
     """
+    if not isinstance(config, GAConfig):
+        raise type_error("config", "a GAConfig", config)
+    if isinstance(groups, (str, bytes)) or not isinstance(groups, Sequence) or not groups:
+        raise type_error("groups", "a non-empty sequence of player-count groups", groups)
+    flat = [s for g in groups for s in check_int_sequence("groups", g, 2, 5, unique=False)]
+    check_int_sequence("groups", flat, 2, 5, what="player counts")  # each count once
+    progress = check_bool("progress", progress)
     results = []
     for k, sizes in enumerate(groups):
         sub = config.replace(
@@ -567,7 +829,10 @@ def evolve_situational(
             seed=derive_seed(config.seed, 13, k) % 2**31,
             name=f"{config.name}-{'-'.join(str(s) for s in sizes)}p",
         )
-        results.append(run_ga(sub, backend, progress))
+        ckpt = None
+        if checkpoint_dir is not None:
+            ckpt = Path(checkpoint_dir) / f"checkpoint-{'-'.join(str(s) for s in sizes)}p.json"
+        results.append(run_ga(sub, backend, progress, checkpoint=ckpt, resume=resume))
     agent = SituationalAgent(
         {tuple(sizes): r.best for sizes, r in zip(groups, results, strict=True)},
         name=f"{config.name}-situational",

@@ -27,6 +27,14 @@ import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from hanabi_env.validate import (
+    check_bool,
+    check_optional_int,
+    check_path_writable,
+    check_str,
+    check_workers,
+    type_error,
+)
 from qd.analysis import reevaluate
 from qd.config import MapElitesConfig
 from qd.evaluator import Backend, make_backend
@@ -129,7 +137,9 @@ def run_map_elites(
     Args:
         config: The run configuration.
         out_dir: Output folder (created).
-        resume: Continue from ``out_dir/checkpoint.json`` (must exist and match ``config``).
+        resume: Continue from ``out_dir/checkpoint.json`` (it must match ``config``); with no
+            checkpoint there yet (a run killed before its first one), start a new run and say
+            so (one line on stdout).
         workers: Local processes or Dask LocalCluster workers (None = all local cores).
         scheduler_address: Dask scheduler address (implies the Dask backend).
         dask: Use a Dask LocalCluster.
@@ -143,15 +153,36 @@ def run_map_elites(
         ``(loop, summary)``; ``summary`` is empty when stopped early.
 
     Raises:
-        CheckpointError: ``resume`` without a valid matching checkpoint, or a checkpoint
-            already in ``out_dir`` without ``resume``.
+        TypeError: An argument of the wrong type (checked before any work).
+        ValueError: ``workers`` or ``stop_after`` < 1, or ``out_dir`` not a writable folder
+            path.
+        CheckpointError: ``resume`` with an invalid or mismatching checkpoint, or a
+            checkpoint already in ``out_dir`` without ``resume``.
     """
-    out = Path(out_dir)
+    if not isinstance(config, MapElitesConfig):
+        raise type_error("config", "a MapElitesConfig", config)
+    out = check_path_writable("out_dir", out_dir)
+    resume = check_bool("resume", resume)
+    workers = check_workers("workers", workers)
+    if scheduler_address is not None:
+        check_str("scheduler_address", scheduler_address)
+    dask = check_bool("dask", dask)
+    progress = check_bool("progress", progress)
+    if measures is not None and (
+        isinstance(measures, (str, bytes)) or not isinstance(measures, Sequence)
+    ):
+        raise type_error("measures", "a sequence of measures or None", measures)
+    if backend is not None and not isinstance(backend, Backend):
+        raise type_error("backend", "a qd.evaluator.Backend or None", backend)
+    stop_after = check_optional_int("stop_after", stop_after, 1)
     ckpt = out / "checkpoint.json"
     if not resume and ckpt.exists():
         raise CheckpointError(
             f"{ckpt} exists: pass resume=True (--resume) to continue it, or use another out_dir"
         )
+    if resume and not ckpt.exists():
+        print(f"no checkpoint in {out} yet: starting a new run", flush=True)
+        resume = False
     own = backend is None
     backend = backend or make_backend(workers, scheduler_address, dask)
     try:

@@ -159,7 +159,14 @@ COMMANDS: dict[str, Case] = {
         (*EVALUATE, "--players", "2"), expect="overall:"
     ),
     "hanabi-adhoc train-sb3": Case(
-        TRAIN_SB3, needs="sb3_contrib", outputs=("runs/sb3_partner.zip",)
+        TRAIN_SB3, needs="sb3_contrib", workspace="sb3", outputs=("runs/sb3_partner.zip",)
+    ),
+    "hanabi-adhoc play human sb3:runs/sb3_partner.zip --trust-model": Case(
+        stdin="q\n",
+        expect="stopped.",
+        needs="sb3_contrib",
+        after="hanabi-adhoc train-sb3",
+        workspace="sb3",
     ),
     "hanabi-adhoc train-sb3 --steps 200000": Case(
         TRAIN_SB3, needs="sb3_contrib", outputs=("runs/sb3_partner.zip",)

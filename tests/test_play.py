@@ -338,7 +338,8 @@ def test_cli_train_sb3_then_play_with_the_model(tmp_path, capsys):
     m = re.search(r"against the training pool: ([\d.]+) ±", out)
     assert m is not None
     assert 0.0 <= float(m.group(1)) <= 25.0
-    assert main(["play", f"sb3:{tmp_path / 'partner.zip'}", "piers", "--games", "1"]) == 0
+    assert main(["play", f"sb3:{tmp_path / 'partner.zip'}", "piers", "--games", "1",
+                 "--trust-model"]) == 0  # fmt: skip
     assert re.search(r"player_0 \(sb3:partner\)\s+communicativeness", capsys.readouterr().out)
 
 
