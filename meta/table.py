@@ -63,6 +63,7 @@ from hanabi_env.validate import (
     check_workers,
     type_error,
 )
+from qd.io import csv_records
 
 __all__ = [
     "TABLE_COLUMNS",
@@ -271,41 +272,6 @@ def _f(x: str) -> float:
 _FIX = "delete the file (or its bad lines) to recompute the table"
 
 
-def _csv_records(data: bytes, path) -> tuple[list[tuple[list[str], int]], int]:
-    """The complete CSV records of ``data``: ``([(fields, line number), ...], complete_len)``.
-
-    A record is complete when it ends with a newline; ``data[complete_len:]`` is the incomplete
-    tail (empty for an intact file). A quoted field still open at the last newline is an error,
-    not a tail: only bytes after the last newline are ever dropped.
-
-    Raises:
-        TableFileError: Text that is not UTF-8 or not CSV before the tail.
-    """
-    end = data.rfind(b"\n") + 1
-    lines = data[:end].split(b"\n")[:-1]
-    ends = np.cumsum([len(x) + 1 for x in lines]).tolist()
-    consumed = [0]
-
-    def feed():
-        for k, raw in enumerate(lines):
-            consumed[0] = k + 1
-            try:
-                yield raw.decode("utf-8") + "\n"
-            except UnicodeDecodeError as exc:
-                raise TableFileError(f"{path}: line {k + 1} is not UTF-8 text; {_FIX}") from exc
-
-    records: list[tuple[list[str], int]] = []
-    complete = 0
-    reader = csv.reader(feed(), strict=True)
-    try:
-        for fields in reader:
-            records.append((fields, reader.line_num))
-            complete = ends[consumed[0] - 1]
-    except csv.Error as exc:
-        raise TableFileError(f"{path}: line {reader.line_num}: not CSV ({exc}); {_FIX}") from exc
-    return records, complete
-
-
 def _number(path, line: int, name: str, text: str, kind: str) -> float:
     """Parse one field of kind ``int``, ``count``, ``score``, ``sem`` or ``ratio``.
 
@@ -371,7 +337,7 @@ def _read_table(path: str | Path, exact_header: bool) -> tuple[list[dict], bytes
         TableFileError: Anything but an incomplete tail is wrong (see the module docstring).
     """
     data = Path(path).read_bytes()
-    records, complete = _csv_records(data, path)
+    records, complete = csv_records(data, path, _FIX, TableFileError)
     tail = data[complete:]
     if not records:
         header = (",".join(TABLE_COLUMNS) + "\r\n").encode()

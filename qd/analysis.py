@@ -31,6 +31,7 @@ from hanabi_env.game import HanabiGame
 from hanabi_env.validate import check_choice, check_int, check_seed, type_error
 from qd.archive import Archive
 from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
+from qd.io import csv_records
 from qd.measures import MEASURES, Measure, get_measure, measures_from_counters
 
 __all__ = [
@@ -234,7 +235,7 @@ class MatchupTable:
         """
         fix = "delete it to recompute the match-ups"
         data = Path(path).read_bytes()
-        records, complete = _csv_records(data, path, fix)
+        records, complete = csv_records(data, path, fix)
         if complete != len(data):
             raise ValueError(
                 f"{path}: the last row is incomplete ({len(data) - complete} bytes without a "
@@ -326,41 +327,6 @@ class MatchupTable:
 
 def _short(ids: list[str]) -> str:
     return str(ids) if len(ids) <= 4 else f"[{ids[0]!r}, {ids[1]!r}, ..., {ids[-1]!r}]"
-
-
-def _csv_records(data: bytes, path, fix: str) -> tuple[list[tuple[list[str], int]], int]:
-    """The complete CSV records of ``data``: ``([(fields, line number), ...], complete_len)``.
-
-    A record is complete when it ends with a newline; ``data[complete_len:]`` is the incomplete
-    tail (empty for an intact file). A quoted field still open at the last newline is an error,
-    not a tail: only bytes after the last newline are ever dropped.
-
-    Raises:
-        ValueError: Text that is not UTF-8 or not CSV before the tail (``fix`` ends the message).
-    """
-    end = data.rfind(b"\n") + 1
-    lines = data[:end].split(b"\n")[:-1]
-    ends = np.cumsum([len(x) + 1 for x in lines]).tolist()
-    consumed = [0]
-
-    def feed():
-        for k, raw in enumerate(lines):
-            consumed[0] = k + 1
-            try:
-                yield raw.decode("utf-8") + "\n"
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{path}: line {k + 1} is not UTF-8 text; {fix}") from exc
-
-    records: list[tuple[list[str], int]] = []
-    complete = 0
-    reader = csv.reader(feed(), strict=True)
-    try:
-        for fields in reader:
-            records.append((fields, reader.line_num))
-            complete = ends[consumed[0] - 1]
-    except csv.Error as exc:
-        raise ValueError(f"{path}: line {reader.line_num}: not CSV ({exc}); {fix}") from exc
-    return records, complete
 
 
 def matchup_table(

@@ -21,8 +21,6 @@ players) and switches on the number of players (:class:`SituationalAgent`).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,8 +45,12 @@ from hanabi_env.validate import (
     type_error,
 )
 from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
-from qd.io import atomic_write_json
-from qd.scheduler import CheckpointError
+from qd.io import (
+    CHECKPOINT_FIX,
+    CheckpointError,
+    read_checksummed_json,
+    write_checksummed_json,
+)
 
 __all__ = [
     "GA_CHECKPOINT_FORMAT",
@@ -429,10 +431,6 @@ GA_CHECKPOINT_FORMAT = "hanabi-adhoc/ga-checkpoint"
 """``format`` of :func:`run_ga` checkpoints (schema in :func:`save_ga_checkpoint`)."""
 
 
-def _canonical(payload: dict) -> str:
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
-
-
 def save_ga_checkpoint(
     path: str | Path,
     config: GAConfig,
@@ -458,14 +456,7 @@ def save_ga_checkpoint(
         "history": history,
         "rng": rng.bit_generator.state,
     }
-    text = _canonical(payload)
-    doc = {
-        "format": GA_CHECKPOINT_FORMAT,
-        "version": 1,
-        "sha256": hashlib.sha256(text.encode()).hexdigest(),
-        "payload": payload,
-    }
-    atomic_write_json(path, doc, indent=None)
+    write_checksummed_json(path, GA_CHECKPOINT_FORMAT, payload)
 
 
 def read_ga_checkpoint(path: str | Path, config: GAConfig) -> dict:
@@ -481,30 +472,8 @@ def read_ga_checkpoint(path: str | Path, config: GAConfig) -> dict:
             ``name`` may differ); one line naming the file and what to do.
     """
     path = Path(path)
-    fix = "delete it to start the run over"
-
-    def reject(name):  # the writer uses strict JSON: NaN/Infinity mean corruption
-        raise ValueError(f"non-standard number {name}")
-
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=reject)
-    except FileNotFoundError as exc:
-        raise CheckpointError(f"no checkpoint at {path}") from exc
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise CheckpointError(
-            f"checkpoint {path} is corrupt (not valid JSON: {exc}); {fix}"
-        ) from exc
-    if not isinstance(doc, dict) or doc.get("format") != GA_CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{path} is not a {GA_CHECKPOINT_FORMAT} file; {fix}")
-    if doc.get("version") != 1:
-        raise CheckpointError(
-            f"checkpoint {path} has unsupported version {doc.get('version')}; {fix}"
-        )
-    payload = doc.get("payload")
-    if not isinstance(payload, dict):
-        raise CheckpointError(f"checkpoint {path} is corrupt (no payload); {fix}")
-    if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc.get("sha256"):
-        raise CheckpointError(f"checkpoint {path} is corrupt (checksum mismatch); {fix}")
+    fix = CHECKPOINT_FIX
+    payload = read_checksummed_json(path, GA_CHECKPOINT_FORMAT)
     saved, want = payload.get("config"), config.as_dict()
     if not isinstance(saved, dict):
         raise CheckpointError(f"checkpoint {path} is corrupt (no config); {fix}")

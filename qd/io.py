@@ -10,6 +10,8 @@ to measure them in our engine.
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import json
 import math
 import os
@@ -21,12 +23,16 @@ import numpy as np
 from qd.archive import Archive
 
 __all__ = [
+    "CheckpointError",
     "atomic_write_json",
     "atomic_write_text",
+    "csv_records",
     "data_dir",
     "load_archive",
     "load_population",
+    "read_checksummed_json",
     "save_archive",
+    "write_checksummed_json",
 ]
 
 POPULATIONS = {
@@ -263,3 +269,108 @@ def _load_reference_json(doc: dict, path: Path) -> Archive:
         archive.insert(cell, g, fit, archive.cell_centers(np.array([cell]))[0])
     archive.metadata = {"path": str(path), "info": doc.get("info", {})}
     return archive
+
+
+def csv_records(
+    data: bytes, path, fix: str, error: type[Exception] = ValueError
+) -> tuple[list[tuple[list[str], int]], int]:
+    """The complete CSV records of ``data``: ``([(fields, line number), ...], complete_len)``.
+
+    A record is complete when it ends with a newline; ``data[complete_len:]`` is the incomplete
+    tail (empty for an intact file). A quoted field still open at the last newline is an error,
+    not a tail: only bytes after the last newline are ever dropped.
+
+    Raises:
+        ValueError: (or ``error``, a subclass) Text that is not UTF-8 or not CSV before the
+            tail; the message names ``path`` and ends with ``fix``.
+    """
+    end = data.rfind(b"\n") + 1
+    lines = data[:end].split(b"\n")[:-1]
+    ends = np.cumsum([len(x) + 1 for x in lines]).tolist()
+    consumed = [0]
+
+    def feed():
+        for k, raw in enumerate(lines):
+            consumed[0] = k + 1
+            try:
+                yield raw.decode("utf-8") + "\n"
+            except UnicodeDecodeError as exc:
+                raise error(f"{path}: line {k + 1} is not UTF-8 text; {fix}") from exc
+
+    records: list[tuple[list[str], int]] = []
+    complete = 0
+    reader = csv.reader(feed(), strict=True)
+    try:
+        for fields in reader:
+            records.append((fields, reader.line_num))
+            complete = ends[consumed[0] - 1]
+    except csv.Error as exc:
+        raise error(f"{path}: line {reader.line_num}: not CSV ({exc}); {fix}") from exc
+    return records, complete
+
+
+class CheckpointError(ValueError):
+    """A checkpoint is unreadable, corrupt, or belongs to a different run."""
+
+
+CHECKPOINT_FIX = "delete it to start the run over"
+
+
+def _canonical(payload: dict) -> str:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def write_checksummed_json(path: str | Path, fmt: str, payload: dict) -> None:
+    """Write ``payload`` atomically as a self-checking JSON document.
+
+    Schema: ``{"format": fmt, "version": 1, "sha256": <hex digest of the canonical JSON of
+    payload>, "payload": payload}`` (strict JSON: NaN and infinities are refused).
+
+    Raises:
+        ValueError: ``payload`` holds NaN or an infinity.
+    """
+    text = _canonical(payload)
+    doc = {
+        "format": fmt,
+        "version": 1,
+        "sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "payload": payload,
+    }
+    atomic_write_text(path, json.dumps(doc, allow_nan=False) + "\n")
+
+
+def read_checksummed_json(path: str | Path, fmt: str) -> dict:
+    """Read and verify a document of :func:`write_checksummed_json`; returns its payload.
+
+    The payload must hash to the recorded sha256, so a truncated, extended or edited file is
+    refused.
+
+    Raises:
+        CheckpointError: Missing, unreadable, not valid strict JSON, another ``format`` or
+            version, or a checksum mismatch; one line naming the file and what to do.
+    """
+    path = Path(path)
+    fix = CHECKPOINT_FIX
+
+    def reject(name):  # the writer uses strict JSON: NaN/Infinity mean corruption
+        raise ValueError(f"non-standard number {name}")
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=reject)
+    except FileNotFoundError as exc:
+        raise CheckpointError(f"no checkpoint at {path}") from exc
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise CheckpointError(
+            f"checkpoint {path} is corrupt (not valid JSON: {exc}); {fix}"
+        ) from exc
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise CheckpointError(f"{path} is not a {fmt} file; {fix}")
+    if doc.get("version") != 1:
+        version = doc.get("version")
+        raise CheckpointError(f"checkpoint {path} has unsupported version {version}; {fix}")
+    payload = doc.get("payload")
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"checkpoint {path} is corrupt (no payload); {fix}")
+    if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc.get("sha256"):
+        raise CheckpointError(f"checkpoint {path} is corrupt (checksum mismatch); {fix}")
+    return payload

@@ -46,8 +46,6 @@ by a run with different results-affecting settings (:data:`qd.config.RESULT_FIEL
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -65,16 +63,12 @@ from qd.evaluator import (
     evaluate_solutions,
     replay_holds,
 )
-from qd.io import atomic_write_text
+from qd.io import CheckpointError, read_checksummed_json, write_checksummed_json
 from qd.measures import Measure, get_measure, measures_from_counters
 
 __all__ = ["CHECKPOINT_FORMAT", "CheckpointError", "MapElites", "RunCounters"]
 
 CHECKPOINT_FORMAT = "hanabi-adhoc/qd-checkpoint"
-
-
-class CheckpointError(ValueError):
-    """A checkpoint is unreadable, corrupt, or belongs to a different run."""
 
 
 @dataclass
@@ -105,10 +99,6 @@ class RunCounters:
     batches: int = 0
     rounds: int = 0
     replay_games_skipped: int = 0
-
-
-def _canonical(payload: dict) -> str:
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 class MapElites:
@@ -354,15 +344,7 @@ class MapElites:
 
     def save_checkpoint(self, path: str | Path) -> None:
         """Write the checkpoint atomically (temporary file + ``os.replace``)."""
-        payload = self.state_dict()
-        text = _canonical(payload)
-        doc = {
-            "format": CHECKPOINT_FORMAT,
-            "version": 1,
-            "sha256": hashlib.sha256(text.encode()).hexdigest(),
-            "payload": payload,
-        }
-        atomic_write_text(path, json.dumps(doc, allow_nan=False) + "\n")
+        write_checksummed_json(path, CHECKPOINT_FORMAT, self.state_dict())
 
     @staticmethod
     def read_checkpoint(path: str | Path) -> dict:
@@ -375,33 +357,7 @@ class MapElites:
             CheckpointError: Missing, unreadable, not a checkpoint, or checksum mismatch (one
                 line naming the file and what to do).
         """
-        path = Path(path)
-        fix = "delete it to start the run over"
-
-        def reject(name):  # the writer uses strict JSON: NaN/Infinity mean corruption
-            raise ValueError(f"non-standard number {name}")
-
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=reject)
-        except FileNotFoundError as exc:
-            raise CheckpointError(f"no checkpoint at {path}") from exc
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise CheckpointError(
-                f"checkpoint {path} is corrupt (not valid JSON: {exc}); {fix}"
-            ) from exc
-        if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
-            raise CheckpointError(f"{path} is not a {CHECKPOINT_FORMAT} file; {fix}")
-        if doc.get("version") != 1:
-            raise CheckpointError(
-                f"checkpoint {path} has unsupported version {doc.get('version')}; {fix}"
-            )
-        payload = doc.get("payload")
-        if not isinstance(payload, dict):
-            raise CheckpointError(f"checkpoint {path} is corrupt (no payload); {fix}")
-        digest = hashlib.sha256(_canonical(payload).encode()).hexdigest()
-        if digest != doc.get("sha256"):
-            raise CheckpointError(f"checkpoint {path} is corrupt (checksum mismatch); {fix}")
-        return payload
+        return read_checksummed_json(path, CHECKPOINT_FORMAT)
 
     @classmethod
     def from_checkpoint(
