@@ -377,8 +377,8 @@ def _pipeline(args: argparse.Namespace) -> int:
     from qd.cli import check_out_dir, config_error
 
     check_out_dir("--out", args.out)
-    try:
-        get_pipeline_config(
+    try:  # every option checked before any work
+        config = get_pipeline_config(
             args.config,
             runs=args.runs,
             candidates=args.candidates,
@@ -392,17 +392,6 @@ def _pipeline(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise config_error(err, PIPELINE_OPTIONS) from None
     try:
-        config = get_pipeline_config(
-            args.config,
-            runs=args.runs,
-            candidates=args.candidates,
-            me_games=args.me_games,
-            seed=args.seed,
-            matchup_games=args.matchup_games,
-            train_games=args.train_games,
-            episodes=args.episodes,
-            games=args.pl_games,
-        )
         path = run_pipeline(
             config,
             args.out,

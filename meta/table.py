@@ -63,7 +63,7 @@ from hanabi_env.validate import (
     check_workers,
     type_error,
 )
-from qd.io import csv_records
+from qd.io import atomic_write_csv, csv_records
 
 __all__ = [
     "TABLE_COLUMNS",
@@ -200,20 +200,7 @@ class ResponseTable:
         The rows go to a temporary file in the same folder, which then replaces ``path``: a
         reader or a killed writer never sees half a table.
         """
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with open(tmp, "w", newline="") as fh:
-                w = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
-                w.writeheader()
-                for row in self.rows():
-                    w.writerow(_clean(row))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        atomic_write_csv(path, TABLE_COLUMNS, (_clean(row) for row in self.rows()))
 
     @classmethod
     def from_csv(

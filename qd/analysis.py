@@ -14,9 +14,7 @@
 
 from __future__ import annotations
 
-import csv
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +29,7 @@ from hanabi_env.game import HanabiGame
 from hanabi_env.validate import check_choice, check_int, check_seed, type_error
 from qd.archive import Archive
 from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
-from qd.io import csv_records
+from qd.io import atomic_write_csv, csv_records
 from qd.measures import MEASURES, Measure, get_measure, measures_from_counters
 
 __all__ = [
@@ -187,25 +185,7 @@ class MatchupTable:
         The rows go to a temporary file in the same folder, which then replaces ``path``: a
         reader or a killed writer never sees half a table.
         """
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with open(tmp, "w", newline="") as fh:
-                w = csv.DictWriter(fh, fieldnames=list(MATCHUP_COLUMNS))
-                w.writeheader()
-                for row in self.rows():
-                    w.writerow(
-                        {
-                            k: ("" if isinstance(v, float) and math.isnan(v) else v)
-                            for k, v in row.items()
-                        }
-                    )
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        atomic_write_csv(path, MATCHUP_COLUMNS, self.rows())
 
     @classmethod
     def from_csv(

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import math
 import os
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,7 @@ from qd.archive import Archive
 
 __all__ = [
     "CheckpointError",
+    "atomic_write_csv",
     "atomic_write_json",
     "atomic_write_text",
     "csv_records",
@@ -97,6 +100,16 @@ def _nan_to_none(x):
     if isinstance(x, (list, tuple)):
         return [_nan_to_none(v) for v in x]
     return x
+
+
+def atomic_write_csv(path: str | Path, fieldnames: Sequence[str], rows: Iterable[dict]) -> None:
+    """Atomically write ``rows`` as CSV with a header (NaN floats become empty fields)."""
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=list(fieldnames))
+    w.writeheader()
+    for row in rows:
+        w.writerow({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()})
+    atomic_write_text(path, buf.getvalue())
 
 
 def atomic_write_json(path: str | Path, obj, indent: int | None = 1) -> None:
