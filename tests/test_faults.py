@@ -363,10 +363,12 @@ def check_scenario(
         # progress, the later ones anywhere up to the end of the run
         busy = max(0.05, ref["last"] - ref["first"])
         window = max(0.05, ref["seconds"] - ref["first"])
-        delays = [float(rng.uniform(0.0, busy))]
+        # (the killed run has 2 workers, up to twice as fast as the 1-worker reference: the
+        # first delay stays within the first 30% of the reference's busy span so it lands)
+        delays = [float(rng.uniform(0.0, 0.3 * busy))]
         delays += [float(rng.uniform(0.0, window)) for _ in range(n - 1)]
-    else:  # anywhere in the run (the first kill inside the fresh run)
-        delays = [float(rng.uniform(0.15, 0.75) * ref["seconds"]) for _ in range(n)]
+    else:  # anywhere in the run (the first kill inside the fresh run, as above)
+        delays = [float(rng.uniform(0.1, 0.4) * ref["seconds"]) for _ in range(n)]
     d = tmp / "killed"
     d.mkdir(parents=True, exist_ok=True)
     report = killed_run(scenario.argv(2), d, delays, scenario.progress)
