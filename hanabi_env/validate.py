@@ -19,6 +19,7 @@ import math
 import numbers
 import os
 import reprlib
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -41,6 +42,7 @@ __all__ = [
     "is_int",
     "out_of_range",
     "type_error",
+    "writable_ancestor",
 ]
 
 SEED_LIMIT = 2**62
@@ -317,11 +319,34 @@ def check_path_writable(name: str, value: object) -> Path:
     path = Path(value)
     if str(value) == "":
         raise ValueError(f"{name}='' is not allowed; allowed: a folder path")
-    probe = path
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    if probe.exists() and not probe.is_dir():
-        raise ValueError(f"{name}={str(value)!r} is not allowed; {probe} is not a folder")
-    if not os.access(probe, os.W_OK):
-        raise ValueError(f"{name}={str(value)!r} is not allowed; {probe} is not writable")
+    probe, why = writable_ancestor(path)
+    if why is not None:
+        raise ValueError(f"{name}={str(value)!r} is not allowed; {probe} {why}")
     return path
+
+
+def writable_ancestor(path: Path) -> tuple[Path, str | None]:
+    """The nearest existing ancestor of ``path`` (itself included); why it cannot take a file.
+
+    The reason is ``"is not a folder"``, ``"is not writable (<reason>)"``, or None when a file
+    can be created there. Writability is probed with a real temporary file, removed at once:
+    ``os.access`` answers yes for root everywhere, even on read-only file systems.
+    """
+    probe = path
+    while not _exists(probe) and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        return probe, "is not a folder"
+    try:
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as exc:
+        return probe, f"is not writable ({exc.strerror})"
+    return probe, None
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # e.g. a path through a regular file
+        return False

@@ -24,8 +24,9 @@ import math
 import os
 import re
 import sys
-import tempfile
 from pathlib import Path
+
+from hanabi_env.validate import writable_ancestor
 
 __all__ = [
     "OptionError",
@@ -177,18 +178,11 @@ def _exists(path: Path) -> bool:
 
 def _writable_folder(option: str, path: Path, shown: str) -> None:
     """The nearest existing ancestor of ``path`` (itself included) is a folder we can write."""
-    probe = path
-    while not _exists(probe) and probe != probe.parent:
-        probe = probe.parent
-    if not probe.is_dir():
-        raise OptionError(option, f"cannot create {shown!r}: {str(probe)!r} is not a folder")
-    try:  # a real probe (os.access says yes to root everywhere); leaves nothing behind
-        with tempfile.TemporaryFile(dir=probe):
-            pass
-    except OSError as exc:
-        raise OptionError(
-            option, f"cannot write {shown!r}: {str(probe)!r} is not writable ({exc.strerror})"
-        ) from None
+    probe, why = writable_ancestor(path)
+    if why == "is not a folder":
+        raise OptionError(option, f"cannot create {shown!r}: {str(probe)!r} {why}")
+    if why is not None:
+        raise OptionError(option, f"cannot write {shown!r}: {str(probe)!r} {why}")
 
 
 def check_out_dir(option: str, text: str | None) -> None:
