@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents import _rules as R
-from agents.policy import Policy, RuleAgent, make
+from agents import _rules_ref as RR
+from agents.policy import Policy, ReferenceGameEnd, RuleAgent, end_game, make
+from agents.reference import CIG18_POOL, PRESETS, RULESETS
 from agents.rulebase import TEST_POOL
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
@@ -86,7 +88,7 @@ def play_rule_games_kernel(
     out_scores,
     out_counters,
     out_actions,
-    end_on_no_rule,
+    agent_modes,
     stop_group,
     stop_need,
     stop_left,
@@ -108,8 +110,12 @@ def play_rule_games_kernel(
         out_counters: ``(n_games, n_players, N_COUNTERS)`` float64 counters (written).
         out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has
             ``n_games`` rows (pass a ``(0, 0)`` array not to record).
-        end_on_no_rule: If true, a turn on which no rule fires ends the game at the current
-            score (the reference's strict era, docs/rules.md §2.9) instead of the random fallback.
+        agent_modes: ``(n_agents,)`` int64, how each agent's rule list becomes a move
+            (:mod:`agents._rules_ref`): ``MODE_FALLBACK`` (corrected rules, random legal
+            fallback), ``MODE_END_GAME`` (corrected rules; a turn on which no rule fires ends
+            the game at the current score, the reference's strict era, docs/rules.md §2.9),
+            ``MODE_HISTOGRAM`` or ``MODE_PRODUCTION`` (reference rules and wrappers, docs/rules.md
+            §12.2: the game may end early as it did in the reference).
         stop_group: ``(n_games,)`` int64 group of each game, to stop a group's games early
             (pass a ``(0,)`` array to play every game). A group's games are consecutive; the
             kernel adds up their scores and skips the group's remaining games (score -1,
@@ -150,7 +156,12 @@ def play_rule_games_kernel(
             cur = s.scal[E.S_CUR]
             V.refresh_live_view(s, cur, v)
             agent = seat_agents[g, cur]
-            if end_on_no_rule:
+            mode = agent_modes[agent]
+            if mode == RR.MODE_FALLBACK:
+                action = R.choose_action_table(
+                    rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab
+                )
+            elif mode == RR.MODE_END_GAME:
                 action = R.first_firing_table(
                     rule_table[agent], rule_lens[agent], v, rngs[cur], tab
                 )
@@ -158,9 +169,13 @@ def play_rule_games_kernel(
                     s.scal[E.S_DONE] = 1
                     break
             else:
-                action = R.choose_action_table(
-                    rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab
+                action = RR.choose_reference_table(
+                    rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab, mode
                 )
+                if action < 0:  # the reference's agent or runner ended the game
+                    RR.count_final_turn(s, action)
+                    s.scal[E.S_DONE] = 1
+                    break
             if record:
                 out_actions[g, s.scal[E.S_N_MOVES]] = action
             E.apply_move(s, action)
@@ -247,12 +262,23 @@ def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tu
     return seats.astype(np.int64), deals, agent_seeds
 
 
-def _rule_table(policies: Sequence[RuleAgent]) -> tuple[np.ndarray, np.ndarray]:
-    return rule_table([p.rules for p in policies])
+def _rule_table(
+    policies: Sequence[RuleAgent], no_rule: str = "fallback"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rule_table` of rule agents (``no_rule="end_game"`` turns the corrected agents'
+    random fallback into the strict-era game end)."""
+    modes = [p.mode for p in policies]
+    if no_rule == "end_game":
+        modes = [RR.MODE_END_GAME if m == RR.MODE_FALLBACK else m for m in modes]
+    return rule_table([p.rules for p in policies], modes)
 
 
-def rule_table(rule_lists: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel's rule table: ``(n, L)`` int64 compiled rule ids (padded) and ``(n,)`` lengths.
+def rule_table(
+    rule_lists: Sequence[np.ndarray], modes: Sequence[int] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's rule table: ``(n, L)`` int64 compiled rule ids (padded), ``(n,)`` lengths
+    and ``(n,)`` int64 agent modes (``agents._rules_ref.MODE_*``; default ``MODE_FALLBACK``,
+    the corrected rules).
 
     ``rule_lists`` are compiled rule ids (e.g. ``RuleAgent.rules``), not checked here.
     """
@@ -265,14 +291,18 @@ def rule_table(rule_lists: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray
     for i, rules in enumerate(lists):
         table[i, : len(rules)] = rules
         lens[i] = len(rules)
-    return table, lens
+    if modes is None:
+        mode_arr = np.full(len(lists), RR.MODE_FALLBACK, dtype=np.int64)
+    else:
+        mode_arr = np.asarray(modes, dtype=np.int64).reshape(len(lists))
+    return table, lens, mode_arr
 
 
 _NO_STOP = (np.zeros(0, np.int64),) * 3
 
 
 def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    cfg, table, lens, seat_agents, deals, agent_seeds, record, end_on_no_rule, stop = args
+    cfg, table, lens, modes, seat_agents, deals, agent_seeds, record, stop = args
     s = E.new_state(
         cfg.players,
         cfg.colors,
@@ -303,7 +333,7 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
         scores,
         counters,
         actions,
-        end_on_no_rule,
+        modes,
         *(_NO_STOP if stop is None else stop),
     )
     return scores, counters, int(moves), actions
@@ -313,6 +343,7 @@ def play_rule_table(
     config: HanabiConfig,
     table: np.ndarray,
     lens: np.ndarray,
+    modes: np.ndarray,
     seat_agents: np.ndarray,
     deal_seeds: np.ndarray,
     agent_seeds: np.ndarray,
@@ -322,7 +353,8 @@ def play_rule_table(
 
     The lowest-overhead entry to the compiled evaluator, for callers that play many small
     batches (the MAP-Elites backends). Arguments as :func:`play_games`, with ``table, lens``
-    indexed by ``seat_agents``; int64 C-contiguous arrays. The kernel releases the GIL.
+    and ``modes`` (:func:`rule_table`) indexed by ``seat_agents``; int64 C-contiguous arrays.
+    The kernel releases the GIL.
 
     ``stop = (group, need, left)`` stops groups of games early, once it is certain whether
     each group's total score reaches ``need`` (see :func:`play_rule_games_kernel`); skipped
@@ -332,9 +364,20 @@ def play_rule_table(
         ``(scores, counters, moves)`` as in :class:`GameBatch`.
     """
     scores, counters, moves, _ = _run_rule_chunk(
-        (config, table, lens, seat_agents, deal_seeds, agent_seeds, False, False, stop)
+        (config, table, lens, modes, seat_agents, deal_seeds, agent_seeds, False, stop)
     )
     return scores, counters, moves
+
+
+def _check_reference_config(policies: Sequence[Policy], config: HanabiConfig) -> None:
+    """Reference agents need the framework's fixed hand slots (docs/rules.md §12.2)."""
+    if not config.fixed_slots and any(
+        isinstance(p, RuleAgent) and p.ruleset == "reference" for p in policies
+    ):
+        raise ValueError(
+            "ruleset='reference' agents need the Java framework's fixed hand slots: pass "
+            "HanabiConfig(..., hand_order='fixed')"
+        )
 
 
 def _run_policy_games(
@@ -360,7 +403,11 @@ def _run_policy_games(
             pol.reset(int(agent_seeds[g, p]))
         while not game.is_terminal:
             cur = game.current_player
-            action = int(seat_policies[cur].act(game.view(cur)))
+            try:
+                action = int(seat_policies[cur].act(game.view(cur)))
+            except ReferenceGameEnd as end:  # the reference ended the game here
+                end_game(game, end.code)
+                break
             actions[g, game.n_moves] = action
             game.step(action)
             moves += 1
@@ -472,19 +519,20 @@ def play_games(
     moves = 0
     workers = default_workers() if workers is None else workers
     pool = None
+    _check_reference_config(policies, config)
     if all(isinstance(p, RuleAgent) for p in policies):
-        table, lens = _rule_table(policies)  # type: ignore[arg-type]
+        table, lens, modes = _rule_table(policies, no_rule)  # type: ignore[arg-type]
         run = _run_rule_chunk
         tasks = [
             (
                 config,
                 table,
                 lens,
+                modes,
                 seat_agents[c],
                 deal_seeds[c],
                 agent_seeds[c],
                 record_actions,
-                no_rule == "end_game",
                 None,
             )
             for c in chunks
@@ -520,6 +568,7 @@ def play(
     games: int = 1,
     seed: int = 0,
     workers: int | None = 1,
+    ruleset: str = "corrected",
     **config,
 ) -> GameBatch:
     """Play ``games`` games with ``policies[i]`` in seat ``i``; the simplest entry point.
@@ -529,8 +578,10 @@ def play(
         games: Number of games (>= 1); game ``g`` uses seeds derived from ``(seed, g)``.
         seed: Master seed.
         workers: Worker processes (None = all cores); results do not depend on it.
-        **config: Other :class:`hanabi_env.HanabiConfig` fields (``scoring``, ``hand_size``, ...;
-            default hand size 5 for 2–3 players, 4 for 4–5).
+        ruleset: Ruleset of the policies given by name: ``"corrected"`` (default) or
+            ``"reference"`` (docs/rules.md §12; then ``hand_order`` defaults to ``"fixed"``).
+        **config: Other :class:`hanabi_env.HanabiConfig` fields (``scoring``, ``hand_size``,
+            ``hand_order``, ...; default hand size 5 for 2–3 players, 4 for 4–5).
 
     Returns:
         A :class:`GameBatch`: ``scores`` per game, ``counters`` and :meth:`GameBatch.seat_metrics`
@@ -540,8 +591,10 @@ def play(
         TypeError: A policy that is neither a Policy nor a name, or an argument of the wrong
             type.
         ValueError: Fewer than 2 or more than 5 policies, an unknown name, ``games`` < 1,
-            a seed outside ``[0, 2**62)``, ``workers`` < 1, or a bad configuration field.
+            a seed outside ``[0, 2**62)``, ``workers`` < 1, an unknown ``ruleset``, a bad
+            configuration field, or ``hand_order="shift"`` with a reference agent.
     """
+    check_choice("ruleset", ruleset, RULESETS)
     policies = _check_policies("policies", policies, names=True)
     if not 2 <= len(policies) <= 5:
         raise ValueError(f"policies must have 2 to 5 entries (one per seat), got {len(policies)}")
@@ -552,8 +605,10 @@ def play(
         raise TypeError("players is given by the number of policies, not as a keyword")
     players = len(policies)
     config.setdefault("hand_size", hle_hand_size(players))
+    seated = [make(p, ruleset=ruleset) if isinstance(p, str) else p for p in policies]
+    if any(isinstance(p, RuleAgent) and p.ruleset == "reference" for p in seated):
+        config.setdefault("hand_order", "fixed")
     cfg = HanabiConfig(players=players, **config)
-    seated = [make(p) if isinstance(p, str) else p for p in policies]
     _, deals, agent_seeds = game_seeds(seed, games, players, random_seat=False)
     seat_agents = np.tile(np.arange(players, dtype=np.int64), (games, 1))
     return play_games(seated, seat_agents, deals, agent_seeds, cfg, workers=workers)
@@ -681,7 +736,9 @@ def evaluate(
     hand_size: Callable[[int], int] = hle_hand_size,
     progress: bool = False,
     no_rule: str = "fallback",
-    hand_order: str = "shift",
+    hand_order: str | None = None,
+    ruleset: str = "corrected",
+    preset: str | None = None,
 ) -> EvaluationResult:
     """Mirror or mixed evaluation of ``agent`` ([CIG18], docs/papers.md §2; docs/rules.md §6).
 
@@ -704,8 +761,16 @@ def evaluate(
         progress: Show a tqdm progress bar.
         no_rule: ``"fallback"`` (default) or ``"end_game"`` (strict-era emulation, see
             :func:`play_games`).
-        hand_order: ``"shift"`` (default, HLE) or ``"fixed"`` (the Java framework's fixed
-            slots, for comparisons with the reference; :class:`hanabi_env.HanabiConfig`).
+        hand_order: ``"shift"`` (HLE; the default for corrected agents) or ``"fixed"`` (the
+            Java framework's fixed slots, :class:`hanabi_env.HanabiConfig`; the default, and
+            the only choice, when a reference agent plays).
+        ruleset: The ruleset of the agents given by name (``agent`` and ``pool``):
+            ``"corrected"`` (default) or ``"reference"`` (the Java reference's rules and
+            baseline lists, docs/rules.md §12). :class:`RuleAgent` objects keep their own.
+        preset: ``"cig18"``: [CIG18] Table III's setting (docs/rules.md §12.3): mixed mode,
+            the 2018 agent lists with the pool as the framework instantiated it ("Internal" =
+            SampleRuleBased), reference rules, random seat, lenient scoring; the default pool
+            becomes that pool. ``None`` (default): no preset.
 
     Returns:
         An :class:`EvaluationResult` (scores in points; metrics in [0, 1]).
@@ -713,10 +778,21 @@ def evaluate(
     Raises:
         TypeError: An argument of the wrong type (a float ``games``, a str ``players``, ...).
         ValueError: Bad ``mode``, ``players`` (sizes in [2, 5], each once), ``games``,
-            ``scoring``, ``seed``, ``workers``, ``no_rule`` or ``hand_order``, or an unknown
-            agent name.
+            ``scoring``, ``seed``, ``workers``, ``no_rule``, ``hand_order``, ``ruleset`` or
+            ``preset`` (``"cig18"`` needs ``mode="mixed"`` and lenient scoring), ``hand_order=
+            "shift"`` with a reference agent, or an unknown agent name.
     """
     check_choice("mode", mode, ("mirror", "mixed"))
+    check_choice("ruleset", ruleset, RULESETS)
+    if preset is not None:
+        check_choice("preset", preset, PRESETS)
+        if mode != "mixed":
+            raise ValueError("preset='cig18' is a mixed evaluation: pass mode='mixed'")
+        if scoring != "lenient":
+            raise ValueError("preset='cig18' scores leniently, as the 2018 framework did")
+        ruleset = "reference"
+        if pool is TEST_POOL:
+            pool = tuple(CIG18_POOL)
     players = check_int_sequence("players", players, 2, 5, what="player counts")
     games = check_int("games", games, 1)
     check_choice("scoring", scoring, SCORING_VARIANTS)
@@ -725,11 +801,26 @@ def evaluate(
     check_callable("hand_size", hand_size)
     progress = check_bool("progress", progress)
     check_choice("no_rule", no_rule, ("fallback", "end_game"))
-    check_choice("hand_order", hand_order, HAND_ORDERS)
+    if hand_order is not None:
+        check_choice("hand_order", hand_order, HAND_ORDERS)
     (agent,) = _check_policies("agent", [agent], names=True)
     pool = _check_policies("pool", pool, names=True) if mode == "mixed" else pool
-    agent = make(agent) if isinstance(agent, str) else agent
-    partners = [make(p) if isinstance(p, str) else p for p in pool] if mode == "mixed" else [None]
+
+    def resolve(p):
+        return make(p, ruleset=ruleset, preset=preset) if isinstance(p, str) else p
+
+    agent = resolve(agent)
+    partners = [resolve(p) for p in pool] if mode == "mixed" else [None]
+    reference = any(
+        isinstance(p, RuleAgent) and p.ruleset == "reference" for p in [agent, *partners]
+    )
+    if reference and hand_order == "shift":
+        raise ValueError(
+            "hand_order='shift' cannot be used with ruleset='reference' agents, which need the "
+            "Java framework's fixed hand slots (hand_order='fixed', the default for them)"
+        )
+    if hand_order is None:
+        hand_order = "fixed" if reference else "shift"
     total = games * len(players) * len(partners)
     bar = None
     if progress:

@@ -18,14 +18,43 @@ from collections.abc import Sequence
 import numpy as np
 
 from agents import _rules as R
+from agents import _rules_ref as RR
 from agents import rulebase
+from agents.reference import RULESETS, WRAPPERS, baseline_rules
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._rng import new_rng, rng_seed
 from hanabi_env.game import PlayerView
-from hanabi_env.validate import check_seed, check_str, type_error
+from hanabi_env.validate import check_choice, check_seed, check_str, type_error
 
-__all__ = ["Policy", "RuleAgent", "make", "rule_ids"]
+__all__ = ["Policy", "ReferenceGameEnd", "RuleAgent", "make", "rule_ids"]
+
+
+class ReferenceGameEnd(RuntimeError):
+    """A ``ruleset="reference"`` agent ended the game, as the Java reference did.
+
+    The reference's game runner stopped a game when an agent returned no move (a
+    ``HistogramAgent`` rule that fired without a move), returned a tell it rejected (rules
+    78–82's colourless tell) or raised (a ``ProductionRuleAgent`` on which no rule fired);
+    docs/rules.md §12.2. The game loops of this package (:func:`agents.play_games`, the
+    meta-agent evaluation) end the game at the current score and count the turn as the
+    reference did (:func:`end_game`); a loop of your own can do the same.
+
+    Attributes:
+        code: ``agents._rules_ref.END_RAISED``, ``END_NULL`` or ``END_REJECTED``.
+    """
+
+    def __init__(self, code: int):
+        """See the class docstring."""
+        super().__init__(f"the reference agent ended the game (code {code})")
+        self.code = int(code)
+
+
+def end_game(game, code: int) -> None:
+    """End ``game`` (a :class:`hanabi_env.HanabiGame`) as the reference ended it on ``code``
+    (:class:`ReferenceGameEnd`): the turn is counted as its ``ReportAgent`` counted it."""
+    RR.count_final_turn(game.state, int(code))
+    game.state.scal[E.S_DONE] = 1
 
 
 class Policy(ABC):
@@ -55,13 +84,14 @@ class Policy(ABC):
         return self.act(base.view(agent))
 
 
-def rule_ids(rules: Sequence[int | str]) -> np.ndarray:
+def rule_ids(rules: Sequence[int | str], reference: bool = False) -> np.ndarray:
     """Compiled rule ids (``int64``) from alphabet indices and/or rule names.
 
     Ints 0–104 are the alphabet (docs/rules.md §1); 105 and 106 are VanDenBergh's extra rules X1 and
     X2 (docs/rules.md §4), 107 is X3, rule 14 as the Java reference ran it (usable in rule lists,
     never chromosome genes). Names are published labels or canonical names (whitespace and
-    commas ignored), or ``"X1"``, ``"X2"``, ``"X3"``.
+    commas ignored), or ``"X1"``, ``"X2"``, ``"X3"``. With ``reference=True`` the reference-only
+    id :data:`agents.reference.RULE_DPU_1` (111) is accepted too.
 
     Raises:
         ValueError: An index is out of range or a name is unknown.
@@ -83,7 +113,7 @@ def rule_ids(rules: Sequence[int | str]) -> np.ndarray:
                     f"unknown rule name {r!r} (see agents.rulebase.ALPHABET)"
                 ) from None
         elif isinstance(r, (int, np.integer)) and not isinstance(r, bool):
-            if not 0 <= int(r) < rulebase.N_RULE_IDS:
+            if not 0 <= int(r) < rulebase.N_RULE_IDS + int(bool(reference)):
                 raise ValueError(
                     f"rule index {r} is out of range; allowed: [0, {rulebase.N_ALPHABET - 1}] "
                     f"(and {rulebase.RULE_X1}, {rulebase.RULE_X2} for X1, X2)"
@@ -108,20 +138,46 @@ class RuleAgent(Policy):
     fires gives the action, else one uniformly random legal move. Randomised rules and the
     fallback draw from the agent's own generator.
 
+    With ``ruleset="reference"`` the rules behave as the Java reference ran them, bugs
+    included (docs/rules.md §12; kernels in :mod:`agents._rules_ref`), inside the reference's
+    agent wrapper: ``"histogram"`` (Hanabi-Map-Elites' HistogramAgent, every chromosome agent
+    of the papers: the first rule that fires wins even without a move, a rule that throws is
+    skipped, no rule: a random legal move) or ``"production"`` (the framework's
+    ProductionRuleAgent, the baselines: a rule without a move is skipped, no rule: the agent
+    raises). Such an agent may end the game (:class:`ReferenceGameEnd`), needs a game with
+    fixed hand slots (``HanabiConfig(hand_order="fixed")``) and numbers colours in the Java
+    order (RED, BLUE, GREEN, ORANGE, WHITE = colours 0..4 of the game it plays; only the names
+    differ, the game is symmetric in its colours).
+
     Args:
         rules: Alphabet indices (a chromosome) and/or rule names, tried in order.
         seed: Seed of the agent's generator (re-seeded by :meth:`reset` when given a seed).
         name: Display name.
+        ruleset: ``"corrected"`` (default) or ``"reference"``.
+        wrapper: Reference agents only: ``"histogram"`` (default) or ``"production"``.
 
     Raises:
         TypeError: ``rules`` not a sequence of ints/names, ``seed`` not an int, ``name`` not a
-            str or None.
-        ValueError: Empty rule list, an unknown rule, or ``seed`` outside ``[0, 2**62)``.
+            str or None, ``ruleset`` or ``wrapper`` not a str.
+        ValueError: Empty rule list, an unknown rule, ``seed`` outside ``[0, 2**62)``, an
+            unknown ``ruleset`` or ``wrapper``, or a ``wrapper`` with ``ruleset="corrected"``.
     """
 
-    def __init__(self, rules: Sequence[int | str], seed: int = 0, name: str | None = None):
+    def __init__(
+        self,
+        rules: Sequence[int | str],
+        seed: int = 0,
+        name: str | None = None,
+        ruleset: str = "corrected",
+        wrapper: str | None = None,
+    ):
         """See the class docstring."""
-        self.rules = rule_ids(rules)
+        check_choice("ruleset", ruleset, RULESETS)
+        if wrapper is not None:
+            check_choice("wrapper", wrapper, WRAPPERS)
+            if ruleset != "reference":
+                raise ValueError("wrapper applies to ruleset='reference' agents only")
+        self.rules = rule_ids(rules, reference=ruleset == "reference")
         if self.rules.size == 0:
             raise ValueError("rules must contain at least one rule")
         seed = check_seed("seed", seed)
@@ -129,8 +185,17 @@ class RuleAgent(Policy):
             check_str("name", name)
         self.rng = new_rng(seed)
         self.name = name or "rules" + str(self.rules.tolist())
+        self.ruleset = ruleset
+        self.wrapper = (wrapper or "histogram") if ruleset == "reference" else None
         self._view: V.View | None = None
         self._mask: np.ndarray | None = None
+
+    @property
+    def mode(self) -> int:
+        """The evaluator's agent mode (``agents._rules_ref.MODE_*``)."""
+        if self.ruleset == "corrected":
+            return RR.MODE_FALLBACK
+        return RR.MODE_PRODUCTION if self.wrapper == "production" else RR.MODE_HISTOGRAM
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the generator when ``seed`` is given (rules keep no other memory).
@@ -160,28 +225,64 @@ class RuleAgent(Policy):
         else:
             for dst, src in zip(self._view, raw, strict=True):
                 np.copyto(dst, src)
-        return int(R.choose_action(self.rules, self.rules.size, self._view, self.rng, self._mask))
+        if self.ruleset == "corrected":
+            return int(
+                R.choose_action(self.rules, self.rules.size, self._view, self.rng, self._mask)
+            )
+        if raw.cfg[E.CFG_HAND_ORDER] != E.HAND_FIXED:
+            raise ValueError(
+                "ruleset='reference' agents need the Java framework's fixed hand slots: play "
+                "them in a game with HanabiConfig(..., hand_order='fixed')"
+            )
+        a = int(
+            RR.choose_reference(
+                self.rules, self.rules.size, self._view, self.rng, self._mask, self.mode
+            )
+        )
+        if a < 0:
+            raise ReferenceGameEnd(a)
+        return a
 
     def __repr__(self) -> str:
-        """Name and rules."""
-        return f"RuleAgent({self.name!r}, rules={self.rules.tolist()})"
+        """Name, rules and (if not corrected) ruleset."""
+        extra = "" if self.ruleset == "corrected" else f", ruleset={self.ruleset!r}, wrapper={self.wrapper!r}"
+        return f"RuleAgent({self.name!r}, rules={self.rules.tolist()}{extra})"
 
 
-def make(name: str, seed: int = 0) -> RuleAgent:
+def make(
+    name: str, seed: int = 0, ruleset: str = "corrected", preset: str | None = None
+) -> RuleAgent:
     """A baseline agent by name (case-insensitive; docs/rules.md §4), e.g. ``make("piers")``.
 
     Names (case, spaces, ``_`` and ``-`` ignored): IGGI, Internal, Outer, LegalRandom,
     VanDenBergh, Flawed, Piers, Cautious.
 
+    With ``ruleset="reference"`` the agent is the baseline as Hanabi-Map-Elites registers it
+    (:data:`agents.reference.REFERENCE_BASELINES`), run as the framework's ProductionRuleAgent
+    (docs/rules.md §12.2). ``preset="cig18"`` gives the agent of that name as [CIG18]'s 2018
+    framework built it (:data:`agents.reference.CIG18_POOL`; implies the reference ruleset).
+
     Raises:
         TypeError: ``name`` is not a str, or ``seed`` not an int.
-        ValueError: Unknown name (the message lists the known ones), or ``seed`` outside
-            ``[0, 2**62)``.
+        ValueError: Unknown name (the message lists the known ones), ``seed`` outside
+            ``[0, 2**62)``, or an unknown ``ruleset`` or ``preset``.
     """
     check_str("name", name)
     seed = check_seed("seed", seed)
+    check_choice("ruleset", ruleset, RULESETS)
+    if preset is not None:
+        check_choice("preset", preset, ("cig18",))
+        ruleset = "reference"
     key = _BASELINE_KEYS.get(_agent_key(name))
-    if key is None:
-        known = ", ".join(rulebase.BASELINES)
+    if key is None or (preset == "cig18" and key == "Cautious"):
+        known = ", ".join(k for k in rulebase.BASELINES if preset is None or k != "Cautious")
         raise ValueError(f"unknown agent {name!r}; known: {known}")
-    return RuleAgent(rulebase.BASELINES[key], seed=seed, name=key)
+    if ruleset == "corrected":
+        return RuleAgent(rulebase.BASELINES[key], seed=seed, name=key)
+    return RuleAgent(
+        baseline_rules(key, preset),
+        seed=seed,
+        name=key,
+        ruleset="reference",
+        wrapper="production",
+    )

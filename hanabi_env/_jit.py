@@ -49,6 +49,10 @@ KERNEL_SOURCES = (
     "agents/rulebase.py",
     "agents/_rules.py",
     "agents/evaluate.py",
+    "agents/_rules_ref.py",
+    "agents/_ref_play.py",
+    "agents/_ref_tell.py",
+    "agents/_ref_mistake.py",
 )
 
 _ROOT = Path(__file__).resolve().parents[1]
