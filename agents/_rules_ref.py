@@ -82,7 +82,11 @@ _OWNER_MISTAKE = 3
 
 def _owner_table() -> np.ndarray:
     owner = np.zeros(N_REF_IDS, dtype=np.int64)
-    for mod, code in ((_ref_play, _OWNER_PLAY), (_ref_tell, _OWNER_TELL), (_ref_mistake, _OWNER_MISTAKE)):
+    for mod, code in (
+        (_ref_play, _OWNER_PLAY),
+        (_ref_tell, _OWNER_TELL),
+        (_ref_mistake, _OWNER_MISTAKE),
+    ):
         for g in mod.GENES:
             if owner[g]:
                 raise RuntimeError(f"gene {g} has two reference kernels")
@@ -158,9 +162,10 @@ def _choose_reference(rules, n_rules, pv, rng, mask, tab, mode):
 
 @njit(inline="always")
 def choose_reference_table(rules, n_rules, v, rng, mask, tab, mode):
-    """Run a reference rule list for compiled loops (arguments as
-    :func:`agents._rules.choose_action_table`, plus ``mode``: :data:`MODE_HISTOGRAM` or
-    :data:`MODE_PRODUCTION`).
+    """Run a reference rule list in a compiled loop.
+
+    Arguments as :func:`agents._rules.choose_action_table`, plus ``mode``:
+    :data:`MODE_HISTOGRAM` or :data:`MODE_PRODUCTION`.
 
     Returns:
         A legal move uid, or an ``END_*`` code (< 0): the game ends (:func:`count_final_turn`).
@@ -202,3 +207,20 @@ def count_final_turn(s, code):
             cnt[E.C_HINT_OPPORTUNITIES] += 1.0
             if code == END_REJECTED:
                 cnt[E.C_HINTS_GIVEN] += 1.0
+
+
+@njit(inline="always")
+def choose_by_mode(rules, n_rules, v, rng, mask, tab, mode):
+    """One decision of a rule agent of any mode (``MODE_*``), for compiled game loops.
+
+    Arguments as :func:`agents._rules.choose_action_table`, plus ``mode``. Returns a legal
+    move uid, or a negative code when the game ends here: -1 (:data:`MODE_END_GAME`, no rule
+    fired) or an ``END_*`` code (reference modes); pass it to :func:`count_final_turn`, then
+    end the game.
+    """
+    if mode == MODE_FALLBACK:
+        return R.choose_action_table(rules, n_rules, v, rng, mask, tab)
+    if mode == MODE_END_GAME:
+        a = R.first_firing_table(rules, n_rules, v, rng, tab)
+        return a if a >= 0 else -1
+    return _choose_reference(rules, n_rules, v, rng, mask, tab, mode)

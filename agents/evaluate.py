@@ -156,26 +156,13 @@ def play_rule_games_kernel(
             cur = s.scal[E.S_CUR]
             V.refresh_live_view(s, cur, v)
             agent = seat_agents[g, cur]
-            mode = agent_modes[agent]
-            if mode == RR.MODE_FALLBACK:
-                action = R.choose_action_table(
-                    rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab
-                )
-            elif mode == RR.MODE_END_GAME:
-                action = R.first_firing_table(
-                    rule_table[agent], rule_lens[agent], v, rngs[cur], tab
-                )
-                if action < 0:
-                    s.scal[E.S_DONE] = 1
-                    break
-            else:
-                action = RR.choose_reference_table(
-                    rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab, mode
-                )
-                if action < 0:  # the reference's agent or runner ended the game
-                    RR.count_final_turn(s, action)
-                    s.scal[E.S_DONE] = 1
-                    break
+            action = RR.choose_by_mode(
+                rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab, agent_modes[agent]
+            )
+            if action < 0:  # the strict era or the reference ended the game here
+                RR.count_final_turn(s, action)
+                s.scal[E.S_DONE] = 1
+                break
             if record:
                 out_actions[g, s.scal[E.S_N_MOVES]] = action
             E.apply_move(s, action)
@@ -265,8 +252,10 @@ def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tu
 def _rule_table(
     policies: Sequence[RuleAgent], no_rule: str = "fallback"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`rule_table` of rule agents (``no_rule="end_game"`` turns the corrected agents'
-    random fallback into the strict-era game end)."""
+    """:func:`rule_table` of rule agents.
+
+    ``no_rule="end_game"`` turns the corrected agents' random fallback into the strict-era end.
+    """
     modes = [p.mode for p in policies]
     if no_rule == "end_game":
         modes = [RR.MODE_END_GAME if m == RR.MODE_FALLBACK else m for m in modes]
@@ -276,9 +265,10 @@ def _rule_table(
 def rule_table(
     rule_lists: Sequence[np.ndarray], modes: Sequence[int] | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kernel's rule table: ``(n, L)`` int64 compiled rule ids (padded), ``(n,)`` lengths
-    and ``(n,)`` int64 agent modes (``agents._rules_ref.MODE_*``; default ``MODE_FALLBACK``,
-    the corrected rules).
+    """The kernel's rule table, rule-list lengths and agent modes.
+
+    Returns ``(n, L)`` int64 compiled rule ids (padded), ``(n,)`` lengths and ``(n,)`` int64
+    agent modes (``agents._rules_ref.MODE_*``; default ``MODE_FALLBACK``, corrected rules).
 
     ``rule_lists`` are compiled rule ids (e.g. ``RuleAgent.rules``), not checked here.
     """

@@ -51,8 +51,11 @@ class ReferenceGameEnd(RuntimeError):
 
 
 def end_game(game, code: int) -> None:
-    """End ``game`` (a :class:`hanabi_env.HanabiGame`) as the reference ended it on ``code``
-    (:class:`ReferenceGameEnd`): the turn is counted as its ``ReportAgent`` counted it."""
+    """End ``game`` (a :class:`hanabi_env.HanabiGame`) as the reference did on ``code``.
+
+    ``code`` comes from :class:`ReferenceGameEnd`; the turn is counted as the reference's
+    ``ReportAgent`` counted it.
+    """
     RR.count_final_turn(game.state, int(code))
     game.state.scal[E.S_DONE] = 1
 
@@ -245,7 +248,11 @@ class RuleAgent(Policy):
 
     def __repr__(self) -> str:
         """Name, rules and (if not corrected) ruleset."""
-        extra = "" if self.ruleset == "corrected" else f", ruleset={self.ruleset!r}, wrapper={self.wrapper!r}"
+        extra = (
+            ""
+            if self.ruleset == "corrected"
+            else f", ruleset={self.ruleset!r}, wrapper={self.wrapper!r}"
+        )
         return f"RuleAgent({self.name!r}, rules={self.rules.tolist()}{extra})"
 
 

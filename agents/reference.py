@@ -47,8 +47,9 @@ REFERENCE_BASELINES: dict[str, tuple[int, ...]] = {
 a ``ProductionRuleAgent`` (docs/rules.md §4, §12.2)."""
 
 CIG18_POOL: dict[str, tuple[int, ...]] = {
-    # RuleBasedIGGI before 2018-05-06: no final LegalRandom
-    "IGGI": (2, 8, 13, 38, 27),
+    # RuleBasedIGGI with its final LegalRandom (added 2018-05-06, before the paper's runs: the
+    # list without it gives 10.44 here and in the Java reference, the paper 10.98)
+    "IGGI": rulebase.IGGI,
     # the name "Internal" resolved to the starter kit's SampleRuleBased until 2019-11-12
     "Internal": (8, 22, 34),
     # the name "Outer" was on the class holding the Internal list in 2018
@@ -70,14 +71,18 @@ FROM_JAVA_COLOUR = (0, 4, 2, 1, 3)
 
 
 def to_java_card(card: int, ranks: int = 5) -> int:
-    """A project card id (colours R, Y, G, W, B) in the Java colour numbering used by reference
-    agents (RED, BLUE, GREEN, ORANGE, WHITE = 0..4); ranks unchanged."""
+    """A project card id (colours R, Y, G, W, B) in the Java colour numbering.
+
+    Reference agents number colours RED, BLUE, GREEN, ORANGE, WHITE = 0..4; ranks unchanged.
+    """
     return TO_JAVA_COLOUR[card // ranks] * ranks + card % ranks
 
 
 def baseline_rules(name: str, preset: str | None = None) -> tuple[int, ...]:
-    """The reference rule list of baseline ``name`` (a key of :data:`REFERENCE_BASELINES`), or
-    of the 2018 pool with ``preset="cig18"``.
+    """The reference rule list of baseline ``name``.
+
+    ``name`` is a key of :data:`REFERENCE_BASELINES`, or of :data:`CIG18_POOL` with
+    ``preset="cig18"``.
 
     Raises:
         ValueError: Unknown name or preset.
@@ -99,8 +104,9 @@ def reference_rule_list(spec: str | Sequence[int], ruleset: str = "reference") -
 
 
 def reference_bin(value: float, bins: int) -> int:
-    """The reference MAP-Elites binning of a measure in [0, 1]: ``floor(value / (1 / bins))``
-    in double precision, clipped to the last bin (docs/rules.md §7.3).
+    """The reference MAP-Elites bin of a measure in [0, 1] (docs/rules.md §12.2).
+
+    ``floor(value / (1 / bins))`` in double precision, clipped to the last bin.
 
     It differs from ``floor(value * bins)`` on some bin edges: 0.6 falls in bin 2 of 5 (not
     3), and 0.15, 0.3, 0.35, 0.6, 0.7, 0.95 one bin lower on 20 bins. NaN goes to bin 0.
@@ -118,7 +124,18 @@ __all__ = [
     "RULE_DPU_1",
     "WRAPPERS",
     "baseline_rules",
+    "hand_order_for",
     "reference_bin",
     "reference_rule_list",
     "to_java_card",
 ]
+
+
+def hand_order_for(policies) -> str:
+    """The hand order a game of ``policies`` needs.
+
+    ``"fixed"`` if any of them is a reference rule agent (the Java framework's fixed hand
+    slots), else ``"shift"`` (HLE's order, the default).
+    """
+    reference = any(getattr(p, "ruleset", None) == "reference" for p in policies)
+    return "fixed" if reference else "shift"

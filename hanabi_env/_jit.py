@@ -53,6 +53,7 @@ KERNEL_SOURCES = (
     "agents/_ref_play.py",
     "agents/_ref_tell.py",
     "agents/_ref_mistake.py",
+    "meta/_kernels.py",
 )
 
 _ROOT = Path(__file__).resolve().parents[1]
@@ -110,9 +111,7 @@ class _ProjectLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocat
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(
-            str(_CACHE_ROOT), self.get_suitable_cache_subpath(py_file)
-        )
+        self._cache_path = os.path.join(str(_CACHE_ROOT), self.get_suitable_cache_subpath(py_file))
 
     def get_cache_path(self):
         return self._cache_path

@@ -90,8 +90,11 @@ def _fmt(x: float | None) -> str:
 _CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
 
 
-def _parse_agent(text: str, seed: int):
+def _parse_agent(text: str, seed: int, ruleset: str = "corrected", preset: str | None = None):
     """A baseline agent by name, or a chromosome of comma-separated rule indices.
+
+    ``ruleset="reference"`` (or ``preset="cig18"``): the Java reference's rules; a chromosome
+    then runs as Hanabi-Map-Elites' HistogramAgent, a baseline as its ProductionRuleAgent.
 
     Raises:
         ValueError: Unknown name, or a rule index out of range.
@@ -102,12 +105,14 @@ def _parse_agent(text: str, seed: int):
         raise ValueError("unknown agent ''; an empty name is not allowed")
     if _CHROMOSOME.fullmatch(text):
         genes = [int(x) for x in text.split(",")]
-        return RuleAgent(genes, seed=seed, name="chromosome")
+        if preset is not None:
+            ruleset = "reference"
+        return RuleAgent(genes, seed=seed, name="chromosome", ruleset=ruleset)
     if any(ch.isdigit() for ch in text) and "," in text:
         raise ValueError(
             f"{text!r} is not a chromosome; allowed: rule indices separated by commas, e.g. 3,17,4"
         )
-    return make(text, seed=seed)
+    return make(text, seed=seed, ruleset=ruleset, preset=preset)
 
 
 SEAT_HELP = (
@@ -415,9 +420,11 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     players = check_players("--players", args.players)
     try:
-        agent = _parse_agent(args.agent, args.seed)
+        agent = _parse_agent(args.agent, args.seed, args.ruleset, args.preset)
     except ValueError as err:
         raise OptionError("AGENT", str(err)) from None
+    if args.preset is not None and args.mode != "mixed":
+        raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
     try:
@@ -432,6 +439,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             no_rule="end_game" if args.strict_era else "fallback",
             hand_order=args.hand_order,
+            ruleset=args.ruleset,
+            preset=args.preset,
         )
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -692,8 +701,23 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--hand-order",
         choices=["shift", "fixed"],
-        default="shift",
-        help="shift (HLE, default) or fixed (the Java framework's fixed slots, docs/rules.md §12)",
+        default=None,
+        help="shift (HLE; default for the corrected ruleset) or fixed (the Java framework's "
+        "fixed slots; default and required for --ruleset reference), docs/rules.md §12",
+    )
+    ev.add_argument(
+        "--ruleset",
+        choices=["corrected", "reference"],
+        default="corrected",
+        help="corrected (default) or reference: the rules, baseline lists and agent wrappers "
+        "exactly as the papers' Java code ran them, bugs included (docs/rules.md §12)",
+    )
+    ev.add_argument(
+        "--preset",
+        choices=["cig18"],
+        default=None,
+        help="cig18: [CIG18] Table III's setting (the 2018 pool as the framework built it, "
+        "reference rules, random seat, lenient scoring; docs/rules.md §12.3); needs --mode mixed",
     )
     ev.add_argument(
         "--strict-era",

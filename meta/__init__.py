@@ -8,6 +8,8 @@
   until a confidence threshold, then the specialised response of the estimated niche.
 * :mod:`meta.evaluate` — the papers' protocol (k episodes × g games per partner), mean ± s.e.m.
   per variant, Welch's t-tests and the niche-estimate error of [ToG20].
+* :mod:`meta.compiled` — the same protocol in compiled kernels for pools of rule agents
+  (chosen automatically by :func:`meta.evaluate.evaluate_meta`; identical results).
 * :mod:`meta.plot` — belief evolution, variant scores and niche-estimate figures (PNG).
 """
 
@@ -17,6 +19,7 @@ from meta.bayes import (
     PartnerRecord,
     Window,
     bayes_update,
+    bayes_update_batch,
     log_normal_pdf,
 )
 from meta.evaluate import (
@@ -58,6 +61,7 @@ __all__ = [
     "ResponseTable",
     "Window",
     "bayes_update",
+    "bayes_update_batch",
     "build_table",
     "derive_seed",
     "evaluate_meta",

@@ -55,6 +55,7 @@ __all__ = [
     "PartnerTracker",
     "Window",
     "bayes_update",
+    "bayes_update_batch",
     "log_normal_pdf",
 ]
 
@@ -126,6 +127,68 @@ def bayes_update(
         return belief.copy(), False
     w = np.exp(logw - top)
     return w / w.sum(), True
+
+
+def bayes_update_batch(
+    belief: np.ndarray,
+    comm: np.ndarray,
+    ipp: np.ndarray,
+    mu_comm: np.ndarray,
+    mu_ipp: np.ndarray,
+    sigma: float = 0.1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`bayes_update` for many beliefs at once, with the same results bit for bit.
+
+    Row ``i`` of the result equals ``bayes_update(belief[i], comm[i], ipp[i], mu_comm[i],
+    mu_ipp[i], sigma)``: the same element-wise operations in the same order (a factor whose
+    statistic is NaN is left out of its row, not added as zero), the per-row maximum and the
+    per-row sum over the last, contiguous axis (numpy's pairwise summation of one row, as for a
+    1-D array); the guards keep a row's prior. The compiled meta-agent evaluation
+    (:mod:`meta.compiled`) updates every episode of a lockstep batch with it.
+
+    Args:
+        belief: ``(n, nH)`` float64 priors, each row summing to 1.
+        comm: ``(n,)`` float64 observed communicativeness of each window (NaN if undefined).
+        ipp: ``(n,)`` float64 observed IPP of each window (NaN if undefined).
+        mu_comm: ``(n, nH)`` float64 c(r_i, h) of each row's response r_i.
+        mu_ipp: ``(n, nH)`` float64 ι(r_i, h).
+        sigma: Standard deviation σ of the Gaussian likelihood (> 0).
+
+    Returns:
+        ``(posterior, updated)``: ``(n, nH)`` float64 (a new C-contiguous array) and ``(n,)``
+        bool, False where a guard kept the prior.
+
+    Raises:
+        TypeError: ``sigma`` not a number.
+        ValueError: ``sigma`` <= 0 or not finite, or arrays of mismatched shapes.
+    """
+    sigma = check_float("sigma", sigma, 0.0, lo_open=True)
+    belief = np.ascontiguousarray(belief, dtype=np.float64)
+    comm = np.asarray(comm, dtype=np.float64)
+    ipp = np.asarray(ipp, dtype=np.float64)
+    mu_comm = np.ascontiguousarray(mu_comm, dtype=np.float64)
+    mu_ipp = np.ascontiguousarray(mu_ipp, dtype=np.float64)
+    if belief.ndim != 2 or not belief.shape == mu_comm.shape == mu_ipp.shape:
+        raise ValueError(
+            f"belief, mu_comm and mu_ipp must have equal (n, nH) shapes, got {belief.shape}, "
+            f"{mu_comm.shape}, {mu_ipp.shape}"
+        )
+    if comm.shape != (belief.shape[0],) or ipp.shape != (belief.shape[0],):
+        raise ValueError(
+            f"comm and ipp must have shape ({belief.shape[0]},), got {comm.shape}, {ipp.shape}"
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logw = np.log(belief)
+        for x, mu in ((comm, mu_comm), (ipp, mu_ipp)):
+            ll = log_normal_pdf(x[:, None] - mu, sigma)
+            term = np.where(np.isnan(mu), -np.inf, ll)
+            logw = np.where(np.isnan(x)[:, None], logw, logw + term)
+        top = np.max(logw, axis=1)
+        updated = ~(np.isnan(comm) & np.isnan(ipp)) & np.isfinite(top)
+        w = np.exp(logw - top[:, None])
+        post = w / w.sum(axis=1, keepdims=True)
+    post[~updated] = belief[~updated]
+    return np.ascontiguousarray(post), updated
 
 
 def _number_or_nan(name: str, value: object) -> float:

@@ -5,7 +5,10 @@ For every partner e of the evaluation pool E and every variant: ``episodes`` epi
 episodes; within an episode the partner id stays the same. Episode j uses the deals and seat
 seeds ``agents.evaluate.game_seeds(derive_seed(seed, 1, j), games, 2)`` for every partner and
 every variant (common random numbers: "every partner sees the same 10 deals"). Games are played
-through :class:`hanabi_env.HanabiGame` (the meta-agent is a Python policy).
+in compiled kernels when every response and partner is a plain rule agent (:mod:`meta.compiled`,
+lockstep batches of all partners × episodes × variants, one per game index), otherwise through
+:class:`hanabi_env.HanabiGame` with the meta-agent as a Python policy; both paths give identical
+results (see :func:`evaluate_meta`).
 
 Variants (:data:`ALL_VARIANTS`): the Bayesian agent's :data:`~meta.bayes.VARIANTS`
 (``adaptive``, ``generalist``, ``oracle``, ``random``; [Bayes21]) and the response-table agent
@@ -38,7 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluate import SEED_LIMIT, game_seeds, play_games
-from agents.policy import Policy
+from agents.policy import Policy, ReferenceGameEnd, end_game
+from agents.reference import hand_order_for
 from hanabi_env import _engine as E
 from hanabi_env._workers import process_pool
 from hanabi_env.config import HanabiConfig
@@ -54,6 +58,7 @@ from hanabi_env.validate import (
     type_error,
 )
 from meta.bayes import VARIANTS, BayesianMetaAgent
+from meta.compiled import compiled_variants, evaluate_compiled, plain_rule_agents
 from meta.response import (
     EMPTY_NICHE,
     RESPONSE_VARIANTS,
@@ -446,7 +451,10 @@ def _harvest(record, counters: np.ndarray) -> None:
 
 
 def _play_partner(task: dict) -> dict:
-    """All variants and episodes against one partner (a process-pool task)."""
+    """All variants (or those in ``task["only"]``) and episodes against one partner.
+
+    The Python path (a process-pool task): the meta-agent steps :class:`HanabiGame`.
+    """
     pid, episodes, games = task["pid"], task["episodes"], task["games"]
     game = HanabiGame(task["cfg"])
     nr, nh = task["table"].shape
@@ -455,7 +463,10 @@ def _play_partner(task: dict) -> dict:
         game_seeds(derive_seed(task["seed"], 1, j), games, 2, random_seat=False)
         for j in range(episodes)
     ]
-    for vi, variant in enumerate(task["variants"]):
+    only = task.get("only", task["variants"])
+    for vi, variant in enumerate(task["variants"]):  # vi seeds the agent: the full list's index
+        if variant not in only:
+            continue
         agent, okw = _make_agent(task, vi, variant)
         bayes = variant in VARIANTS
         mate = copy.deepcopy(task["partner"])
@@ -475,7 +486,10 @@ def _play_partner(task: dict) -> dict:
                 seats = (agent, mate)
                 while not game.is_terminal:
                     cur = game.current_player
-                    game.step(int(seats[cur].act(game.view(cur))))
+                    try:
+                        game.step(int(seats[cur].act(game.view(cur))))
+                    except ReferenceGameEnd as end:  # a reference agent ended the game
+                        end_game(game, end.code)
                 agent.end_game(game.view(0))
                 scores[j, g] = game.score
                 used[j, g] = agent.response
@@ -515,11 +529,25 @@ def evaluate_meta(
     response_threshold: int | None = 0,
     empty_niche: str = "generalist",
     self_play: np.ndarray | None = None,
+    compiled: bool | None = None,
 ) -> MetaEvaluation:
     """Evaluate meta-agent variants against a pool E ([Bayes21] protocol, docs/papers.md §4.2).
 
     Every variant plays the same deals and seat seeds (see the module docstring), so the
     Bayesian ([Bayes21]) and response-table ([ToG20]) variants share one results table.
+
+    **Two paths, one result.** When every response and every partner is a plain
+    :class:`agents.policy.RuleAgent` (exactly that class; :func:`meta.compiled.plain_rule_agents`),
+    the games run in compiled kernels (:mod:`meta.compiled`): all partners × episodes × variants
+    play game ``i`` of their episodes as one lockstep batch, with the Bayesian updates between
+    batches vectorised in numpy, and the [ToG20] agent's mid-game switches inside a kernel.
+    Otherwise (an SB3 model, your own :class:`~agents.policy.Policy`, a ``RuleAgent``
+    subclass anywhere in R or E), the general Python path steps :class:`HanabiGame` with the
+    meta-agent objects of :mod:`meta.bayes` and :mod:`meta.response`, one process-pool task
+    per partner. Both paths give identical per-game scores, responses, beliefs, partner
+    counters and niches on the same seeds (tests/test_meta_compiled.py). The Bayesian
+    ``adaptive`` variant with a ``turns_threshold`` updates mid-game and always takes the
+    Python path (the other variants of the same call may still run compiled).
 
     Args:
         table: The offline table I(R, H).
@@ -537,8 +565,10 @@ def evaluate_meta(
         sigma: Likelihood standard deviation σ.
         games_threshold: Update schedule in games (see :class:`~meta.bayes.BayesianMetaAgent`).
         turns_threshold: Update schedule in the agent's turns.
-        workers: Processes (partners are split among them); results do not depend on it.
-        progress: Show a tqdm bar over partners.
+        workers: Processes of the Python path (partners are split among them), threads of the
+            compiled path (chunks of games); results do not depend on it.
+        progress: Show a tqdm bar (over games on the compiled path, partners on the Python
+            path).
         hypothesis_cells: ``nH`` niches ``(i, j)`` of H for the response-table variants
             (default: parsed from the hypothesis ids, e.g. ``"[1,3]"``).
         partner_cells: ``nE`` true niches of E for ``response-oracle`` (default: parsed from
@@ -550,6 +580,8 @@ def evaluate_meta(
             (:data:`~meta.response.EMPTY_NICHE`).
         self_play: ``(nE, 2)`` self-play (communicativeness, IPP) of E, stored for
             :meth:`MetaEvaluation.niche_mae` (see :func:`self_play_measures`).
+        compiled: None (default): choose the path as above; False: the Python path for
+            every variant (e.g. to time it); True: require the compiled path for every variant.
 
     Returns:
         A :class:`MetaEvaluation`.
@@ -559,7 +591,9 @@ def evaluate_meta(
         ValueError: Bad ``variants`` (each at most once), ``episodes``, ``games``, ``seed``,
             ``scoring``, ``sigma``, thresholds, ``workers``, ``niche_dims``, ``empty_niche``,
             an Oracle partner that is neither in H nor in ``oracle_table``, ids without cells
-            for the response-table variants, or a ``self_play`` of the wrong shape.
+            for the response-table variants, a ``self_play`` of the wrong shape, or
+            ``compiled=True`` with a policy that is not a plain rule agent or an ``adaptive``
+            variant with a ``turns_threshold``.
     """
     if isinstance(variants, (str, bytes)) or not isinstance(variants, Sequence):
         raise type_error("variants", "a sequence of variant names", variants)
@@ -583,6 +617,8 @@ def evaluate_meta(
     )
     check_optional_int("response_threshold", response_threshold, 0)
     check_choice("empty_niche", empty_niche, EMPTY_NICHE)
+    if compiled is not None:
+        compiled = check_bool("compiled", compiled)
     _check_table("table", table)
     if oracle_table is not None:
         _check_table("oracle_table", oracle_table)
@@ -604,7 +640,12 @@ def evaluate_meta(
         self_play = np.asarray(self_play, dtype=np.float64)
         if self_play.shape != (len(pids), 2):
             raise ValueError(f"self_play must have shape ({len(pids)}, 2), got {self_play.shape}")
-    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
+    cfg = HanabiConfig(
+        players=2,
+        hand_size=5,
+        scoring=scoring,
+        hand_order=hand_order_for([*responses, *partners]),
+    )
     common = {
         "table": table,
         "responses": list(responses),
@@ -622,18 +663,39 @@ def evaluate_meta(
         "niche_dims": tuple(int(d) for d in niche_dims),
         "response_kw": {"threshold": response_threshold, "empty_niche": empty_niche},
     }
-    tasks = [
-        {
-            **common,
-            "e": e,
-            "pid": pid,
-            "partner": partners[e],
-            "oracle_kw": oracle_kw[e],
-            "partner_cell": None if p_cells is None else p_cells[e],
-        }
-        for e, pid in enumerate(pids)
-    ]
-    results = _run_tasks(tasks, workers, progress)
+    fast: list[str] = []
+    if compiled is not False:
+        rules = plain_rule_agents(responses) and plain_rule_agents(partners)
+        fast = compiled_variants(variants, turns_threshold) if rules else []
+        if compiled and fast != variants:
+            why = "turns_threshold is set" if rules else "a policy is not a plain RuleAgent"
+            raise ValueError(f"compiled=True is not possible: {why}; pass compiled=None")
+    slow = [v for v in variants if v not in fast]
+    merged: dict[str, dict[str, np.ndarray]] = {}
+    if fast:
+        merged.update(
+            _run_compiled(common, fast, list(partners), pids, oracle_kw, p_cells, workers, progress)
+        )
+    if slow:
+        tasks = [
+            {
+                **common,
+                "only": slow,
+                "e": e,
+                "pid": pid,
+                "partner": partners[e],
+                "oracle_kw": oracle_kw[e],
+                "partner_cell": None if p_cells is None else p_cells[e],
+            }
+            for e, pid in enumerate(pids)
+        ]
+        results = _run_tasks(tasks, workers, progress)
+        for v in slow:
+            merged[v] = {
+                key: np.stack([r[key][v] for r in results])
+                for key in ("scores", "responses", "beliefs", "counters", "niches")
+                if v in results[0][key]
+            }
     res = MetaEvaluation(
         variants,
         pids,
@@ -646,13 +708,49 @@ def evaluate_meta(
         niche_dims=common["niche_dims"],
     )
     for v in variants:
-        res.scores[v] = np.stack([r["scores"][v] for r in results])
-        res.responses[v] = np.stack([r["responses"][v] for r in results])
-        res.beliefs[v] = np.stack([r["beliefs"][v] for r in results])
-        res.partner_counters[v] = np.stack([r["counters"][v] for r in results])
+        res.scores[v] = merged[v]["scores"]
+        res.responses[v] = merged[v]["responses"]
+        res.beliefs[v] = merged[v]["beliefs"]
+        res.partner_counters[v] = merged[v]["counters"]
         if v in RESPONSE_VARIANT_NAMES:
-            res.niches[v] = np.stack([r["niches"][v] for r in results])
+            res.niches[v] = merged[v]["niches"]
     return res
+
+
+def _run_compiled(
+    common: dict, fast: list[str], partners, pids, oracle_kw, p_cells, workers, progress
+) -> dict[str, dict[str, np.ndarray]]:
+    """The ``fast`` variants through :func:`meta.compiled.evaluate_compiled`."""
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        total = len(fast) * len(pids) * common["episodes"] * common["games"]
+        bar = tqdm(total=total, desc="meta evaluation (compiled)", unit="game")
+    try:
+        return evaluate_compiled(
+            table=common["table"],
+            responses=common["responses"],
+            partners=partners,
+            pids=pids,
+            variants=fast,
+            all_variants=common["variants"],
+            episodes=common["episodes"],
+            games=common["games"],
+            seed=common["seed"],
+            cfg=common["cfg"],
+            kw=common["kw"],
+            hypothesis_cells=common["hypothesis_cells"],
+            niche_dims=common["niche_dims"],
+            response_kw=common["response_kw"],
+            oracle_kw=oracle_kw,
+            partner_cells=p_cells,
+            workers=workers,
+            progress=None if bar is None else bar.update,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _check_table(name: str, table: object) -> None:
@@ -771,7 +869,7 @@ def self_play_measures(
         seats,
         np.tile(deals, n),
         np.tile(agent_seeds, (n, 1)),
-        HanabiConfig(players=2, hand_size=5, scoring=scoring),
+        HanabiConfig(players=2, hand_size=5, scoring=scoring, hand_order=hand_order_for(partners)),
         workers=workers,
     )
     sums = batch.counters.reshape(n, games, 2, E.N_COUNTERS).sum(axis=(1, 2))

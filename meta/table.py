@@ -52,6 +52,7 @@ import numpy as np
 
 from agents.evaluate import game_seeds, play_games
 from agents.policy import Policy, RuleAgent
+from agents.reference import hand_order_for
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import metric_ratios
@@ -492,7 +493,12 @@ def build_table(
         writer = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
         if new_file:
             writer.writeheader()
-    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
+    cfg = HanabiConfig(
+        players=2,
+        hand_size=5,
+        scoring=scoring,
+        hand_order=hand_order_for([*responses, *hypotheses]),
+    )
     _, deals, agent_seeds = game_seeds(seed, games, 2, random_seat=False)
     todo = [(i, j) for i in range(len(r_ids)) for j in range(len(h_ids)) if (i, j) not in done]
     all_rules = all(isinstance(p, RuleAgent) for p in (*responses, *hypotheses))

@@ -88,6 +88,7 @@ class Archive:
         measures: Measure names, one per dimension (labels only; see :mod:`qd.measures`).
         solution_dim: Genes per solution (15 in the papers).
         fields: Names of extra per-elite float64 fields (NaN when unset).
+        binning: ``"floor"`` (default) or ``"reference"`` (:func:`qd.measures.bin_index`).
 
     Raises:
         ValueError: Bad ``dims``, ``ranges``, ``measures`` or ``solution_dim``.
@@ -100,8 +101,12 @@ class Archive:
         measures: Sequence[str] = ("communicativeness", "ipp"),
         solution_dim: int = 15,
         fields: Sequence[str] = (),
+        binning: str = "floor",
     ):
         """See the class docstring."""
+        if binning not in ("floor", "reference"):
+            raise ValueError(f"binning must be 'floor' or 'reference', got {binning!r}")
+        self.binning = binning
         self.dims = tuple(int(d) for d in dims)
         if not self.dims or any(d < 1 for d in self.dims):
             raise ValueError(f"dims={dims} is out of range; allowed: positive ints")
@@ -161,7 +166,8 @@ class Archive:
         Returns:
             ``(n,)`` int64 cell numbers.
         """
-        return self.grid_to_int_index(bin_index(np.atleast_2d(measures), self.dims, self.ranges))
+        grid = bin_index(np.atleast_2d(measures), self.dims, self.ranges, self.binning)
+        return self.grid_to_int_index(grid)
 
     def cell_centers(self, cells: np.ndarray) -> np.ndarray:
         """Measure values at the centres of ``cells``; ``(n, k)`` float64."""
@@ -347,6 +353,7 @@ class Archive:
             "measures": list(self.measure_names),
             "solution_dim": self.solution_dim,
             "fields": list(self.fields),
+            "binning": self.binning,
             "elites": elites,
             "metadata": self.metadata if metadata is None else metadata,
         }
@@ -361,7 +368,14 @@ class Archive:
         if not isinstance(d, dict) or d.get("format") != ARCHIVE_FORMAT:
             raise ValueError(f"not a {ARCHIVE_FORMAT} document")
         try:
-            archive = cls(d["dims"], d["ranges"], d["measures"], d["solution_dim"], d["fields"])
+            archive = cls(
+                d["dims"],
+                d["ranges"],
+                d["measures"],
+                d["solution_dim"],
+                d["fields"],
+                d.get("binning", "floor"),
+            )
             for e in d["elites"]:
                 extra = {k: _f(e.get(k)) for k in d["fields"]}
                 archive.insert(

@@ -334,6 +334,7 @@ ME_OPTIONS = {
     "seed": "--seed",
     "scoring": "--scoring",
     "checkpoint_every": "--checkpoint-every",
+    "ruleset": "--ruleset",
 }
 """MapElitesConfig fields -> ``map-elites`` options (for errors naming the option)."""
 MAX_CELLS = 1_000_000
@@ -362,6 +363,7 @@ def _map_elites(args: argparse.Namespace) -> int:
         "seed": args.me_seed,
         "scoring": args.me_scoring,
         "checkpoint_every": args.me_checkpoint_every,
+        "ruleset": args.me_ruleset,
     }
     name = args.me_config or "quick"
     out = Path(args.me_out or f"runs/map-elites-{name}-seed{args.me_seed or 0}")
@@ -541,6 +543,14 @@ def _add_map_elites(sub) -> None:
         choices=["lenient", "strict"],
         help="lenient keeps the fireworks total when the last life is lost (the papers), "
         "strict scores 0 (HLE) (default: the configuration's; lenient)",
+    )
+    p.add_argument(
+        "--ruleset",
+        dest="me_ruleset",
+        choices=["corrected", "reference"],
+        help="corrected or reference: candidates play as the papers' Java code ran them, bugs "
+        "included, and measures are binned as it binned them (docs/rules.md §12) (default: "
+        "the configuration's; corrected)",
     )
     p.add_argument(
         "--checkpoint-every",

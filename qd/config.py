@@ -56,6 +56,9 @@ class MapElitesConfig:
         batch_size: Candidates generated from one archive state and evaluated together, >= 1.
         seed: Master seed, in ``[0, 2**62)``.
         checkpoint_every: Candidates between checkpoints (does not change results), >= 1.
+        ruleset: ``"corrected"`` (default) or ``"reference"``: candidates play as the Java
+            reference's chromosome agents and measures are binned as the reference binned them
+            (docs/rules.md §12.2).
 
     Raises:
         TypeError: A field of the wrong type (a float count, a bool, a str for a sequence...).
@@ -77,6 +80,7 @@ class MapElitesConfig:
     batch_size: int = 100
     seed: int = 0
     checkpoint_every: int = field(default=1000)
+    ruleset: str = "corrected"
 
     def __post_init__(self) -> None:
         """Validate every field (see the class docstring); store plain Python values."""
@@ -101,6 +105,7 @@ class MapElitesConfig:
             "batch_size": check_int("batch_size", self.batch_size, 1),
             "seed": check_seed("seed", self.seed),
             "checkpoint_every": check_int("checkpoint_every", self.checkpoint_every, 1),
+            "ruleset": check_choice("ruleset", self.ruleset, ("corrected", "reference")),
         }
         for key, value in values.items():
             object.__setattr__(self, key, value)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents import _rules_ref as RR
 from agents.evaluate import (
     default_workers,
     game_seeds,
@@ -47,9 +48,11 @@ from agents.evaluate import (
     play_rule_table,
     rule_table,
 )
+from agents.reference import RULESETS
 from hanabi_env import _engine as E
 from hanabi_env._workers import dask_worker_plugin, process_pool
 from hanabi_env.config import HanabiConfig
+from hanabi_env.validate import check_choice
 
 __all__ = [
     "Backend",
@@ -85,7 +88,7 @@ def derive_seed(*keys: int) -> int:
 def _play_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int]:
     """Worker task: play one chunk of games (module-level, hence picklable).
 
-    ``args = (config, table, lens, seat_agents, deals, agent_seeds, stop)``: the rule table
+    ``args = (config, table, lens, modes, seat_agents, deals, agent_seeds, stop)``: the rule table
     of :func:`agents.evaluate.rule_table`, built once per call by :meth:`Backend.play`.
     """
     return play_rule_table(*args)
@@ -94,12 +97,13 @@ def _play_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int]:
 def warm_up() -> None:
     """Compile (or load from numba's cache) the rule-game kernel by playing one short game."""
     cfg = HanabiConfig(players=2, scoring="lenient")
-    table, lens = rule_table([np.array([39], dtype=np.int64)])
+    table, lens, modes = rule_table([np.array([39], dtype=np.int64)])
     _play_chunk(
         (
             cfg,
             table,
             lens,
+            modes,
             np.zeros((1, 2), np.int64),
             np.zeros(1, np.int64),
             np.zeros((1, 2), np.int64),
@@ -131,6 +135,7 @@ class Backend(ABC):
         deal_seeds: np.ndarray,
         agent_seeds: np.ndarray,
         stop: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        ruleset: str = "corrected",
     ) -> tuple[np.ndarray, np.ndarray, int]:
         """Play games of rule agents.
 
@@ -146,6 +151,9 @@ class Backend(ABC):
                 reach, ``(n_games,)`` int64 most points still possible from each game on.
                 A group's games stay in one task, so the games played do not depend on the
                 split. Skipped games score -1.
+            ruleset: ``"corrected"`` (default) or ``"reference"``: every rule list runs as a
+                Hanabi-Map-Elites chromosome agent of the Java reference (HistogramAgent,
+                docs/rules.md §12.2); ``config`` must then have fixed hand slots.
 
         Returns:
             ``(scores, counters, moves)``: ``(n_games,)`` int64 scores (points),
@@ -158,7 +166,10 @@ class Backend(ABC):
                 np.zeros((0, config.players, E.N_COUNTERS)),
                 0,
             )
-        table, lens = rule_table([np.asarray(r, dtype=np.int64) for r in rules])
+        mode = RR.MODE_HISTOGRAM if ruleset == "reference" else RR.MODE_FALLBACK
+        table, lens, modes = rule_table(
+            [np.asarray(r, dtype=np.int64) for r in rules], [mode] * len(rules)
+        )
         seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
         deal_seeds = np.ascontiguousarray(deal_seeds, dtype=np.int64)
         agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
@@ -179,7 +190,7 @@ class Backend(ABC):
             parts = [np.concatenate([np.arange(a, b) for a, b in spans[j::k]]) for j in range(k)]
             stops = [(group[i], need, left[i]) for i in parts]
         tasks = [
-            (config, table, lens, seat_agents[i], deal_seeds[i], agent_seeds[i], st)
+            (config, table, lens, modes, seat_agents[i], deal_seeds[i], agent_seeds[i], st)
             for i, st in zip(parts, stops, strict=True)
         ]
         results = self._map(tasks)
@@ -443,6 +454,7 @@ def evaluate_solutions(
     players: Sequence[int] = (2,),
     scoring: str = "lenient",
     backend: Backend | None = None,
+    ruleset: str = "corrected",
 ) -> Evaluation:
     """Mirror self-play evaluation of solutions ([CoG19] Algorithm 1; docs/rules.md §6, §7.1).
 
@@ -454,6 +466,8 @@ def evaluate_solutions(
         players: Player counts (2 in the papers); hand size 5 for 2–3 players, 4 for 4–5.
         scoring: ``"lenient"`` (the papers) or ``"strict"``.
         backend: Where the games run (default: :class:`SerialBackend`).
+        ruleset: ``"corrected"`` (default) or ``"reference"``: the solutions play as the Java
+            reference's chromosome agents (docs/rules.md §12), with fixed hand slots.
 
     Returns:
         An :class:`Evaluation`.
@@ -477,11 +491,11 @@ def evaluate_solutions(
     for k, p in enumerate(players):
         if n == 0:
             break
-        cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
+        cfg = _config(p, scoring, ruleset)
         deals, agent_seeds = _seed_table(seeds, g, p)
         seat_agents = np.repeat(np.arange(n, dtype=np.int64), g)[:, None].repeat(p, axis=1)
         sc, cn, mv = backend.play(
-            cfg, rules, seat_agents, deals.reshape(-1), agent_seeds.reshape(-1, p)
+            cfg, rules, seat_agents, deals.reshape(-1), agent_seeds.reshape(-1, p), None, ruleset
         )
         scores[:, k] = sc.reshape(n, g)
         counters += cn.reshape(n, g * p, E.N_COUNTERS).sum(axis=1)
@@ -511,6 +525,17 @@ class Replay:
     moves: int
 
 
+def _config(players: int, scoring: str, ruleset: str) -> HanabiConfig:
+    """The game configuration of a mirror evaluation (fixed hand slots for the reference)."""
+    check_choice("ruleset", ruleset, RULESETS)
+    return HanabiConfig(
+        players=players,
+        hand_size=hle_hand_size(players),
+        scoring=scoring,
+        hand_order="fixed" if ruleset == "reference" else "shift",
+    )
+
+
 def replay_holds(
     incumbents: Sequence[Sequence[int]] | np.ndarray,
     seeds: Sequence[int] | np.ndarray,
@@ -519,6 +544,7 @@ def replay_holds(
     players: Sequence[int] = (2,),
     scoring: str = "lenient",
     backend: Backend | None = None,
+    ruleset: str = "corrected",
     max_score: int = 25,
 ) -> Replay:
     """Paired replacement test: does each incumbent score at least its target on given games?
@@ -542,6 +568,8 @@ def replay_holds(
         players: Player counts.
         scoring: ``"lenient"`` or ``"strict"``.
         backend: Where the games run (default: :class:`SerialBackend`).
+        ruleset: ``"corrected"`` (default) or ``"reference"``: the solutions play as the Java
+            reference's chromosome agents (docs/rules.md §12), with fixed hand slots.
         max_score: Highest score of one game (points), for the early "cannot reach" answer.
 
     Returns:
@@ -571,7 +599,7 @@ def replay_holds(
             break
         m = len(open_)
         deals, agent_seeds = _seed_table(seeds[open_], g, p)
-        cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
+        cfg = _config(p, scoring, ruleset)
         # the kernel sees game i of open request j as game j * g + i of group j
         group = np.repeat(np.arange(m, dtype=np.int64), g)
         left = np.tile(max_score * (np.arange(g, 0, -1, dtype=np.int64) + later), m)
@@ -582,6 +610,7 @@ def replay_holds(
             deals.reshape(-1),
             agent_seeds.reshape(-1, p),
             stop=(group, targets[open_] - totals[open_], left),
+            ruleset=ruleset,
         )
         sc = sc.reshape(m, g)
         totals[open_] += np.where(sc >= 0, sc, 0).sum(axis=1)

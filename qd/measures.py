@@ -140,7 +140,10 @@ def measures_from_counters(sums: np.ndarray, measures: Sequence[Measure]) -> np.
 
 
 def bin_index(
-    values: np.ndarray, dims: Sequence[int], ranges: Sequence[tuple[float, float]]
+    values: np.ndarray,
+    dims: Sequence[int],
+    ranges: Sequence[tuple[float, float]],
+    binning: str = "floor",
 ) -> np.ndarray:
     """Grid bins of measure values (docs/rules.md §7.1).
 
@@ -151,6 +154,10 @@ def bin_index(
         values: ``(n, k)`` or ``(k,)`` float64 measure values.
         dims: Bins per dimension, length ``k``.
         ranges: ``(low, high)`` per dimension, length ``k``.
+        binning: ``"floor"`` (default, the formula above) or ``"reference"``: the Java
+            reference's ``floor((v - low) / ((high - low) / d))`` in double precision, which
+            puts some values lying exactly on a bin edge one bin lower (0.6 on 5 bins, for
+            example; docs/rules.md §12.2).
 
     Returns:
         ``(n, k)`` (or ``(k,)``) int64 bin indices.
@@ -161,10 +168,15 @@ def bin_index(
     v = np.asarray(values, dtype=np.float64)
     if v.shape[-1] != len(dims):
         raise ValueError(f"values has {v.shape[-1]} columns, dims has {len(dims)} entries")
+    if binning not in ("floor", "reference"):
+        raise ValueError(f"binning must be 'floor' or 'reference', got {binning!r}")
     d = np.asarray(dims, dtype=np.float64)
     lo = np.array([r[0] for r in ranges], dtype=np.float64)
     hi = np.array([r[1] for r in ranges], dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        scaled = np.floor((v - lo) / (hi - lo) * d)
+        if binning == "reference":
+            scaled = np.floor((v - lo) / ((hi - lo) / d))
+        else:
+            scaled = np.floor((v - lo) / (hi - lo) * d)
     scaled = np.where(np.isnan(scaled), 0.0, scaled)
     return np.clip(scaled, 0, d - 1).astype(np.int64)

@@ -136,6 +136,7 @@ class MapElites:
             [(m.low, m.high) for m in self.measures],
             [m.name for m in self.measures],
             config.n_genes,
+            binning="reference" if config.ruleset == "reference" else "floor",
         )
         self.emitter = MapElitesEmitter(
             [config.seed, 0],
@@ -168,7 +169,9 @@ class MapElites:
     # ---- ask / evaluate / tell ------------------------------------------------------------
     def _evaluate(self, solutions: np.ndarray, seeds: Sequence[int]):
         c = self.config
-        ev = evaluate_solutions(solutions, seeds, c.games, c.players, c.scoring, self.backend)
+        ev = evaluate_solutions(
+            solutions, seeds, c.games, c.players, c.scoring, self.backend, c.ruleset
+        )
         self.counters.games += ev.games
         self.counters.moves += ev.moves
         return ev
@@ -182,7 +185,9 @@ class MapElites:
         c = self.config
         n_games = c.games * len(c.players)
         targets = np.rint(np.asarray(objective) * n_games).astype(np.int64)
-        r = replay_holds(incumbents, seeds, targets, c.games, c.players, c.scoring, self.backend)
+        r = replay_holds(
+            incumbents, seeds, targets, c.games, c.players, c.scoring, self.backend, c.ruleset
+        )
         self.counters.games += r.games
         self.counters.moves += r.moves
         self.counters.replay_games_skipped += len(targets) * n_games - r.games

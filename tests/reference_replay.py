@@ -137,7 +137,7 @@ def replay_game(job: dict, game: dict, rules: list[int], apply_rule=None) -> Gam
             if a >= 0 or a <= -3:
                 pos, uid = i, a
                 break
-        ours = _uid_to_java(s.cfg, seat, uid, java_slots[seat]) + (pos,)
+        ours = (*_uid_to_java(s.cfg, seat, uid, java_slots[seat]), pos)
         if kind in (J_PLAY, J_DISCARD):
             java = (kind, x, -1, jrule)
         else:

@@ -82,7 +82,6 @@ class FailingCallsChangeNothing(RuleBasedStateMachine):
         self._fails(lambda: self.game.metrics(seat))
 
 
-
 FailingCallsChangeNothing.TestCase.settings = settings(
     max_examples=40, stateful_step_count=30, deadline=None
 )

@@ -74,9 +74,10 @@ def test_a_prebuilt_cache_loads_without_writing(tmp_path):
     files = sorted(p for p in cache.rglob("*") if p.is_file())
     assert files, "the first run wrote the cache"
     stamp = {p: p.stat().st_mtime_ns for p in files}
-    frozen = shutil.which("chattr") and subprocess.run(
-        ["chattr", "-R", "+i", str(cache)], capture_output=True
-    ).returncode == 0
+    frozen = (
+        shutil.which("chattr")
+        and subprocess.run(["chattr", "-R", "+i", str(cache)], capture_output=True).returncode == 0
+    )
     try:
         second = run({"HANABI_ADHOC_CACHE": str(cache)}, tmp_path)
     finally:

@@ -171,6 +171,7 @@ def test_heatmap_png(tmp_path):
 
 # ---- published populations (docs/rules.md §10) ---------------------------------------------------
 
+
 def test_load_5x5_population():
     a = load_population("5x5")
     assert a.dims == (5, 5)

@@ -28,14 +28,19 @@ import reference_replay as RR  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """Parse the arguments and print the comparison."""
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("categories", nargs="?", default=",".join(RR.CATEGORIES))
     ap.add_argument("--labels", default="")
     ap.add_argument("--genes", default="")
     ap.add_argument("--apply", default="")
     ap.add_argument("--ruleset", default="reference", choices=("reference", "corrected"))
     ap.add_argument("--show", type=int, default=2)
-    ap.add_argument("--all", action="store_true", help="print every job, not only those that differ")
+    ap.add_argument(
+        "--all", action="store_true", help="print every job, not only those that differ"
+    )
     args = ap.parse_args()
     labels = {x for x in args.labels.split(",") if x}
     genes = {int(x) for x in args.genes.split(",") if x}
@@ -71,8 +76,10 @@ def main() -> None:
             tot.update(c)
             if args.all or c["exact"] < c["games"]:
                 share = c["agree"] / max(c["decisions"], 1)
-                print(f"{job['label']:>10} games {c['games']:4d} det {c['det']:4d} exact_det "
-                      f"{c['exact_det']:4d} exact {c['exact']:4d} agree {share:.4f}  {job['rules']}")
+                print(
+                    f"{job['label']:>10} games {c['games']:4d} det {c['det']:4d} exact_det "
+                    f"{c['exact_det']:4d} exact {c['exact']:4d} agree {share:.4f}  {job['rules']}"
+                )
                 for f in firsts:
                     print("            ", f)
         share = tot["agree"] / max(tot["decisions"], 1)

@@ -1,0 +1,429 @@
+"""Compiled meta-agent evaluation: the protocol of :mod:`meta.evaluate` at kernel speed.
+
+When every response and every partner is a plain :class:`agents.policy.RuleAgent`,
+:func:`meta.evaluate.evaluate_meta` plays the meta-agent protocol here instead of stepping
+:class:`hanabi_env.HanabiGame` from Python. The results are **identical** to the Python path
+(same per-game scores, responses, beliefs, partner counters and niches on the same seeds),
+because the meta-agents' decisions only depend on quantities the kernels return exactly:
+
+* **Bayesian variants** ([Bayes21], :mod:`meta.bayes`) with ``turns_threshold=None``: seat 0
+  moves first, so the update due at a game's start (the agent's first turn, before any partner
+  move of that game) fixes the response for the whole game. An episode is therefore ``g``
+  sequential games of fixed seatings. All partners × episodes × variants play game ``i`` of
+  their episode as one lockstep batch through :func:`agents.evaluate.play_rule_table` (the
+  rule-game kernel); between batches the windows (the partner's counters of its seat: hint
+  opportunities, hints, plays, Σ known attributes) are summed and the due beliefs are updated
+  together by :func:`meta.bayes.bayes_update_batch` (bit-identical to
+  :func:`meta.bayes.bayes_update`). The response is eq. 7 on each updated belief
+  (:meth:`meta.table.ResponseTable.best_response`, one call per row, so that the argmax sees
+  exactly the Python path's numbers). Random-Response draws its responses from the same
+  per-partner generators, in the same order.
+* **Response-table variants** ([ToG20], :mod:`meta.response`): ``response-generalist``,
+  ``response-oracle`` and ``response-adaptive`` with ``response_threshold=None`` keep one
+  response and run in the same batches; ``response-adaptive`` with a threshold re-chooses its
+  response at each of its turns and runs in :func:`meta._kernels.play_response_games_kernel`,
+  which makes the same choice from the same counters and re-seeds the switched-to response with
+  the game's seed, as :meth:`meta.response.ResponseMetaAgent.act` does.
+
+A Bayesian ``adaptive`` variant with a ``turns_threshold`` updates its belief in the middle of a
+game (a float update inside the game loop, which a kernel could not reproduce bit for bit with
+numpy's ``log``/``exp``); it stays on the Python path (:func:`compiled_variants`).
+
+Games are split into chunks of :data:`CHUNK` games, played by ``workers`` threads (the kernels
+release the GIL); per-game results do not depend on the split, so nor on ``workers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from agents.evaluate import game_seeds, play_rule_table, rule_table
+from agents.policy import Policy, RuleAgent
+from hanabi_env import _engine as E
+from hanabi_env.config import HanabiConfig
+from meta._kernels import N_OBSERVED, play_response_games_kernel
+from meta.bayes import VARIANTS, BayesianMetaAgent, bayes_update_batch
+from meta.response import ResponseMetaAgent
+from meta.table import ResponseTable
+
+__all__ = ["CHUNK", "compiled_variants", "evaluate_compiled", "plain_rule_agents"]
+
+CHUNK = 512
+"""Games per kernel call (a thread's unit of work)."""
+
+_WINDOW = (E.C_HINT_OPPORTUNITIES, E.C_HINTS_GIVEN, E.C_PLAYS, E.C_SUM_KNOWN_ATTRS)
+_OBSERVED = (*_WINDOW, E.C_TURNS)
+
+
+def plain_rule_agents(policies: Sequence[Policy]) -> bool:
+    """Whether every policy is exactly a :class:`~agents.policy.RuleAgent` (not a subclass).
+
+    A subclass may override :meth:`~agents.policy.RuleAgent.act`, which a kernel would ignore,
+    so it takes the Python path.
+    """
+    return all(type(p) is RuleAgent for p in policies)
+
+
+def compiled_variants(variants: Sequence[str], turns_threshold: int | None) -> list[str]:
+    """The variants the compiled path plays identically to the Python path.
+
+    Every variant of :data:`meta.evaluate.ALL_VARIANTS`, except ``"adaptive"`` when
+    ``turns_threshold`` is not None (its belief update falls in the middle of a game).
+    """
+    return [v for v in variants if not (v == "adaptive" and turns_threshold is not None)]
+
+
+def _episode_seeds(seed: int, episodes: int, games: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(k, g)`` int64 deal seeds and ``(k, g, 2)`` int64 seat seeds of every episode."""
+    from meta.evaluate import derive_seed
+
+    per = [game_seeds(derive_seed(seed, 1, j), games, 2, False) for j in range(episodes)]
+    return np.stack([p[1] for p in per]), np.stack([p[2] for p in per])
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """float64 ``num / den`` element-wise, NaN where ``den == 0`` (int64 inputs)."""
+    out = np.full(num.shape, np.nan)
+    ok = den > 0
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+def _niches(obs: np.ndarray, dims: tuple[int, int]) -> np.ndarray:
+    """``(n, 2)`` int64 niche of each row of observed counters (-1 where undefined).
+
+    The binning of :func:`meta.response.niche_of`: ``min(max(int(v · d), 0), d − 1)``.
+    """
+    comm = _ratio(obs[:, 1], obs[:, 0])
+    ipp = _ratio(obs[:, 3], 2 * obs[:, 2])
+    out = np.full((len(obs), 2), -1, dtype=np.int64)
+    ok = ~(np.isnan(comm) | np.isnan(ipp))
+    for col, (x, d) in enumerate(((comm, dims[0]), (ipp, dims[1]))):
+        out[ok, col] = np.clip((x[ok] * d).astype(np.int64), 0, d - 1)
+    return out
+
+
+class _Variant:
+    """State of one variant over all (partner, episode) rows: row ``e * k + j``."""
+
+    def __init__(self, name: str, n_partners: int, episodes: int, games: int, nr: int, nh: int):
+        self.name = name
+        self.rows = n_partners * episodes
+        self.scores = np.zeros((self.rows, games), dtype=np.int64)
+        self.used = np.zeros((self.rows, games), dtype=np.int64)
+        self.beliefs = np.full((n_partners, games, nh), np.nan)
+        self.counters = np.zeros((n_partners, nr, 4), dtype=np.int64)
+        self.niches: np.ndarray | None = None  # response-table variants: (rows, g, 2)
+        self.niche_dims: tuple[int, int] = (0, 0)
+        self.observed: np.ndarray | None = None  # response-table: (rows, N_OBSERVED) so far
+        self.response = np.zeros(self.rows, dtype=np.int64)  # in use at the next game's start
+        self.belief: np.ndarray | None = None  # Bayesian: (rows, nH) current beliefs
+        self.window: np.ndarray | None = None  # adaptive: (rows, 4) counters since the update
+        self.window_games: np.ndarray | None = None  # adaptive: (rows,) games in the window
+
+    def credit(self, e: np.ndarray, resp: np.ndarray, window: np.ndarray) -> None:
+        """Add each row's partner counters to its partner's counters with response ``resp``."""
+        flat = self.counters.reshape(-1, 4)
+        np.add.at(flat, e * self.counters.shape[1] + resp, window)
+
+
+def evaluate_compiled(
+    *,
+    table: ResponseTable,
+    responses: Sequence[RuleAgent],
+    partners: Sequence[RuleAgent],
+    pids: Sequence[str],
+    variants: Sequence[str],
+    all_variants: Sequence[str],
+    episodes: int,
+    games: int,
+    seed: int,
+    cfg: HanabiConfig,
+    kw: dict,
+    hypothesis_cells: Sequence[Sequence[int]] | None,
+    niche_dims: tuple[int, int],
+    response_kw: dict,
+    oracle_kw: Sequence[dict],
+    partner_cells: Sequence[Sequence[int]] | None,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, dict[str, np.ndarray]]:
+    """Play the meta-agent protocol of :func:`meta.evaluate.evaluate_meta` with the kernels.
+
+    The arguments are ``evaluate_meta``'s, already checked there (keywords only).
+
+    Args:
+        table: I(R, H).
+        responses: ``nR`` plain rule agents R, the table's rows in order.
+        partners: ``nE`` plain rule agents E (seat 1).
+        pids: ``nE`` ids of E.
+        variants: The variants to play here, each in :func:`compiled_variants`.
+        all_variants: The evaluation's full variant list (a variant's index in it seeds
+            Random-Response, as on the Python path).
+        episodes: Episodes per partner, k >= 1.
+        games: Games per episode, g >= 1.
+        seed: Master seed (the deals and seat seeds of :mod:`meta.evaluate`).
+        cfg: The 2-player configuration.
+        kw: The Bayesian agent's ``sigma``, ``games_threshold`` and ``turns_threshold``.
+        hypothesis_cells: ``nH`` niches of H (response-table variants).
+        niche_dims: Grid ``(d1, d2)``.
+        response_kw: The response-table agent's ``threshold`` and ``empty_niche``.
+        oracle_kw: ``nE`` ``start_game`` keywords of the Bayesian Oracle.
+        partner_cells: ``nE`` true niches of E (``response-oracle``), or None.
+        workers: Threads playing the chunks (results do not depend on it).
+        progress: Called with the number of games finished after each batch.
+
+    Returns:
+        variant → ``scores`` ``(nE, k, g)`` int64, ``responses`` ``(nE, k, g)`` int64,
+        ``beliefs`` ``(nE, g, nH)`` float64 (episode 0; NaN for response-table variants),
+        ``counters`` ``(nE, nR, 4)`` int64 and, for response-table variants, ``niches``
+        ``(nE, k, g, 2)`` int64 — the arrays of :class:`meta.evaluate.MetaEvaluation`.
+
+    Raises:
+        ValueError: What the agents' constructors and ``start_game`` raise on bad settings
+            (e.g. a ``response-oracle`` partner cell outside the grid), or a variant that the
+            compiled path cannot play.
+        TypeError: A response or partner that is not a plain rule agent.
+    """
+    if not (plain_rule_agents(responses) and plain_rule_agents(partners)):
+        raise TypeError("the compiled evaluation needs plain agents.RuleAgent responses/partners")
+    bad = [v for v in variants if v not in compiled_variants([v], kw.get("turns_threshold"))]
+    if bad:
+        raise ValueError(f"variants={bad} cannot run compiled (turns_threshold is set)")
+    nr, nh = table.shape
+    n_e, k = len(partners), int(episodes)
+    rows = n_e * k
+    e_row = np.repeat(np.arange(n_e, dtype=np.int64), k)
+    j_row = np.tile(np.arange(k, dtype=np.int64), n_e)
+    deals, seat_seeds = _episode_seeds(seed, k, games)
+    rt, rl, rm = rule_table(
+        [p.rules for p in responses] + [p.rules for p in partners],
+        [p.mode for p in responses] + [p.mode for p in partners],
+    )
+    partner_row = nr + e_row
+
+    fixed: list[_Variant] = []  # one response per game: the rule-game kernel
+    switching: list[tuple[_Variant, ResponseMetaAgent]] = []  # [ToG20] switches mid-game
+    bayes: dict[str, tuple[_Variant, np.ndarray | None]] = {}
+    for name in variants:
+        st = _Variant(name, n_e, k, games, nr, nh)
+        vi = list(all_variants).index(name)
+        if name in VARIANTS:
+            random_resp = _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw)
+            bayes[name] = (st, random_resp)
+            fixed.append(st)
+            continue
+        variant = name.split("-", 1)[1]
+        agent = ResponseMetaAgent(
+            table, responses, hypothesis_cells, niche_dims, variant=variant, **response_kw
+        )
+        for e, pid in enumerate(pids):  # the Python path's checks and start-of-game choice
+            cell = None if partner_cells is None or variant != "oracle" else partner_cells[e]
+            first = agent.start_game(pid, **({"true_niche": cell} if cell is not None else {}))
+            st.response[e * k : (e + 1) * k] = first
+        st.niches = np.full((rows, games, 2), -1, dtype=np.int64)
+        st.niche_dims = tuple(niche_dims)
+        st.observed = np.zeros((rows, N_OBSERVED), dtype=np.int64)
+        if variant == "adaptive" and agent.threshold is not None:
+            switching.append((st, agent))
+        else:
+            fixed.append(st)
+
+    pool = ThreadPoolExecutor(int(workers)) if int(workers) > 1 else None
+    try:
+        for gi in range(games):
+            for name, (st, random_resp) in bayes.items():
+                if random_resp is not None:
+                    st.response[:] = random_resp[:, gi]
+                elif name == "adaptive":
+                    _update_due(st, table, float(kw["sigma"]), kw.get("games_threshold"))
+            tasks: list[Callable[[], tuple]] = []
+            n_fixed = len(fixed) * rows
+            if fixed:
+                seat = np.empty((n_fixed, 2), dtype=np.int64)
+                seat[:, 0] = np.concatenate([st.response for st in fixed])
+                seat[:, 1] = np.tile(partner_row, len(fixed))
+                d = np.ascontiguousarray(np.tile(deals[j_row, gi], len(fixed)))
+                a = np.ascontiguousarray(np.tile(seat_seeds[j_row, gi], (len(fixed), 1)))
+                for lo in range(0, n_fixed, CHUNK):
+                    c = slice(lo, min(n_fixed, lo + CHUNK))
+                    tasks.append(_fixed_task(cfg, rt, rl, rm, seat[c], d[c], a[c]))
+            for st, agent in switching:
+                d = np.ascontiguousarray(deals[j_row, gi])
+                a = np.ascontiguousarray(seat_seeds[j_row, gi])
+                obs = st.observed
+                for lo in range(0, rows, CHUNK):
+                    c = slice(lo, min(rows, lo + CHUNK))
+                    tasks.append(
+                        _switch_task(cfg, rt, rl, rm, partner_row[c], d[c], a[c], obs[c], agent, nr)
+                    )
+            results = list(pool.map(_call, tasks) if pool is not None else map(_call, tasks))
+            if fixed:
+                f_scores = np.concatenate([r[0] for r in results[: _n_chunks(n_fixed)]])
+                f_counters = np.concatenate([r[1] for r in results[: _n_chunks(n_fixed)]])
+                for b, st in enumerate(fixed):
+                    part = slice(b * rows, (b + 1) * rows)
+                    pc = f_counters[part, 1].astype(np.int64)
+                    _finish_fixed(st, gi, f_scores[part], pc, e_row, j_row)
+                results = results[_n_chunks(n_fixed) :]
+            for st, _ in switching:
+                mine, results = results[: _n_chunks(rows)], results[_n_chunks(rows) :]
+                sc = np.concatenate([r[0] for r in mine])
+                pc = np.concatenate([r[1] for r in mine]).astype(np.int64)
+                st.used[:, gi] = np.concatenate([r[2] for r in mine])
+                credit = np.concatenate([r[3] for r in mine])
+                st.scores[:, gi] = sc
+                st.counters += credit.reshape(n_e, k, nr, 4).sum(axis=1)
+                st.observed += pc[:, list(_OBSERVED)]
+                st.niches[:, gi] = _niches(st.observed, st.niche_dims)
+            if progress is not None:
+                progress(len(variants) * rows)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for st in [*fixed, *(s for s, _ in switching)]:
+        res = {
+            "scores": st.scores.reshape(n_e, k, games),
+            "responses": st.used.reshape(n_e, k, games),
+            "beliefs": st.beliefs,
+            "counters": st.counters,
+        }
+        if st.niches is not None:
+            res["niches"] = st.niches.reshape(n_e, k, games, 2)
+        out[st.name] = res
+    return out
+
+
+def _n_chunks(n: int) -> int:
+    return -(-n // CHUNK)
+
+
+def _call(task: Callable[[], tuple]) -> tuple:
+    return task()
+
+
+def _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw) -> np.ndarray | None:
+    """Initial beliefs and responses of a Bayesian variant (through the agent's own code).
+
+    Returns:
+        For Random-Response the ``(rows, g)`` responses its generators draw (as the Python
+        path: one generator per partner seeded ``derive_seed(seed, 2, vi, e)``, one draw per
+        game, episodes in order), else None.
+    """
+    from meta.evaluate import derive_seed
+
+    n_e = len(pids)
+    k, games = st.rows // n_e, st.scores.shape[1]
+    nh = table.shape[1]
+    st.belief = np.empty((st.rows, nh))
+    random_resp = None
+    agent = BayesianMetaAgent(table, responses, variant=name, seed=0, **kw)
+    if name == "random":
+        random_resp = np.empty((st.rows, games), dtype=np.int64)
+        for e in range(n_e):
+            rng = np.random.default_rng(derive_seed(seed, 2, vi, e))
+            for j in range(k):
+                for g in range(games):
+                    random_resp[e * k + j, g] = int(rng.integers(table.shape[0]))
+    for e, pid in enumerate(pids):
+        first = agent.start_game(pid, **(oracle_kw[e] if name == "oracle" else {}))
+        agent.end_game(None)
+        st.response[e * k : (e + 1) * k] = first
+        st.belief[e * k : (e + 1) * k] = agent.belief(pid)
+    if name == "adaptive":
+        st.window = np.zeros((st.rows, 4), dtype=np.int64)
+        st.window_games = np.zeros(st.rows, dtype=np.int64)
+    return random_resp
+
+
+def _update_due(st, table, sigma, games_threshold) -> None:
+    """The Bayesian updates due at the start of this game (first turn, no partner move yet)."""
+    if games_threshold is None:
+        return
+    due = np.nonzero(st.window_games >= int(games_threshold))[0]
+    if not due.size:
+        return
+    win = st.window[due]
+    comm = _ratio(win[:, 1], win[:, 0])
+    ipp = _ratio(win[:, 3], 2 * win[:, 2])
+    used = st.response[due]
+    post, _ = bayes_update_batch(
+        st.belief[due], comm, ipp, table.communicativeness[used], table.ipp[used], sigma
+    )
+    st.belief[due] = post
+    for i, row in enumerate(due):
+        st.response[row] = table.best_response(post[i].copy())
+    st.window[due] = 0
+    st.window_games[due] = 0
+
+
+def _finish_fixed(st, gi, scores, pc, e_row, j_row) -> None:
+    """Record one batch's games of a variant with one response per game.
+
+    ``pc``: ``(rows, N_COUNTERS)`` int64 the partner's counters of each game.
+    """
+    st.scores[:, gi] = scores
+    st.used[:, gi] = st.response
+    window = pc[:, list(_WINDOW)]
+    st.credit(e_row, st.response, window)
+    if st.belief is not None:
+        first = j_row == 0
+        st.beliefs[e_row[first], gi] = st.belief[first]
+        if st.window is not None:
+            st.window += window
+            st.window_games += 1
+    else:
+        st.observed += pc[:, list(_OBSERVED)]
+        st.niches[:, gi] = _niches(st.observed, st.niche_dims)
+
+
+def _fixed_task(cfg, rt, rl, rm, seat, deals, seeds) -> Callable[[], tuple]:
+    seat, deals, seeds = (np.ascontiguousarray(x, dtype=np.int64) for x in (seat, deals, seeds))
+    return lambda: play_rule_table(cfg, rt, rl, rm, seat, deals, seeds)[:2]
+
+
+def _switch_task(
+    cfg, rt, rl, rm, partner, deals, seeds, observed, agent, nr
+) -> Callable[[], tuple]:
+    args = [np.ascontiguousarray(x, dtype=np.int64) for x in (partner, deals, seeds, observed)]
+    niche_table = np.ascontiguousarray(agent.niche_table, dtype=np.int64)
+    threshold = -1 if agent.threshold is None else int(agent.threshold)
+    return lambda: _run_switching(
+        cfg, rt, rl, rm, *args, niche_table, threshold, agent.generalist, nr
+    )
+
+
+def _run_switching(
+    cfg, rt, rl, rm, partner, deals, seeds, observed, niche_table, threshold, gen, nr
+):
+    """One chunk of :func:`~meta._kernels.play_response_games_kernel` (allocates its scratch)."""
+    from agents import _rules as R
+
+    s = E.new_state(
+        cfg.players,
+        cfg.colors,
+        cfg.ranks,
+        cfg.hand_size,
+        cfg.max_information_tokens,
+        cfg.max_life_tokens,
+        cfg.lenient,
+        cfg.fixed_slots,
+    )
+    n = len(deals)
+    mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
+    tab = np.zeros(R.scratch_shape(s.cfg), dtype=np.int64)
+    rngs = np.zeros((cfg.players, 4), dtype=np.int64)
+    scores = np.zeros(n, dtype=np.int64)
+    counters = np.zeros((n, E.N_COUNTERS), dtype=np.float64)
+    used = np.zeros(n, dtype=np.int64)
+    credit = np.zeros((n, nr, 4), dtype=np.int64)
+    play_response_games_kernel(
+        s, mask, tab, rngs, rt, rl, rm, partner, deals, seeds, observed, niche_table,
+        int(threshold), int(gen), scores, counters, used, credit,
+    )  # fmt: skip
+    return scores, counters, used, credit
