@@ -11,9 +11,9 @@ global conventions are in place, which the evaluator sets for reference agents:
   shuffled deck needs no relabelling; only a recorded Java deck does (the differential tests).
 
 The genes whose reference behaviour differs have their own kernels: :mod:`agents._ref_play`
-(the finesse rules 0 and 16, 9, HailMary 41/42, PlayJustHinted 50–64), :mod:`agents._ref_tell`
+(the finesse rules 0 and 16, 9, HailMary 41/42, PlayJustHinted 50–66), :mod:`agents._ref_tell`
 (12, 14, TellUnambiguous 67–77, TellAtLeastNUseless 78–82) and :mod:`agents._ref_mistake`
-(TellHighProbabilityMistake 83–104). Each difference is one row of docs/rules.md §12.2.
+(TellHighProbabilityMistake 83–104). Each difference is one row of docs/rules.md §12.1.
 
 **Return codes of a reference rule** (beyond a move uid ``>= 0`` and -1, "does not fire"):
 :data:`RULE_RAISED` (-2) the Java rule throws; :data:`RULE_NULL` (-3) it fires (``canFire``)

@@ -155,6 +155,9 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5 [--json F] [--csv F]": (
         Case(EVALUATE, outputs=("F",))
     ),
+    "hanabi-adhoc evaluate IGGI --mode mixed --preset cig18 --games 1000 --seed 1": Case(
+        (*EVALUATE, "--players", "2"), expect="overall:"
+    ),
     "hanabi-adhoc evaluate piers --hand-order fixed": Case(
         (*EVALUATE, "--players", "2"), expect="overall:"
     ),
