@@ -7,6 +7,10 @@
   Flawed, Piers; plus Cautious).
 * :func:`play`, :func:`play_games`, :func:`evaluate` — games in compiled code, and [CIG18]'s
   mirror/mixed evaluation (docs/papers.md §2).
+* Two rulesets (docs/rules.md §12): ``"corrected"`` (the default) and ``"reference"``, the
+  papers' Java agents bug for bug (:mod:`agents.reference`; ``RuleAgent(..., ruleset=)``,
+  ``make(name, ruleset=, preset="cig18")``, ``evaluate(..., ruleset=, preset=)``); a
+  reference agent may end the game as the Java reference did (:class:`ReferenceGameEnd`).
 * :mod:`agents.beliefs` — own/partner-perspective probabilities and [BAD19]'s V0/V1 beliefs.
 * :mod:`agents.human` — a person at the terminal as a policy, the board drawn from a view, and
   view helpers (``legal_actions``, ``action_uid``, ``describe_action``).
@@ -15,7 +19,7 @@
 """
 
 from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games
-from agents.policy import Policy, RuleAgent, make, rule_ids
+from agents.policy import Policy, ReferenceGameEnd, RuleAgent, end_game, make, rule_ids
 from agents.published import data_path, published_chromosomes
 from agents.rulebase import ALPHABET, BASELINES, N_ALPHABET, TEST_POOL
 
@@ -27,8 +31,10 @@ __all__ = [
     "EvaluationResult",
     "GameBatch",
     "Policy",
+    "ReferenceGameEnd",
     "RuleAgent",
     "data_path",
+    "end_game",
     "evaluate",
     "game_seeds",
     "make",
