@@ -148,9 +148,16 @@ def _seat_kind(text: str) -> str:
 
 
 def parse_seat(
-    text: str, seed: int, train_games: int = 20, trust_model: bool = False, players: int = 2
+    text: str,
+    seed: int,
+    train_games: int = 20,
+    trust_model: bool = False,
+    players: int = 2,
+    ruleset: str = "corrected",
 ):
     """A policy from a SEAT string (see :data:`SEAT_HELP`); names must match exactly.
+
+    ``ruleset`` is that of rule agents and of the meta-agent's pool (docs/rules.md §12).
 
     An ``sb3:PATH`` model is loaded here (``trust_model`` must be True: loading runs code from
     the file) and checked against the game size, so that a bad file fails before any game.
@@ -167,11 +174,11 @@ def parse_seat(
         return HumanPolicy()
     if kind == "meta":
         variant = key.partition(":")[2].strip().lower() if ":" in key else "adaptive"
-        return _meta_agent(variant, seed, train_games)
+        return _meta_agent(variant, seed, train_games, ruleset)
     if kind == "sb3":
         return _sb3_seat(key[4:].strip(), seed, trust_model, players)
     try:
-        return _parse_agent(key, seed)
+        return _parse_agent(key, seed, ruleset)
     except ValueError as err:
         if "unknown agent" in str(err):
             raise ValueError(f"unknown agent {key!r}; allowed seats: {SEAT_FORMS}") from None
@@ -208,7 +215,7 @@ def _sb3_seat(path: str, seed: int, trust_model: bool, players: int):
     return policy
 
 
-def _meta_agent(variant: str, seed: int, train_games: int):
+def _meta_agent(variant: str, seed: int, train_games: int, ruleset: str = "corrected"):
     from meta.bayes import VARIANTS
 
     if variant not in VARIANTS or variant not in META_VARIANTS:
@@ -222,7 +229,7 @@ def _meta_agent(variant: str, seed: int, train_games: int):
     from meta.cli import load_pool
     from meta.table import build_table
 
-    pool, ids = load_pool("5x5")
+    pool, ids = load_pool("5x5", ruleset=ruleset)
     n = len(pool) * len(pool) * train_games
     with tqdm(total=n, desc="meta-agent response table (published 5x5)", unit="game") as bar:
         table = build_table(pool, pool, train_games, seed, ids, ids, progress=bar.update)
@@ -250,14 +257,19 @@ def _play(args: argparse.Namespace) -> int:
                     _meta_agent(variant, 0, 1)  # raises the error listing the variants
             else:
                 policies[i] = parse_seat(s, args.seed + i, args.train_games, args.trust_model,
-                                         players)  # fmt: skip
+                                         players, args.ruleset)  # fmt: skip
         for i, s in enumerate(args.seats):
             if kinds[i] == "meta":
-                policies[i] = parse_seat(s, args.seed + i, args.train_games)
+                policies[i] = parse_seat(s, args.seed + i, args.train_games, ruleset=args.ruleset)
     except (ValueError, ImportError) as err:
         raise OptionError("SEAT", str(err)) from None
     humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
-    env = hanabi_env.env(players=players, scoring=args.scoring, render_mode="ansi")
+    from agents.policy import ReferenceGameEnd, end_game
+
+    hand_order = "fixed" if args.ruleset == "reference" else "shift"
+    env = hanabi_env.env(
+        players=players, scoring=args.scoring, render_mode="ansi", hand_order=hand_order
+    )
     names = [f"player_{i} ({getattr(p, 'name', type(p).__name__)})" for i, p in enumerate(policies)]
     counters = None  # (players, N_COUNTERS) summed over games (docs/rules.md §5: ratios of sums)
     scores = []
@@ -270,7 +282,12 @@ def _play(args: argparse.Namespace) -> int:
                 pol.reset(args.seed * 1000 + game * players + i)
             for agent in env.agent_iter():
                 seat = int(agent.split("_")[1])
-                action = policies[seat](env, agent)
+                try:
+                    action = policies[seat](env, agent)
+                except ReferenceGameEnd as end:  # as the Java reference ended such games
+                    end_game(env.unwrapped.game, end.code)
+                    print(f"player_{seat} ended the game, as the Java reference did")
+                    break
                 if args.render and not humans and action is not None:
                     print(env.render())
                     print(f"player_{seat} -> {env.unwrapped.game.action_to_string(action)}")
@@ -373,6 +390,7 @@ PIPELINE_OPTIONS = {
     "train_games": "--train-games",
     "episodes": "--episodes",
     "games": "--games",
+    "ruleset": "--ruleset",
 }
 """PipelineConfig fields -> ``pipeline`` options (for errors naming the option)."""
 
@@ -393,6 +411,7 @@ def _pipeline(args: argparse.Namespace) -> int:
             train_games=args.train_games,
             episodes=args.episodes,
             games=args.pl_games,
+            ruleset=args.pl_ruleset,
         )
     except ValueError as err:
         raise config_error(err, PIPELINE_OPTIONS) from None
@@ -562,6 +581,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="games per meta-agent episode, g (default 10)",
     )
     pl.add_argument(
+        "--ruleset",
+        dest="pl_ruleset",
+        choices=["corrected", "reference"],
+        default=None,
+        help="corrected or reference: every stage (MAP-Elites search and binning, match-ups, "
+        "response tables, meta-agents) plays the rule agents as the papers' Java code ran "
+        "them, bugs included (docs/rules.md §12); a study folder is resumed only in its own "
+        "ruleset (default corrected)",
+    )
+    pl.add_argument(
         "--workers",
         type=workers_int,
         default=None,
@@ -596,6 +625,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         default=20,
         help="games per pair of the meta-agent's response table (default 20)",
+    )
+    play.add_argument(
+        "--ruleset",
+        choices=["corrected", "reference"],
+        default="corrected",
+        help="rules of the rule agents and of the meta-agent's pool: corrected (default) or "
+        "reference, as the papers' Java code ran them (fixed hand slots; docs/rules.md §12)",
     )
     play.add_argument(
         "--trust-model",

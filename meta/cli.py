@@ -11,6 +11,17 @@ other than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
 (partner behaviour observed vs self-play), and ``--figures DIR`` writes the figures of
 :mod:`meta.plot`. Presets (``--config``): ``quick`` (minutes on 2 cores) and ``paper``
 ([Bayes21]: n_train = 400, k = 200 episodes of g = 10 games).
+
+**Ruleset** (``--ruleset``, docs/rules.md §12): every agent of every pool plays in one ruleset,
+``corrected`` or ``reference`` (the papers' Java agents, bug for bug). Without the option the
+ruleset is the one the pools record (:func:`recorded_ruleset`: a MAP-Elites run of this
+toolkit records its ruleset in its archive's binning), else ``corrected``, the toolkit's
+default, also for the published ``5x5``/``20x20`` populations (which the papers' Java code
+made: ``--ruleset reference`` replays them as the papers ran them). Pools that record
+different rulesets need ``--ruleset``. The command prints the ruleset it uses and why (one
+``ruleset:`` line on stderr) and keeps it beside each response table (``TABLE.ruleset``; a
+table without one was made in the corrected ruleset): resuming a table made in another ruleset
+is refused.
 """
 
 from __future__ import annotations
@@ -22,8 +33,18 @@ from pathlib import Path
 
 from agents.evaluate import default_workers
 from agents.policy import RuleAgent, make
+from agents.reference import RULESETS
+from hanabi_env.validate import check_choice
 
-__all__ = ["CONFIGS", "add_subcommands", "load_archive_source", "load_pool", "main"]
+__all__ = [
+    "CONFIGS",
+    "add_subcommands",
+    "load_archive_source",
+    "load_pool",
+    "main",
+    "recorded_ruleset",
+    "resolve_ruleset",
+]
 
 CONFIGS = {
     "quick": {"train_games": 50, "episodes": 5, "games": 10},
@@ -45,6 +66,11 @@ def load_archive_source(source: str | Path):
         FileNotFoundError: No such population.
         ValueError: Not a population.
     """
+    return _load_archive(source)[0]
+
+
+def _load_archive(source: str | Path):
+    """``(archive, run)``: the population of SOURCE, and whether it is a qd archive (a run)."""
     from qd.io import load_archive, load_population
 
     path = Path(source)
@@ -58,30 +84,101 @@ def load_archive_source(source: str | Path):
         except (json.JSONDecodeError, AttributeError):
             fmt = None
         if fmt == "hanabi-adhoc/qd-archive":
-            return load_archive(path)
-    return load_population(str(source))
+            return load_archive(path), True
+    return load_population(str(source)), False
 
 
-def load_pool(source: str, prefix: str = "") -> tuple[list[RuleAgent], list[str]]:
+def recorded_ruleset(source: str | Path) -> str | None:
+    """The ruleset a pool SOURCE was made with, when it records one.
+
+    A MAP-Elites run of this toolkit (a run folder or its ``archive.json``) records it in its
+    archive's binning: ``"reference"`` binning for a ``ruleset="reference"`` run
+    (:class:`qd.config.MapElitesConfig`), ``"floor"`` for a corrected one. Baselines, the
+    published populations and other population files record none (None); the published ones
+    were made by the papers' Java code, which ``"reference"`` replays.
+
+    Raises:
+        FileNotFoundError, ValueError: As :func:`load_archive_source`.
+    """
+    if str(source).startswith("baselines:"):
+        return None
+    archive, run = _load_archive(source)
+    if getattr(archive, "binning", "floor") == "reference":
+        return "reference"
+    return "corrected" if run else None
+
+
+def resolve_ruleset(
+    requested: str | None, recorded: dict[str, str | None]
+) -> tuple[str, str, list[str]]:
+    """The ruleset of a meta command: ``(ruleset, why, notes)``.
+
+    Args:
+        requested: ``--ruleset`` (None: not given).
+        recorded: Option name → :func:`recorded_ruleset` of its SOURCE.
+
+    Returns:
+        The ruleset, the reason in words, and notes (a pool played in a ruleset other than the
+        one it records).
+
+    Raises:
+        ValueError: ``requested`` is not a ruleset, or it is None and the pools record
+            different rulesets.
+    """
+    if requested is not None:
+        check_choice("ruleset", requested, RULESETS)
+        notes = [
+            f"{opt} was made with ruleset {rec}; it plays as {requested} here"
+            for opt, rec in recorded.items()
+            if rec is not None and rec != requested
+        ]
+        return requested, "--ruleset", notes
+    known = {opt: rec for opt, rec in recorded.items() if rec is not None}
+    if len(set(known.values())) > 1:
+        made = ", ".join(f"{opt} {rec}" for opt, rec in known.items())
+        raise ValueError(
+            f"the pools were made with different rulesets ({made}); choose the ruleset all of "
+            "them play in with --ruleset corrected or --ruleset reference"
+        )
+    if known:
+        opts = " and ".join(dict.fromkeys(known))
+        ruleset = next(iter(known.values()))
+        return ruleset, f"recorded by the MAP-Elites run of {opts}", []
+    return (
+        "corrected",
+        "the default; --ruleset reference plays the agents as the papers' Java code did, "
+        "the code that made the published populations",
+        [],
+    )
+
+
+def load_pool(
+    source: str, prefix: str = "", ruleset: str = "corrected"
+) -> tuple[list[RuleAgent], list[str]]:
     """Policies and ids of a pool SOURCE (see the module docstring).
 
     Args:
         source: ``baselines:NAME,...`` or a population (:func:`load_archive_source`).
         prefix: Prepended to every id (e.g. ``"B"`` → ``"B[1,3]"``), to keep the partners of
             another run apart from H's elites of the same cells.
+        ruleset: ``"corrected"`` (default) or ``"reference"``: the rule agents' semantics
+            (docs/rules.md §12). Reference elites play as the papers' chromosome agents
+            (HistogramAgent), reference baselines as the framework's ProductionRuleAgent
+            (:func:`agents.make`).
 
     Returns:
         ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1).
 
     Raises:
-        ValueError: An empty pool or an unknown baseline name.
+        ValueError: An empty pool, an unknown baseline name or an unknown ``ruleset``.
         FileNotFoundError: No such population.
     """
+    check_choice("ruleset", ruleset, RULESETS)
     if source.startswith("baselines:"):
         names = [n for n in source.split(":", 1)[1].split(",") if n.strip()]
         if not names:
             raise ValueError(f"source={source!r} names no baseline agent")
-        pols = [make(n.strip()) for n in names]
+        pols = [make(n.strip(), ruleset=ruleset) for n in names]
         return pols, [prefix + p.name for p in pols]
     archive = load_archive_source(source)
     cells = archive.occupied_cells()
@@ -89,7 +186,7 @@ def load_pool(source: str, prefix: str = "") -> tuple[list[RuleAgent], list[str]
         raise ValueError(f"source={source!r} has no elites")
     ids = [prefix + archive.cell_name(int(c)) for c in cells]
     pols = [
-        RuleAgent([int(g) for g in archive.solution[c]], name=i)
+        RuleAgent([int(g) for g in archive.solution[c]], name=i, ruleset=ruleset)
         for c, i in zip(cells, ids, strict=True)
     ]
     return pols, ids
@@ -108,16 +205,13 @@ def _error(err: Exception) -> int:
     return 2
 
 
-def _pool_option(option: str, source: str, prefix: str = ""):
+def _pool_option(option: str, source: str, prefix: str = "", ruleset: str = "corrected"):
     """:func:`load_pool` with its errors as one-line usage errors naming ``option``."""
-    from qd.cli import OptionError, check_archive
+    from qd.cli import OptionError
 
-    if not str(source).strip():
-        raise OptionError(option, "an empty SOURCE is not allowed")
+    _recorded_option(option, source)
     try:
-        if not source.startswith("baselines:"):
-            check_archive(option, load_archive_source(source), source)
-        return load_pool(source, prefix=prefix)
+        return load_pool(source, prefix=prefix, ruleset=ruleset)
     except OptionError:
         raise
     except FileNotFoundError as err:
@@ -128,7 +222,67 @@ def _pool_option(option: str, source: str, prefix: str = ""):
         raise OptionError(option, f"{source}: not a pool ({err})") from None
 
 
-def _check_table_file(option: str, path: Path, games: int, seed: int) -> None:
+def _recorded_option(option: str, source: str) -> str | None:
+    """:func:`recorded_ruleset` of a checked SOURCE, errors as usage errors naming ``option``."""
+    from qd.cli import OptionError, check_archive
+
+    if not str(source).strip():
+        raise OptionError(option, "an empty SOURCE is not allowed")
+    if source.startswith("baselines:"):
+        return None
+    try:
+        check_archive(option, load_archive_source(source), source)
+        return recorded_ruleset(source)
+    except OptionError:
+        raise
+    except FileNotFoundError as err:
+        raise OptionError(option, str(err)) from None
+    except KeyError as err:
+        raise OptionError(option, str(err.args[0] if err.args else err)) from None
+    except (ValueError, TypeError, IndexError, AttributeError, OSError) as err:
+        raise OptionError(option, f"{source}: not a pool ({err})") from None
+
+
+def _ruleset_option(args, sources: dict[str, str]) -> tuple[str, str, list[str]]:
+    """:func:`resolve_ruleset` of the pool options ``sources`` (option → SOURCE)."""
+    from qd.cli import OptionError
+
+    recorded = {opt: _recorded_option(opt, src) for opt, src in sources.items()}
+    try:
+        return resolve_ruleset(args.ruleset, recorded)
+    except ValueError as err:
+        raise OptionError("--ruleset", str(err)) from None
+
+
+def _say_ruleset(ruleset: str, why: str, notes: list[str]) -> None:
+    """The ruleset line of a meta command (stderr: stdout holds its JSON result)."""
+    print(f"ruleset: {ruleset} ({why})", file=sys.stderr)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+
+
+def ruleset_file(table: Path) -> Path:
+    """Where the ruleset of a response table file is kept: ``TABLE.ruleset``."""
+    return table.with_name(table.name + ".ruleset")
+
+
+def _table_ruleset(table: Path) -> str:
+    """The ruleset a table file was made in (no ``.ruleset`` file: ``corrected``)."""
+    path = ruleset_file(table)
+    return path.read_text().strip() if path.is_file() else "corrected"
+
+
+def _mark_ruleset(table: Path, ruleset: str) -> None:
+    """Record ``ruleset`` beside a table before any of its rows is written."""
+    from qd.io import atomic_write_text
+
+    if not ruleset_file(table).is_file() or _table_ruleset(table) != ruleset:
+        atomic_write_text(ruleset_file(table), ruleset + "\n")
+
+
+def _check_table_file(
+    option: str, path: Path, games: int, seed: int, ruleset: str = "corrected"
+) -> None:
     """An existing table file to resume is a response table made with these settings."""
     from meta.table import TableFileError, _read_table
     from qd.cli import OptionError
@@ -137,6 +291,7 @@ def _check_table_file(option: str, path: Path, games: int, seed: int) -> None:
         return
     try:
         rows, _ = _read_table(path, exact_header=True)
+        made = _table_ruleset(path)
     except (TableFileError, OSError) as err:
         raise OptionError(option, str(err)) from None
     for row in rows:
@@ -146,6 +301,12 @@ def _check_table_file(option: str, path: Path, games: int, seed: int) -> None:
                 f"{path} holds a table made with games={row['games']}, seed={row['seed']}, not "
                 f"--train-games {games} --seed {seed}; use another path or those settings",
             )
+    if rows and made != ruleset:
+        raise OptionError(
+            option,
+            f"{path} holds a table made in the {made} ruleset, not {ruleset} (see "
+            f"{ruleset_file(path).name}); use another path or --ruleset {made}",
+        )
 
 
 def _table(args) -> int:
@@ -153,13 +314,18 @@ def _table(args) -> int:
     from qd.cli import check_out_file
 
     check_out_file("--out", args.out)
-    _check_table_file("--out", Path(args.out), args.train_games, args.seed)
-    r, r_ids = _pool_option("--responses", args.responses)
     h_opt = "--hypotheses" if args.hypotheses else "--responses"
-    h, h_ids = _pool_option(h_opt, args.hypotheses or args.responses)
+    ruleset, why, notes = _ruleset_option(
+        args, {"--responses": args.responses, h_opt: args.hypotheses or args.responses}
+    )
+    _check_table_file("--out", Path(args.out), args.train_games, args.seed, ruleset)
+    r, r_ids = _pool_option("--responses", args.responses, ruleset=ruleset)
+    h, h_ids = _pool_option(h_opt, args.hypotheses or args.responses, ruleset=ruleset)
     args.workers = args.workers or default_workers()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    _say_ruleset(ruleset, why, notes)
+    _mark_ruleset(out, ruleset)
     bar = _bar(len(r) * len(h) * args.train_games, "meta table")
     try:
         t = build_table(
@@ -177,7 +343,12 @@ def _table(args) -> int:
         bar.close()
     print(
         json.dumps(
-            {"table": str(out), "generalist": t.response_ids[t.generalist()], "shape": t.shape}
+            {
+                "table": str(out),
+                "generalist": t.response_ids[t.generalist()],
+                "shape": t.shape,
+                "ruleset": ruleset,
+            }
         )
     )
     return 0
@@ -204,20 +375,25 @@ def _eval(args) -> int:
         raise OptionError("--variants", f"{repeated[0]!r} is listed twice")
     check_out_dir("--out", args.out)
     check_out_dir("--figures", args.figures)
-    for name in ("table.csv", "oracle_table.csv"):
-        _check_table_file("--out", Path(args.out) / name, train, args.seed)
     h_src = args.hypotheses or args.responses
     e_src = args.partners or h_src
+    h_opt = "--hypotheses" if args.hypotheses else "--responses"
+    e_opt = "--partners" if args.partners else h_opt
+    ruleset, why, notes = _ruleset_option(
+        args, {"--responses": args.responses, h_opt: h_src, e_opt: e_src}
+    )
+    for name in ("table.csv", "oracle_table.csv"):
+        _check_table_file("--out", Path(args.out) / name, train, args.seed, ruleset)
     # elites of another population share cell ids with H's elites: keep them apart
     e_prefix = "E" if e_src != h_src and not e_src.startswith("baselines:") else ""
-    r, r_ids = _pool_option("--responses", args.responses)
-    h, h_ids = _pool_option("--hypotheses" if args.hypotheses else "--responses", h_src)
-    e_opt = "--partners" if args.partners else "--hypotheses" if args.hypotheses else "--responses"
-    e, e_ids = _pool_option(e_opt, e_src, prefix=e_prefix)
+    r, r_ids = _pool_option("--responses", args.responses, ruleset=ruleset)
+    h, h_ids = _pool_option(h_opt, h_src, ruleset=ruleset)
+    e, e_ids = _pool_option(e_opt, e_src, prefix=e_prefix, ruleset=ruleset)
     args.workers = args.workers or default_workers()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    table, oracle = _tables(args, out, train, (r, r_ids), (h, h_ids), (e, e_ids))
+    _say_ruleset(ruleset, why, notes)
+    table, oracle = _tables(args, out, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset)
     dims = (5, 5)
     if not h_src.startswith("baselines:"):
         dims = tuple(load_archive_source(h_src).dims)
@@ -241,11 +417,12 @@ def _eval(args) -> int:
         empty_niche=args.empty_niche,
         self_play=self_play,
     )
-    res.to_json(out / "evaluation.json")
+    doc = {**res.to_dict(), "ruleset": ruleset}
+    (out / "evaluation.json").write_text(json.dumps(doc, indent=1))
     res.to_csv(out / "games.csv")
     res.observed_to_csv(out / "observed.csv")
-    doc = res.to_dict()
     report = {
+        "ruleset": ruleset,
         "summary": {v: {k: s[k] for k in ("mean", "sem")} for v, s in doc["summary"].items()},
         "ttests": doc["ttests"],
         "niche_mae": doc["niche_mae"],
@@ -256,13 +433,14 @@ def _eval(args) -> int:
     return 0
 
 
-def _tables(args, out: Path, train: int, rp, hp, ep):
+def _tables(args, out: Path, train: int, rp, hp, ep, ruleset: str = "corrected"):
     """I(R, H), and I(R, E) when some partners are not in H (for the Oracle)."""
     from meta.table import build_table
 
     (r, r_ids), (h, h_ids), (e, e_ids) = rp, hp, ep
     bar = _bar(len(r) * len(h) * train, "meta table")
     try:
+        _mark_ruleset(out / "table.csv", ruleset)
         table = build_table(
             r, h, train, args.seed, r_ids, h_ids, path=out / "table.csv",
             workers=args.workers, progress=bar.update,
@@ -270,6 +448,7 @@ def _tables(args, out: Path, train: int, rp, hp, ep):
         oracle = None
         if set(e_ids) - set(h_ids):
             bar.total += len(r) * len(e) * train
+            _mark_ruleset(out / "oracle_table.csv", ruleset)
             oracle = build_table(
                 r, e, train, args.seed, r_ids, e_ids, path=out / "oracle_table.csv",
                 workers=args.workers, progress=bar.update,
@@ -325,6 +504,15 @@ def _common(p) -> None:
     )
     p.add_argument(
         "--hypotheses", metavar="SOURCE", help="pool H of partner hypotheses (default: R)"
+    )
+    p.add_argument(
+        "--ruleset",
+        choices=RULESETS,
+        default=None,
+        help="corrected or reference: every rule agent of every pool plays with the rules as "
+        "the papers' Java code ran them, bugs included (docs/rules.md §12) (default: the "
+        "ruleset the pools' MAP-Elites run recorded, else corrected, also for the published "
+        "5x5/20x20; the command prints which it uses)",
     )
     p.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     p.add_argument(

@@ -37,6 +37,13 @@ meta-agent evaluation) is kept in ``timing.json``, so the report of a resumed st
 total compute time of the study, not only that of the last invocation.
 Elite ids are prefixed with the run (``"run0:[2,3]"``) so that pools of different runs never
 share ids.
+
+**Ruleset** (:attr:`PipelineConfig.ruleset`, docs/rules.md §12): one ruleset for every stage.
+With ``"reference"`` the MAP-Elites runs search and bin as the papers' Java code did
+(:attr:`qd.config.MapElitesConfig.ruleset`), and the match-ups, response tables and meta-agent
+evaluations play the elites as the reference's chromosome agents (fixed hand slots). The
+ruleset is part of the configuration in ``pipeline.json``: a folder made in one ruleset is
+never resumed in the other (:func:`run_pipeline` refuses, naming both).
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.policy import RuleAgent
+from agents.reference import RULESETS
 from hanabi_env.config import check_field
 from meta.evaluate import ALL_VARIANTS
 
@@ -86,6 +94,9 @@ class PipelineConfig:
         variants: Meta-agent variants (:data:`meta.evaluate.ALL_VARIANTS`; default
             :data:`DEFAULT_VARIANTS`).
         scoring: ``"lenient"`` (the papers) or ``"strict"``.
+        ruleset: ``"corrected"`` (default) or ``"reference"``: the rule semantics of every
+            stage (MAP-Elites search and binning, match-ups, response tables, meta-agent
+            games; docs/rules.md §12).
     """
 
     name: str = "quick"
@@ -100,6 +111,7 @@ class PipelineConfig:
     games: int = 10
     variants: tuple[str, ...] = DEFAULT_VARIANTS
     scoring: str = "lenient"
+    ruleset: str = "corrected"
 
     def __post_init__(self) -> None:
         """Validate (ValueError naming the parameter)."""
@@ -121,6 +133,7 @@ class PipelineConfig:
             f"a non-empty subset of {ALL_VARIANTS}",
         )
         check("scoring", self.scoring in ("lenient", "strict"), "'lenient', 'strict'")
+        check("ruleset", self.ruleset in RULESETS, "'corrected', 'reference'")
 
     def as_dict(self) -> dict:
         """JSON-serialisable fields."""
@@ -132,7 +145,7 @@ class PipelineConfig:
         """The :class:`qd.config.MapElitesConfig` of run ``run``."""
         from qd.config import get_config
 
-        over = {"seed": self.seed + run, "scoring": self.scoring}
+        over = {"seed": self.seed + run, "scoring": self.scoring, "ruleset": self.ruleset}
         if self.me_games is not None:
             over["games"] = self.me_games
         if self.candidates is not None:
@@ -186,12 +199,15 @@ def _write_json(path: Path, obj) -> None:
     atomic_write_json(path, obj)
 
 
-def _pool(archive, prefix: str) -> dict:
-    """Policies, ids, grid cells and self-play (communicativeness, IPP) of an archive's elites."""
+def _pool(archive, prefix: str, ruleset: str = "corrected") -> dict:
+    """Policies, ids, grid cells and self-play (communicativeness, IPP) of an archive's elites.
+
+    The policies are rule agents of ``ruleset`` (reference: the papers' chromosome agents).
+    """
     cells = archive.occupied_cells()
     ids = [f"{prefix}:{archive.cell_name(int(c))}" for c in cells]
     pols = [
-        RuleAgent([int(g) for g in archive.solution[c]], name=i)
+        RuleAgent([int(g) for g in archive.solution[c]], name=i, ruleset=ruleset)
         for c, i in zip(cells, ids, strict=True)
     ]
     grid = [tuple(int(x) for x in archive.int_to_grid_index(int(c))) for c in cells]
@@ -221,7 +237,18 @@ def _check_manifest(out: Path, config: PipelineConfig) -> None:
             raise ValueError(
                 f"{path} is not valid JSON ({err}); remove it or use another out_dir"
             ) from err
-        if old.get("config") != doc["config"]:
+        old_config = old.get("config")
+        if isinstance(old_config, dict) and "ruleset" not in old_config:
+            # written before the ruleset existed: everything then ran corrected
+            old_config = {**old_config, "ruleset": "corrected"}
+        if isinstance(old_config, dict) and old_config["ruleset"] != config.ruleset:
+            raise ValueError(
+                f"{out} holds a study run in the {old_config['ruleset']!r} ruleset, not "
+                f"{config.ruleset!r}: its populations, tables and evaluations cannot be resumed "
+                f"in another ruleset; use another out_dir, or ruleset={old_config['ruleset']!r} "
+                f"(--ruleset {old_config['ruleset']}) to resume it"
+            )
+        if old_config != doc["config"]:
             raise ValueError(
                 f"{out} holds a pipeline with another configuration ({old.get('config')}); "
                 "use another out_dir or the same settings to resume"
@@ -327,7 +354,14 @@ def _populations(out, config, workers, scheduler_address, quiet, timing) -> list
         run_dir = out / "runs" / f"run{r}"
         if (run_dir / "summary.json").exists() and (run_dir / "archive.json").exists():
             _say(f"[populations] run{r}: done earlier, loading {run_dir}", quiet)
-            archives.append(load_archive(run_dir / "archive.json"))
+            archive = load_archive(run_dir / "archive.json")
+            made = "reference" if archive.binning == "reference" else "corrected"
+            if made != config.ruleset:
+                raise ValueError(
+                    f"{run_dir} holds a MAP-Elites run made in the {made!r} ruleset, not "
+                    f"{config.ruleset!r}; use another out_dir"
+                )
+            archives.append(archive)
             try:
                 fallback = json.loads((run_dir / "summary.json").read_text()).get("elapsed_s")
             except (OSError, json.JSONDecodeError):
@@ -340,7 +374,8 @@ def _populations(out, config, workers, scheduler_address, quiet, timing) -> list
         me = config.map_elites_config(r)
         _say(
             f"[populations] run{r}: MAP-Elites {me.name}, {me.candidates} candidates × "
-            f"{me.games} games, seed {me.seed}{' (resuming)' if resume else ''}",
+            f"{me.games} games, seed {me.seed}, {me.ruleset} ruleset"
+            f"{' (resuming)' if resume else ''}",
             quiet,
         )
         loop, _ = run_map_elites(
@@ -384,7 +419,7 @@ def _matchups(out, config, archives, workers, scheduler_address, quiet, timing) 
                 games=config.matchup_games,
                 seed=config.seed,
                 scoring=config.scoring,
-                backend=backend,
+                **_ruleset_keywords(backend, config.ruleset),
             )
             t.ids = [f"run{r}:{i}" for i in t.ids]
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -397,6 +432,46 @@ def _matchups(out, config, archives, workers, scheduler_address, quiet, timing) 
         if backend is not None:
             backend.close()
     return tables
+
+
+def _ruleset_keywords(backend, ruleset: str) -> dict:
+    """The keywords that make :func:`qd.analysis.archive_matchups` play in ``ruleset``.
+
+    Its own ``ruleset`` keyword when it has one; otherwise (a ``qd`` without rulesets in its
+    analysis) the backend, wrapped for the reference ruleset so that every game it plays
+    runs the reference's chromosome agents in fixed hand slots (:class:`_RulesetBackend`).
+    """
+    import inspect
+
+    from qd.analysis import archive_matchups, matchup_table
+
+    takes = {*inspect.signature(archive_matchups).parameters}
+    takes |= {*inspect.signature(matchup_table).parameters}
+    if "ruleset" in takes:
+        return {"backend": backend, "ruleset": ruleset}
+    if ruleset == "corrected":
+        return {"backend": backend}
+    return {"backend": _RulesetBackend(backend, ruleset)}
+
+
+class _RulesetBackend:
+    """A :class:`qd.evaluator.Backend` whose games run in ``ruleset``.
+
+    See :func:`_ruleset_keywords`; ``close`` is left to the wrapped backend's owner.
+    """
+
+    def __init__(self, inner, ruleset: str):
+        self.inner = inner
+        self.ruleset = ruleset
+        self.workers = getattr(inner, "workers", 1)
+
+    def play(self, config, rules, seat_agents, deal_seeds, agent_seeds, stop=None, **_):
+        """:meth:`qd.evaluator.Backend.play` in ``self.ruleset``."""
+        if self.ruleset == "reference":
+            config = dataclasses.replace(config, hand_order="fixed")
+        return self.inner.play(
+            config, rules, seat_agents, deal_seeds, agent_seeds, stop, ruleset=self.ruleset
+        )
 
 
 def _response_table(path, responses, r_ids, hyps, h_ids, config, workers, quiet, desc):
@@ -431,7 +506,7 @@ def _pool_pairs(n_runs: int) -> list[tuple[int, int]]:
 def _meta(out, config, archives, workers, quiet, timing) -> dict[tuple[int, int], dict]:
     from meta.evaluate import evaluate_meta
 
-    pools = [_pool(a, f"run{r}") for r, a in enumerate(archives)]
+    pools = [_pool(a, f"run{r}", config.ruleset) for r, a in enumerate(archives)]
     tables = {}
     results = {}
     for h, e in _pool_pairs(len(archives)):
@@ -498,7 +573,7 @@ def _meta(out, config, archives, workers, quiet, timing) -> dict[tuple[int, int]
         tmp = folder / ".games.csv.tmp"
         res.to_csv(tmp)
         tmp.replace(folder / "games.csv")
-        doc = res.to_dict()
+        doc = {**res.to_dict(), "ruleset": config.ruleset}
         _write_json(folder / "evaluation.json", doc)
         results[(h, e)] = doc
         timing.record(f"meta/{name}", time.perf_counter() - t0)
@@ -736,6 +811,16 @@ VARIANT_WORDS = {
 }
 
 
+RULESET_WORDS = {
+    "corrected": "Ruleset: **corrected** (the toolkit's default): the rule agents play with the "
+    "rules as docs/rules.md §1–§4 define them, the Java reference's bugs fixed.",
+    "reference": "Ruleset: **reference**: every stage (the MAP-Elites search and its binning, "
+    "the match-ups, the response tables and the meta-agent games) plays the rule agents "
+    "exactly as the papers' Java code ran them, bugs included, in its fixed hand slots "
+    "(docs/rules.md §12).",
+}
+
+
 def _time(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.1f} s"
 
@@ -789,6 +874,8 @@ def _report(out, config, archives, matchups, meta_docs, timing) -> Path:
         f"Output folder `{out}`. Settings: "
         + ", ".join(f"{k}={v}" for k, v in config.as_dict().items())
         + ".",
+        "",
+        RULESET_WORDS[config.ruleset],
         "",
         *_timing_lines(timing),
         "## Definitions",
@@ -1033,6 +1120,7 @@ def run_pipeline(
         raise ValueError(f"stop_after={stop_after!r} is not allowed; allowed: {stages} or None")
     out = Path(out_dir)
     _check_manifest(out, config)
+    _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}", quiet)
     timing = _Timing(out)
     archives = _populations(out, config, workers, scheduler_address, quiet, timing)
     if stop_after == "populations":

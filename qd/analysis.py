@@ -10,6 +10,13 @@
 * :func:`cross_run_metrics` — corresponding elites (same cell) of two archives: cross-play
   score, self-play scores, chromosome Hamming distance and the fraction of recorded game states
   on which both pick the same action ([Bayes21], docs/papers.md §3).
+
+**Rulesets** (docs/rules.md §12). Every function takes ``ruleset``: ``"corrected"`` or
+``"reference"`` (the rule lists play as the Java reference's chromosome agents, HistogramAgent,
+with fixed hand slots). The functions of an archive default to the archive's own:
+``ruleset=None`` means ``"reference"`` for an archive with reference binning (one made by
+``MapElitesConfig(ruleset="reference")``) and ``"corrected"`` otherwise (the published
+populations included: pass ``ruleset="reference"`` to replay them as the papers ran them).
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluate import game_seeds, play_games
-from agents.policy import RuleAgent
+from agents.policy import ReferenceGameEnd, RuleAgent
+from agents.reference import RULESETS
 from hanabi_env import _engine as E
 from hanabi_env.config import SCORING_VARIANTS, HanabiConfig
 from hanabi_env.game import HanabiGame
@@ -37,6 +45,7 @@ __all__ = [
     "MatchupTable",
     "action_agreement",
     "archive_matchups",
+    "archive_ruleset",
     "cross_run_metrics",
     "matchup_table",
     "reevaluate",
@@ -50,6 +59,33 @@ def _check_archive(name: str, value: object) -> None:
         raise type_error(name, "a qd.Archive", value)
 
 
+def archive_ruleset(*archives: Archive) -> str:
+    """The default ruleset of archives' elites: ``"reference"`` if every one has reference binning.
+
+    An archive made by ``MapElitesConfig(ruleset="reference")`` bins as the reference did
+    (``archive.binning == "reference"``, docs/rules.md §12.2): its elites were evaluated as
+    reference chromosome agents. Any other archive (the published populations included) gives
+    ``"corrected"``.
+    """
+    for i, a in enumerate(archives):
+        _check_archive(f"archives[{i}]", a)
+    reference = bool(archives) and all(a.binning == "reference" for a in archives)
+    return "reference" if reference else "corrected"
+
+
+def _ruleset(ruleset: str | None, *archives: Archive) -> str:
+    """``ruleset`` checked, or the archives' default (:func:`archive_ruleset`) when None."""
+    if ruleset is None:
+        return archive_ruleset(*archives)
+    return check_choice("ruleset", ruleset, RULESETS)
+
+
+def _pair_config(players: int, hand_size: int, scoring: str, ruleset: str) -> HanabiConfig:
+    """A game configuration; fixed hand slots for reference agents (docs/rules.md §12)."""
+    order = "fixed" if ruleset == "reference" else "shift"
+    return HanabiConfig(players=players, hand_size=hand_size, scoring=scoring, hand_order=order)
+
+
 def reevaluate(
     archive: Archive,
     games: int = 1000,
@@ -58,6 +94,7 @@ def reevaluate(
     scoring: str = "lenient",
     backend: Backend | None = None,
     measures: Sequence[str | Measure] | None = None,
+    ruleset: str | None = None,
 ) -> Archive:
     """Re-evaluate every elite in mirror self-play on common deals; adds fields in place.
 
@@ -73,6 +110,8 @@ def reevaluate(
         scoring: ``"lenient"`` or ``"strict"``.
         backend: Evaluation backend.
         measures: Measures (default: the archive's measure names, which must be built-ins).
+        ruleset: ``"corrected"``, ``"reference"`` or None (default: the archive's,
+            :func:`archive_ruleset`).
 
     Returns:
         ``archive``.
@@ -81,13 +120,14 @@ def reevaluate(
     games = check_int("games", games, 1)
     seed = check_seed("seed", seed)
     check_choice("scoring", scoring, SCORING_VARIANTS)
+    ruleset = _ruleset(ruleset, archive)
     meas = [get_measure(m) for m in (measures or archive.measure_names)]
     cells = archive.occupied_cells()
     if not len(cells):
         return archive
     crn = derive_seed(seed, 2)
     ev = evaluate_solutions(
-        archive.solution[cells], [crn] * len(cells), games, players, scoring, backend
+        archive.solution[cells], [crn] * len(cells), games, players, scoring, backend, ruleset
     )
     values = measures_from_counters(ev.counters, meas)
     sem_p = (
@@ -317,6 +357,7 @@ def matchup_table(
     scoring: str = "lenient",
     backend: Backend | None = None,
     max_games_per_call: int = 200_000,
+    ruleset: str = "corrected",
 ) -> MatchupTable:
     """Play every ordered pair of ``solutions`` for ``games`` 2-player games.
 
@@ -331,16 +372,19 @@ def matchup_table(
         scoring: ``"lenient"`` or ``"strict"``.
         backend: Evaluation backend.
         max_games_per_call: Games per backend call (memory bound).
+        ruleset: ``"corrected"`` (default) or ``"reference"``: every agent plays as a Java
+            reference chromosome agent (HistogramAgent), with fixed hand slots.
 
     Returns:
         A :class:`MatchupTable` (``n × n`` pairs).
 
     Raises:
-        ValueError: ``games < 1`` or ``ids`` of the wrong length.
+        ValueError: ``games < 1``, ``ids`` of the wrong length or an unknown ``ruleset``.
     """
     games = check_int("games", games, 1)
     seed = check_seed("seed", seed)
     check_choice("scoring", scoring, SCORING_VARIANTS)
+    check_choice("ruleset", ruleset, RULESETS)
     max_games_per_call = check_int("max_games_per_call", max_games_per_call, 1)
     raw = np.asarray(solutions)
     if raw.ndim != 2 or raw.dtype.kind not in "iu":
@@ -356,7 +400,7 @@ def matchup_table(
     if len(ids) != n:
         raise ValueError(f"ids has {len(ids)} entries for {n} solutions")
     backend = backend or SerialBackend()
-    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
+    cfg = _pair_config(2, 5, scoring, ruleset)
     _, deals, agent_seeds = game_seeds(derive_seed(seed, 3), games, 2, random_seat=False)
     scores = np.zeros((n, n))
     sem = np.zeros((n, n))
@@ -374,6 +418,7 @@ def matchup_table(
             seat_agents,
             np.tile(deals, len(block)),
             np.tile(agent_seeds, (len(block), 1)),
+            ruleset=ruleset,
         )
         sc = sc.reshape(len(block), games).astype(np.float64)
         sums = cn.reshape(len(block), games, 2, E.N_COUNTERS).sum(axis=1)  # (pairs, seat, C)
@@ -386,12 +431,23 @@ def matchup_table(
     return MatchupTable(ids, sol, int(games), scores, sem, **metrics)
 
 
-def archive_matchups(archive: Archive, games: int = 400, seed: int = 0, **kwargs) -> MatchupTable:
-    """:func:`matchup_table` over an archive's elites (cell order; ids ``"[i,j]"``)."""
+def archive_matchups(
+    archive: Archive,
+    games: int = 400,
+    seed: int = 0,
+    ruleset: str | None = None,
+    **kwargs,
+) -> MatchupTable:
+    """:func:`matchup_table` over an archive's elites (cell order; ids ``"[i,j]"``).
+
+    ``ruleset=None`` (default) takes the archive's (:func:`archive_ruleset`: reference for an
+    archive with reference binning, else corrected); other keywords go to :func:`matchup_table`.
+    """
     _check_archive("archive", archive)
+    ruleset = _ruleset(ruleset, archive)
     cells = archive.occupied_cells()
     ids = [archive.cell_name(int(c)) for c in cells]
-    return matchup_table(archive.solution[cells], ids, games, seed, **kwargs)
+    return matchup_table(archive.solution[cells], ids, games, seed, ruleset=ruleset, **kwargs)
 
 
 def action_agreement(
@@ -401,6 +457,7 @@ def action_agreement(
     seed: int = 0,
     players: int = 2,
     scoring: str = "lenient",
+    ruleset: str = "corrected",
 ) -> dict:
     """How often two agents pick the same action on recorded game states ([Bayes21]).
 
@@ -415,6 +472,10 @@ def action_agreement(
         seed: Seed of the recorded games.
         players: Player count.
         scoring: ``"lenient"`` or ``"strict"``.
+        ruleset: ``"corrected"`` (default) or ``"reference"`` (both agents are Java reference
+            chromosome agents, fixed hand slots). A reference agent may end a game early
+            (docs/rules.md §12.2): a recorded game then stops there, and an asked agent that
+            would end the game at a recorded state counts as a different action.
 
     Returns:
         Dict with ``states`` (decisions compared), ``same`` (identical actions), ``fraction``
@@ -423,13 +484,14 @@ def action_agreement(
     games = check_int("games", games, 1)
     seed = check_seed("seed", seed)
     players = check_int("players", players, 2, 5)
-    cfg = HanabiConfig(players=players, hand_size=5 if players <= 3 else 4, scoring=scoring)
+    check_choice("ruleset", ruleset, RULESETS)
+    cfg = _pair_config(players, 5 if players <= 3 else 4, scoring, ruleset)
     _, deals, agent_seeds = game_seeds(derive_seed(seed, 4), games, players, random_seat=False)
     game = HanabiGame(cfg)
     same = states = legal = 0
     for recorder, other in ((rules_a, rules_b), (rules_b, rules_a)):
         batch = play_games(
-            [RuleAgent(recorder)],
+            [RuleAgent(recorder, ruleset=ruleset)],
             np.zeros((games, players), np.int64),
             deals,
             agent_seeds,
@@ -437,7 +499,7 @@ def action_agreement(
             workers=1,
             record_actions=True,
         )
-        asked = [RuleAgent(other) for _ in range(players)]
+        asked = [RuleAgent(other, ruleset=ruleset) for _ in range(players)]
         for g in range(games):
             game.reset(int(deals[g]))
             for p in range(players):
@@ -447,7 +509,11 @@ def action_agreement(
                     break
                 seat = game.current_player
                 legal += int(game.legal_mask().sum())
-                same += int(asked[seat].act(game.view(seat)) == int(action))
+                try:
+                    chosen = asked[seat].act(game.view(seat))
+                except ReferenceGameEnd:  # the asked agent would have ended the game here
+                    chosen = -1
+                same += int(chosen == int(action))
                 states += 1
                 game.step(int(action))
     return {
@@ -466,6 +532,7 @@ def cross_run_metrics(
     action_games: int = 10,
     scoring: str = "lenient",
     backend: Backend | None = None,
+    ruleset: str | None = None,
 ) -> tuple[list[dict], dict]:
     """Compare corresponding elites (same cell) of two runs ([Bayes21], docs/papers.md §3).
 
@@ -482,6 +549,8 @@ def cross_run_metrics(
         action_games: Recorded games per agent for the action agreement (0 = skip).
         scoring: ``"lenient"`` or ``"strict"``.
         backend: Evaluation backend.
+        ruleset: ``"corrected"``, ``"reference"`` or None (default: reference when both
+            archives have reference binning, else corrected; :func:`archive_ruleset`).
 
     Returns:
         ``(rows, summary)``: one dict per common cell (``cell``, ``name``, ``self_a``,
@@ -497,6 +566,7 @@ def cross_run_metrics(
     seed = check_seed("seed", seed)
     action_games = check_int("action_games", action_games, 0)
     check_choice("scoring", scoring, SCORING_VARIANTS)
+    ruleset = _ruleset(ruleset, a, b)
     if a.dims != b.dims or a.solution_dim != b.solution_dim:
         raise ValueError(f"archives differ in dims/solution_dim: {a.dims} vs {b.dims}")
     backend = backend or SerialBackend()
@@ -508,21 +578,26 @@ def cross_run_metrics(
     crn = derive_seed(seed, 5)
     sa, sb = a.solution[cells], b.solution[cells]
     self_ev = evaluate_solutions(
-        np.concatenate([sa, sb]), [crn] * (2 * n), games, (2,), scoring, backend
+        np.concatenate([sa, sb]), [crn] * (2 * n), games, (2,), scoring, backend, ruleset
     )
-    cfg = HanabiConfig(players=2, hand_size=5, scoring=scoring)
+    cfg = _pair_config(2, 5, scoring, ruleset)
     _, deals, agent_seeds = game_seeds(crn, games, 2, random_seat=False)
     rules = list(sa) + list(sb)
     seat_agents = np.concatenate(
         [np.repeat([[i, n + i], [n + i, i]], games, axis=0) for i in range(n)]
     )
     sc, _, _ = backend.play(
-        cfg, rules, seat_agents, np.tile(deals, 2 * n), np.tile(agent_seeds, (2 * n, 1))
+        cfg,
+        rules,
+        seat_agents,
+        np.tile(deals, 2 * n),
+        np.tile(agent_seeds, (2 * n, 1)),
+        ruleset=ruleset,
     )
     cross = sc.reshape(n, 2 * games).mean(axis=1)
     for k, cell in enumerate(cells):
         agree = (
-            action_agreement(sa[k], sb[k], action_games, seed, 2, scoring)
+            action_agreement(sa[k], sb[k], action_games, seed, 2, scoring, ruleset)
             if action_games
             else {"fraction": math.nan, "mean_legal": math.nan}
         )

@@ -8,9 +8,15 @@ with the parsed namespace, returns an exit code). Standalone: ``python -m qd.cli
   outputs of :mod:`qd.run` into ``--out``; ``--resume`` continues a killed run.
 * ``ga`` — the [CIG18] genetic algorithm (``quick``, ``paper-mirror-old``, ``paper-mirror-new``,
   ``paper-mixed-old``, ``paper-mixed-new``); ``--situational`` evolves one chromosome per group
-  of game sizes.
+  of game sizes; ``--ruleset reference`` evolves the papers' Java agents and ``--preset cig18``
+  uses [CIG18]'s mixed fitness against the 2018 pool (docs/rules.md §12).
 * ``population`` — analysis of an archive JSON or a published population (``5x5``, ``20x20``):
   re-evaluation, heatmap, match-up table, cross-run comparison with a second archive.
+* ``matchups`` — the match-up table of a population and its heatmap.
+
+``population`` and ``matchups`` take ``--ruleset``; without it the elites play in the SOURCE's
+own ruleset (:func:`qd.analysis.archive_ruleset`: reference for the archive of a ``--ruleset
+reference`` MAP-Elites run, corrected for any other, the published populations included).
 
 Overrides use their own ``dest`` names (``me_*``, ``ga_*``, ``pop_*``) and default to None
 (= the configuration's value), so they never clash with other subcommands' options.
@@ -406,7 +412,13 @@ def _map_elites(args: argparse.Namespace) -> int:
         from qd.analysis import archive_matchups
 
         with _backend(args, "me") as backend:
-            table = archive_matchups(loop.archive, args.me_matchups, config.seed, backend=backend)
+            table = archive_matchups(
+                loop.archive,
+                args.me_matchups,
+                config.seed,
+                ruleset=config.ruleset,
+                backend=backend,
+            )
         table.to_csv(out / "matchups.csv")
     _print_summary(summary, out)
     return 0
@@ -606,6 +618,8 @@ GA_OPTIONS = {
     "final_games": "--final-games",
     "seed": "--seed",
     "scoring": "--scoring",
+    "ruleset": "--ruleset",
+    "preset": "--preset",
 }
 """GAConfig fields -> ``ga`` options (for errors naming the option)."""
 
@@ -633,6 +647,23 @@ def _ga(args: argparse.Namespace) -> int:
         raise OptionError("--groups", "only used with --situational")
     groups = parse_groups("2;3-5" if args.ga_groups is None else args.ga_groups)
     groups = groups if args.ga_situational else []
+    ruleset = args.ga_ruleset
+    if args.ga_preset is not None:
+        mode = args.ga_mode or GA_CONFIGS[args.ga_config].mode
+        if mode != "mixed":
+            raise OptionError(
+                "--preset", f"{args.ga_preset} is a mixed fitness, not {mode}: add --mode mixed"
+            )
+        if ruleset == "corrected":
+            raise OptionError(
+                "--preset", f"{args.ga_preset} runs the reference rules: drop --ruleset corrected"
+            )
+        if args.ga_scoring == "strict":
+            raise OptionError(
+                "--preset",
+                f"{args.ga_preset} scores leniently, as the 2018 framework: drop --scoring strict",
+            )
+        ruleset = "reference"  # the preset implies the reference ruleset
     try:
         config = GA_CONFIGS[args.ga_config].replace(
             population=args.ga_population,
@@ -650,6 +681,8 @@ def _ga(args: argparse.Namespace) -> int:
             final_games=args.ga_final_games,
             seed=args.ga_seed,
             scoring=args.ga_scoring,
+            ruleset=ruleset,
+            preset=args.ga_preset,
         )
     except ValueError as exc:
         raise config_error(exc, GA_OPTIONS) from None
@@ -686,13 +719,15 @@ def _ga_run(args: argparse.Namespace, config, groups) -> dict:
                 _report_seed(config.seed),
                 backend.workers,
                 config.scoring,
+                pool=config.pool,
+                preset=config.preset,
             )
             doc = {
                 "agent": agent.as_dict(),
                 "evaluation": {k: v for k, v in score.items() if k != "results"},
                 "runs": [r.as_dict() for r in results],
             }
-            print(f"situational agent: {agent.as_dict()['groups']}")
+            print(f"situational agent ({config.ruleset} rules): {agent.as_dict()['groups']}")
             print(
                 f"  {config.mode} fitness {score['mean']:.2f}; per size "
                 + ", ".join(f"{p}p {m:.2f}" for p, m in score["per_size"].items())
@@ -704,7 +739,9 @@ def _ga_run(args: argparse.Namespace, config, groups) -> dict:
             )
             doc = result.as_dict()
             print(
-                f"GA {config.name}: {config.mode}, players {list(config.players)}, "
+                f"GA {config.name}: {config.mode}"
+                + (f" ({config.preset})" if config.preset else "")
+                + f", {config.ruleset} rules, players {list(config.players)}, "
                 f"{config.generations} generations x {config.population}"
             )
             for f in result.final:
@@ -843,6 +880,23 @@ def _add_ga(sub) -> None:
         help="lenient (the papers) or strict (HLE) (default: the configuration's; lenient)",
     )
     p.add_argument(
+        "--ruleset",
+        dest="ga_ruleset",
+        choices=["corrected", "reference"],
+        help="corrected or reference: chromosomes play as the papers' Java code ran them "
+        "(HistogramAgent, bugs included, fixed hand slots) and mixed-mode partners are its "
+        "baselines (docs/rules.md §12) (default: the configuration's, corrected; reference "
+        "with --preset cig18)",
+    )
+    p.add_argument(
+        "--preset",
+        dest="ga_preset",
+        choices=["cig18"],
+        help="cig18: [CIG18]'s mixed fitness, against the 2018 pool as the framework built it "
+        "(reference rules, random seat, lenient scoring; docs/rules.md §12.3); needs --mode "
+        "mixed or a mixed --config (default: none)",
+    )
+    p.add_argument(
         "--situational",
         dest="ga_situational",
         action="store_true",
@@ -908,7 +962,7 @@ def _load(source: str):
 def _population(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from qd.analysis import archive_matchups, cross_run_metrics, reevaluate
+    from qd.analysis import archive_matchups, archive_ruleset, cross_run_metrics, reevaluate
     from qd.io import atomic_write_json, save_archive
 
     check_out_dir("--out", args.pop_out)
@@ -926,10 +980,15 @@ def _population(args: argparse.Namespace) -> int:
             )
     out = Path(args.pop_out)
     out.mkdir(parents=True, exist_ok=True)
-    report: dict = {"source": args.pop_source, "archive_stats": archive.stats().as_dict()}
+    ruleset = args.pop_ruleset or archive_ruleset(archive)
+    report: dict = {
+        "source": args.pop_source,
+        "ruleset": ruleset,
+        "archive_stats": archive.stats().as_dict(),
+    }
     with _backend(args, "pop") as backend:
         if args.pop_reeval:
-            reevaluate(archive, args.pop_reeval, args.pop_seed, backend=backend)
+            reevaluate(archive, args.pop_reeval, args.pop_seed, backend=backend, ruleset=ruleset)
             report["reeval_games"] = args.pop_reeval
             report["reeval_stats"] = archive.stats("reeval_objective").as_dict()
             if "published_fitness" in archive.fields:
@@ -946,7 +1005,9 @@ def _population(args: argparse.Namespace) -> int:
                         f"{d['reeval_ipp'][k]:>7.2f}"
                     )
         if args.pop_matchups:
-            table = archive_matchups(archive, args.pop_matchups, args.pop_seed, backend=backend)
+            table = archive_matchups(
+                archive, args.pop_matchups, args.pop_seed, ruleset=ruleset, backend=backend
+            )
             table.to_csv(out / "matchups.csv")
             report["matchups"] = {
                 "games": args.pop_matchups,
@@ -964,6 +1025,7 @@ def _population(args: argparse.Namespace) -> int:
                 args.pop_seed,
                 args.pop_action_games,
                 backend=backend,
+                ruleset=ruleset,
             )
             report["cross_run"] = summary
             atomic_write_json(out / "cross_run.json", {"summary": summary, "cells": rows})
@@ -1038,6 +1100,16 @@ def _add_population(sub) -> None:
         help="random seed (default 0)",
     )
     p.add_argument(
+        "--ruleset",
+        dest="pop_ruleset",
+        choices=["corrected", "reference"],
+        default=None,
+        help="corrected or reference: the elites play as the papers' Java code ran them "
+        "(HistogramAgent, bugs included, fixed hand slots; docs/rules.md §12) (default: the "
+        "SOURCE's: reference for the archive of a --ruleset reference MAP-Elites run, "
+        "corrected otherwise, the published 5x5 and 20x20 included)",
+    )
+    p.add_argument(
         "--out",
         dest="pop_out",
         metavar="DIR",
@@ -1050,15 +1122,21 @@ def _add_population(sub) -> None:
 
 
 def _matchups(args: argparse.Namespace) -> int:
-    from qd.analysis import archive_matchups
+    from qd.analysis import archive_matchups, archive_ruleset
 
     check_out_dir("--out", args.mu_out)
     archive = load_source("SOURCE", args.mu_source)
     out = Path(args.mu_out)
     out.mkdir(parents=True, exist_ok=True)
+    ruleset = args.mu_ruleset or archive_ruleset(archive)
     with _backend(args, "mu") as backend:
         table = archive_matchups(
-            archive, args.mu_games, args.mu_seed, scoring=args.mu_scoring, backend=backend
+            archive,
+            args.mu_games,
+            args.mu_seed,
+            ruleset=ruleset,
+            scoring=args.mu_scoring,
+            backend=backend,
         )
     table.to_csv(out / "matchups.csv")
     try:
@@ -1070,7 +1148,8 @@ def _matchups(args: argparse.Namespace) -> int:
     intra = table.intra_population_scores()
     g = table.generalist()
     print(
-        f"{len(table.ids)} agents, {table.games} games per ordered pair: population score "
+        f"{len(table.ids)} agents ({ruleset} rules), {table.games} games per ordered pair: "
+        "population score "
         f"{table.population_score():.2f}, mean self-play {table.self_play().mean():.2f}, "
         f"generalist {table.ids[g]} (intra-population score {intra[g]:.2f})"
     )
@@ -1112,6 +1191,16 @@ def _add_matchups(sub) -> None:
         choices=["lenient", "strict"],
         default="lenient",
         help="lenient (the papers) or strict (HLE) (default lenient)",
+    )
+    p.add_argument(
+        "--ruleset",
+        dest="mu_ruleset",
+        choices=["corrected", "reference"],
+        default=None,
+        help="corrected or reference: the elites play as the papers' Java code ran them "
+        "(HistogramAgent, bugs included, fixed hand slots; docs/rules.md §12) (default: the "
+        "SOURCE's: reference for the archive of a --ruleset reference MAP-Elites run, "
+        "corrected otherwise, the published 5x5 and 20x20 included)",
     )
     p.add_argument(
         "--out",

@@ -14,6 +14,16 @@ pool of the mean over player counts. Generation ``g`` plays the games of ``deriv
 g)`` with exactly the seeding of :func:`agents.evaluate.evaluate`, so an individual's fitness equals
 ``evaluate(RuleAgent(chromosome), mode, players, games, seed=derive_seed(seed, 10, g)).mean``.
 
+**Rulesets** (docs/rules.md §12). ``GAConfig(ruleset="reference")`` evolves chromosomes that play
+as the papers' Java code ran them: each individual is a Hanabi-Map-Elites ``HistogramAgent``
+(``RuleAgent(chromosome, ruleset="reference")``), games have the framework's fixed hand slots,
+and mixed-mode partners are the reference baselines (``agents.make(name, ruleset="reference")``,
+ProductionRuleAgents). ``preset="cig18"`` makes the mixed fitness [CIG18]'s own: the 2018 pool as
+the framework instantiated it (:data:`agents.reference.CIG18_POOL`, ``agents.make(name,
+preset="cig18")``), reference rules, random seat, lenient scoring; an individual's fitness is then
+``evaluate(RuleAgent(c, ruleset="reference"), "mixed", players, games, preset="cig18",
+seed=...).mean``.
+
 The **situational agent** combines one chromosome per group of game sizes (2 players; 3–5
 players) and switches on the number of players (:class:`SituationalAgent`).
 """
@@ -27,8 +37,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluate import evaluate, game_seeds, hle_hand_size, play_games
-from agents.policy import Policy, RuleAgent
+from agents import _rules_ref as RR
+from agents.evaluate import evaluate, game_seeds, hle_hand_size, play_games, rule_table
+from agents.policy import Policy, RuleAgent, make
+from agents.reference import CIG18_POOL, PRESETS, RULESETS
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
@@ -164,6 +176,13 @@ class GAConfig:
         scoring: ``"lenient"`` or ``"strict"``.
         seed: Master seed.
         pool: Test-pool agent names (mixed mode).
+        ruleset: ``"corrected"`` (default) or ``"reference"``: individuals play as the Java
+            reference's chromosome agents (HistogramAgent) and named partners as its
+            baselines, with fixed hand slots (docs/rules.md §12).
+        preset: ``None`` (default) or ``"cig18"``: the mixed fitness of [CIG18], against the
+            2018 pool as the framework instantiated it (:data:`agents.reference.CIG18_POOL`);
+            needs ``ruleset="reference"``, ``mode="mixed"`` and lenient scoring, and the pool
+            names must be in that pool (docs/rules.md §12.3).
     """
 
     name: str = "quick"
@@ -183,9 +202,14 @@ class GAConfig:
     scoring: str = "lenient"
     seed: int = 0
     pool: tuple[str, ...] = field(default=TEST_POOL)
+    ruleset: str = "corrected"
+    preset: str | None = None
 
     def __post_init__(self) -> None:
         """Validate (TypeError/ValueError naming the parameter); store plain Python values."""
+        ruleset = check_choice("ruleset", self.ruleset, RULESETS)
+        if self.preset is not None:
+            check_choice("preset", self.preset, PRESETS)
         check_str("name", self.name)
         population = check_int("population", self.population, 2, 100_000)
         n_rules = check_int("n_rules", self.n_rules, 2, N_ALPHABET)
@@ -193,7 +217,7 @@ class GAConfig:
         if isinstance(self.pool, (str, bytes)) or not isinstance(self.pool, Sequence):
             raise type_error("pool", "a sequence of baseline names", self.pool)
         for p in self.pool:
-            check_choice("pool", p, BASELINES)
+            check_choice("pool", p, CIG18_POOL if self.preset == "cig18" else BASELINES)
         values = {
             "population": population,
             "generations": check_int("generations", self.generations, 1),
@@ -217,7 +241,11 @@ class GAConfig:
             "scoring": check_choice("scoring", self.scoring, ("lenient", "strict")),
             "seed": check_seed("seed", self.seed),
             "pool": tuple(self.pool),
+            "ruleset": ruleset,
+            "preset": self.preset,
         }
+        if self.preset == "cig18":
+            _check_cig18(values["mode"], values["scoring"], ruleset)
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -235,6 +263,23 @@ class GAConfig:
     def replace(self, **changes) -> GAConfig:
         """A copy with ``changes`` (``None`` values ignored)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _check_cig18(mode: str, scoring: str, ruleset: str) -> None:
+    """``preset="cig18"`` is [CIG18]'s mixed fitness: reference rules, lenient scoring."""
+    if mode != "mixed":
+        raise ValueError(
+            f"preset='cig18' is a mixed fitness, not mode={mode!r}; allowed: mode='mixed'"
+        )
+    if scoring != "lenient":
+        raise ValueError(
+            "preset='cig18' scores leniently, as the 2018 framework did; allowed: scoring='lenient'"
+        )
+    if ruleset != "reference":
+        raise ValueError(
+            f"preset='cig18' runs the reference rules, not ruleset={ruleset!r}; allowed: "
+            "ruleset='reference'"
+        )
 
 
 _PAPER_GA = {
@@ -275,12 +320,14 @@ def population_fitness(
     scoring: str = "lenient",
     pool: Sequence[str | Policy] = TEST_POOL,
     backend: Backend | None = None,
+    ruleset: str = "corrected",
+    preset: str | None = None,
 ) -> np.ndarray:
     """Mirror or mixed fitness of a population on common random numbers ([CIG18]; docs/rules.md §6).
 
-    Equal, individual by individual, to ``agents.evaluate.evaluate(RuleAgent(c), mode,
-    players, games, pool, scoring, seed).mean``, with all games of the population played in one
-    backend call per (partner, player count).
+    Equal, individual by individual, to ``agents.evaluate.evaluate(RuleAgent(c, ruleset=ruleset),
+    mode, players, games, pool, scoring, seed, ruleset=ruleset, preset=preset).mean``, with all
+    games of the population played in one backend call per (partner, player count).
 
     Args:
         chromosomes: ``(n, L)`` rule lists.
@@ -291,21 +338,37 @@ def population_fitness(
         scoring: ``"lenient"`` or ``"strict"``.
         pool: Partners (mixed mode): baseline names, or fixed policies such as an
             ``agents.sb3.SB3Policy`` (non-rule partners play through
-            ``agents.evaluate.play_games`` with ``backend.workers`` processes).
+            ``agents.evaluate.play_games`` with ``backend.workers`` processes). Names are built
+            with ``agents.make(name, ruleset=ruleset, preset=preset)``; a ``RuleAgent`` keeps
+            its own ruleset.
         backend: Evaluation backend.
+        ruleset: ``"corrected"`` (default) or ``"reference"``: the individuals play as the Java
+            reference's chromosome agents (HistogramAgent), with fixed hand slots
+            (docs/rules.md §12).
+        preset: ``None`` or ``"cig18"``: [CIG18]'s mixed fitness (the 2018 pool as the
+            framework built it; implies ``ruleset="reference"``, needs ``mode="mixed"`` and
+            lenient scoring; the default pool becomes :data:`agents.reference.CIG18_POOL`).
 
     Returns:
         ``(n,)`` float64 fitness (points).
 
     Raises:
         TypeError: An argument of the wrong type (e.g. float chromosomes or ``games``).
-        ValueError: Bad ``mode``, ``players``, ``games``, ``seed``, ``scoring`` or ``pool``.
+        ValueError: Bad ``mode``, ``players``, ``games``, ``seed``, ``scoring``, ``pool``,
+            ``ruleset`` or ``preset``.
     """
     check_choice("mode", mode, ("mirror", "mixed"))
     players = check_int_sequence("players", players, 2, 5, what="player counts")
     games = check_int("games", games, 1)
     seed = check_seed("seed", seed)
     check_choice("scoring", scoring, ("lenient", "strict"))
+    check_choice("ruleset", ruleset, RULESETS)
+    if preset is not None:
+        check_choice("preset", preset, PRESETS)
+        ruleset = "reference"
+        _check_cig18(mode, scoring, ruleset)
+        if pool is TEST_POOL:
+            pool = tuple(CIG18_POOL)
     if backend is not None and not isinstance(backend, Backend):
         raise type_error("backend", "a qd.evaluator.Backend or None", backend)
     pop = np.asarray(chromosomes)
@@ -314,6 +377,7 @@ def population_fitness(
             f"chromosomes must be an (n, L) integer array, got dtype {pop.dtype} shape {pop.shape}"
         )
     pop = pop.astype(np.int64)
+    partners: list[Policy] = []
     if mode == "mixed":
         if isinstance(pool, (str, bytes)) or not isinstance(pool, Sequence):
             raise type_error("pool", "a sequence of names or policies", pool)
@@ -321,33 +385,42 @@ def population_fitness(
             raise ValueError("pool=[] is not allowed; allowed: at least one partner")
         for partner in pool:
             if not isinstance(partner, Policy):
-                check_choice("pool", partner, BASELINES)
+                check_choice("pool", partner, CIG18_POOL if preset == "cig18" else BASELINES)
+        partners = [
+            p if isinstance(p, Policy) else make(p, ruleset=ruleset, preset=preset) for p in pool
+        ]
     backend = backend or SerialBackend()
     if mode == "mirror":
-        ev = evaluate_solutions(pop, [seed] * len(pop), games, players, scoring, backend)
+        ev = evaluate_solutions(
+            pop, [seed] * len(pop), games, players, scoring, backend, ruleset=ruleset
+        )
         return ev.objective
-    if mode != "mixed":
-        raise ValueError(f"mode={mode!r} is not allowed; allowed: 'mirror', 'mixed'")
     n = len(pop)
-    rules = [*pop, None]
-    per_partner = np.zeros((len(pool), n))
-    for k, partner in enumerate(pool):
-        fixed = partner if isinstance(partner, Policy) else None
-        if isinstance(fixed, RuleAgent):
-            rules[n], fixed = fixed.rules, None
-        elif fixed is None:
-            rules[n] = np.asarray(BASELINES[partner], dtype=np.int64)
+    mode_of = RR.MODE_HISTOGRAM if ruleset == "reference" else RR.MODE_FALLBACK
+    # as agents.evaluate: fixed hand slots for every game once any reference agent plays
+    fixed_slots = ruleset == "reference" or any(
+        getattr(p, "ruleset", None) == "reference" for p in partners
+    )
+    per_partner = np.zeros((len(partners), n))
+    for k, partner in enumerate(partners):
         per_size = np.zeros((len(players), n))
         for s, p in enumerate(players):
-            cfg = HanabiConfig(players=p, hand_size=hle_hand_size(p), scoring=scoring)
+            cfg = HanabiConfig(
+                players=p,
+                hand_size=hle_hand_size(p),
+                scoring=scoring,
+                hand_order="fixed" if fixed_slots else "shift",
+            )
             seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=True)
             seat_agents = np.full((n * games, p), n, dtype=np.int64)
             seat_agents[np.arange(n * games), np.tile(seats, n)] = np.repeat(np.arange(n), games)
             deals_n, seeds_n = np.tile(deals, n), np.tile(agent_seeds, (n, 1))
-            if fixed is None:
-                sc, _, _ = backend.play(cfg, rules, seat_agents, deals_n, seeds_n)
+            if isinstance(partner, RuleAgent):
+                rules = [*pop, partner.rules]
+                modes = [mode_of] * n + [partner.mode]
+                sc = _play_modes(backend, cfg, rules, modes, seat_agents, deals_n, seeds_n)
             else:  # a non-rule partner (e.g. an SB3 model): the generic evaluator
-                policies = [*(RuleAgent(c) for c in pop), fixed]
+                policies = [*(RuleAgent(c, ruleset=ruleset) for c in pop), partner]
                 batch = play_games(
                     policies, seat_agents, deals_n, seeds_n, cfg, workers=backend.workers
                 )
@@ -355,6 +428,41 @@ def population_fitness(
             per_size[s] = sc.reshape(n, games).mean(axis=1)
         per_partner[k] = per_size.mean(axis=0)
     return per_partner.mean(axis=0)
+
+
+def _play_modes(
+    backend: Backend,
+    cfg: HanabiConfig,
+    rules: list[np.ndarray],
+    modes: list[int],
+    seat_agents: np.ndarray,
+    deals: np.ndarray,
+    agent_seeds: np.ndarray,
+) -> np.ndarray:
+    """Scores of rule-agent games whose agents may run in different modes (wrappers).
+
+    :meth:`qd.evaluator.Backend.play` runs every rule list in one mode; a reference individual
+    (HistogramAgent) with a reference baseline (ProductionRuleAgent) needs two. Such games are
+    dealt to the backend's tasks in stripes, as ``Backend.play`` deals them, so results do not
+    depend on the backend or its number of workers.
+    """
+    if len(set(modes)) == 1 and modes[0] in (RR.MODE_FALLBACK, RR.MODE_HISTOGRAM):
+        ruleset = "reference" if modes[0] == RR.MODE_HISTOGRAM else "corrected"
+        return backend.play(cfg, rules, seat_agents, deals, agent_seeds, ruleset=ruleset)[0]
+    table, lens, mode_arr = rule_table([np.asarray(r, dtype=np.int64) for r in rules], modes)
+    n = len(deals)
+    seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
+    deals = np.ascontiguousarray(deals, dtype=np.int64)
+    agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
+    k = len(backend._chunks(n))
+    parts = [np.arange(j, n, k) for j in range(k)]
+    tasks = [
+        (cfg, table, lens, mode_arr, seat_agents[i], deals[i], agent_seeds[i], None) for i in parts
+    ]
+    scores = np.empty(n, dtype=np.int64)
+    for i, result in zip(parts, backend._map(tasks), strict=True):
+        scores[i] = result[0]
+    return scores
 
 
 # --------------------------------------------------------------------------------------------
@@ -446,7 +554,9 @@ def save_ga_checkpoint(
     the canonical JSON of "payload">, "payload": {"config": {...GAConfig...}, "generation":
     generations evaluated, "population": the next generation to evaluate (the last one, unsorted,
     once all are evaluated), "fitness": the last evaluated generation's fitness, "history":
-    [...], "rng": the run generator's PCG64 state (plain ints)}}``.
+    [...], "rng": the run generator's PCG64 state (plain ints)}}``. The config keeps the
+    ``ruleset`` and ``preset``; a checkpoint without them (written before they existed) is read
+    as ``ruleset="corrected"``, no preset.
     """
     payload = {
         "config": config.as_dict(),
@@ -469,7 +579,8 @@ def read_ga_checkpoint(path: str | Path, config: GAConfig) -> dict:
     Raises:
         CheckpointError: Missing, not valid JSON, not a GA checkpoint, checksum mismatch,
             inconsistent, or written by a run with other settings than ``config`` (its
-            ``name`` may differ); one line naming the file and what to do.
+            ``name`` may differ; another ruleset or preset is named on its own); one line
+            naming the file and what to do.
     """
     path = Path(path)
     fix = CHECKPOINT_FIX
@@ -477,6 +588,19 @@ def read_ga_checkpoint(path: str | Path, config: GAConfig) -> dict:
     saved, want = payload.get("config"), config.as_dict()
     if not isinstance(saved, dict):
         raise CheckpointError(f"checkpoint {path} is corrupt (no config); {fix}")
+    # checkpoints written before the rulesets existed are corrected runs without a preset
+    saved = {"ruleset": "corrected", "preset": None, **saved}
+    keys = [k for k in ("ruleset", "preset") if saved[k] != want[k]]
+    if keys:  # the rules themselves differ: say so first, with the options that continue it
+        was = ", ".join(f"{k}={saved[k]!r}" for k in keys)
+        options = " ".join(
+            f"--{k} {saved[k]}" if saved[k] is not None else f"no --{k}" for k in keys
+        )
+        raise CheckpointError(
+            f"checkpoint {path} belongs to a run with {was}, not "
+            + ", ".join(f"{k}={want[k]!r}" for k in keys)
+            + f"; resume it with {was} ({options}) or use another folder"
+        )
     diff = [
         f"{k}: checkpoint {saved.get(k)!r} != requested {v!r}"
         for k, v in want.items()
@@ -598,7 +722,16 @@ def run_ga(
 
     def fitness_of(population: np.ndarray, seed: int, games: int) -> np.ndarray:
         return population_fitness(
-            population, c.mode, c.players, games, seed, c.scoring, c.pool, backend
+            population,
+            c.mode,
+            c.players,
+            games,
+            seed,
+            c.scoring,
+            c.pool,
+            backend,
+            ruleset=c.ruleset,
+            preset=c.preset,
         )
 
     bar = tqdm(
@@ -653,12 +786,15 @@ class SituationalAgent(Policy):
             ``{2: c2, (3, 4, 5): c345}``.
         seed: Seed of the sub-agents' generators.
         name: Display name.
+        ruleset: ``"corrected"`` (default) or ``"reference"``: the sub-agents are
+            ``RuleAgent(chromosome, ruleset=ruleset)`` (reference: HistogramAgents, which need
+            fixed hand slots; docs/rules.md §12).
 
     Raises:
         TypeError: ``groups`` not a mapping, a key not an int or tuple of ints, a bad
-            chromosome, ``seed`` or ``name``.
+            chromosome, ``seed``, ``name`` or ``ruleset``.
         ValueError: A player count outside [2, 5] or given twice (the message says
-            "repeated").
+            "repeated"), or an unknown ``ruleset``.
     """
 
     def __init__(
@@ -666,12 +802,14 @@ class SituationalAgent(Policy):
         groups: Mapping[int | tuple[int, ...], Sequence[int]],
         seed: int = 0,
         name: str = "situational",
+        ruleset: str = "corrected",
     ):
         """See the class docstring."""
         if not isinstance(groups, Mapping):
             raise type_error("groups", "a mapping of player counts to chromosomes", groups)
         seed = check_seed("seed", seed)
         self.name = check_str("name", name)
+        self.ruleset = check_choice("ruleset", ruleset, RULESETS)
         self.groups: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._by_players: dict[int, RuleAgent] = {}
         for key, chromosome in groups.items():
@@ -679,7 +817,9 @@ class SituationalAgent(Policy):
                 sizes = check_int_sequence("groups", key, unique=False, what="player counts")
             else:
                 sizes = (check_int("groups", key),)
-            agent = RuleAgent(chromosome, seed=seed, name=f"{name}{list(sizes)}")
+            agent = RuleAgent(
+                chromosome, seed=seed, name=f"{name}{list(sizes)}", ruleset=self.ruleset
+            )
             self.groups[tuple(int(s) for s in sizes)] = agent.chromosome
             for s in sizes:
                 if not 2 <= int(s) <= 5 or int(s) in self._by_players:
@@ -706,16 +846,22 @@ class SituationalAgent(Policy):
         return self.for_players(view.n_players).act(view)
 
     def as_dict(self) -> dict:
-        """``{"name", "groups": [{"players": [...], "chromosome": [...]}, ...]}``."""
+        """``{"name", "ruleset", "groups": [{"players": [...], "chromosome": [...]}, ...]}``."""
         return {
             "name": self.name,
+            "ruleset": self.ruleset,
             "groups": [{"players": list(k), "chromosome": list(v)} for k, v in self.groups.items()],
         }
 
     @classmethod
     def from_dict(cls, d: dict, seed: int = 0) -> SituationalAgent:
-        """Inverse of :meth:`as_dict`."""
-        return cls({tuple(g["players"]): g["chromosome"] for g in d["groups"]}, seed, d["name"])
+        """Inverse of :meth:`as_dict` (a dict without ``"ruleset"`` is a corrected agent)."""
+        return cls(
+            {tuple(g["players"]): g["chromosome"] for g in d["groups"]},
+            seed,
+            d["name"],
+            d.get("ruleset", "corrected"),
+        )
 
 
 def evaluate_situational(
@@ -726,12 +872,16 @@ def evaluate_situational(
     seed: int = 0,
     workers: int | None = 1,
     scoring: str = "lenient",
+    pool: Sequence[str | Policy] = TEST_POOL,
+    preset: str | None = None,
 ) -> dict:
     """Evaluate a situational agent with the fast evaluator, one game size at a time.
 
     Each size runs ``agents.evaluate.evaluate`` with that size's rule agent, so the result is
     the mirror/mixed fitness of [CIG18] (the grand mean is the mean over sizes, as every size
-    has the same number of games per partner).
+    has the same number of games per partner). Partners named in ``pool`` are built in the
+    agent's ruleset (``agent.ruleset``); ``preset="cig18"`` is [CIG18]'s mixed setting (the
+    2018 pool, reference rules; see :func:`agents.evaluate.evaluate`).
 
     Returns:
         ``{"mean": float, "per_size": {players: mean}, "results": [EvaluationResult dicts]}``.
@@ -749,9 +899,21 @@ def evaluate_situational(
     check_seed("seed", seed)
     check_workers("workers", workers)
     check_choice("scoring", scoring, ("lenient", "strict"))
+    if preset is not None:
+        check_choice("preset", preset, PRESETS)
+        _check_cig18(mode, scoring, agent.ruleset)
     results = [
         evaluate(
-            agent.for_players(p), mode, (p,), games, scoring=scoring, seed=seed, workers=workers
+            agent.for_players(p),
+            mode,
+            (p,),
+            games,
+            pool=pool,
+            scoring=scoring,
+            seed=seed,
+            workers=workers,
+            ruleset=agent.ruleset,
+            preset=preset,
         )
         for p in players
     ]
@@ -805,5 +967,6 @@ def evolve_situational(
     agent = SituationalAgent(
         {tuple(sizes): r.best for sizes, r in zip(groups, results, strict=True)},
         name=f"{config.name}-situational",
+        ruleset=config.ruleset,
     )
     return agent, results

@@ -113,6 +113,9 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc pipeline --runs 2 --candidates 2000 --episodes 10 --out runs/small": Case(
         PIPELINE, outputs=("runs/small/report/summary.md",)
     ),
+    "hanabi-adhoc pipeline --ruleset reference --out runs/pipeline-reference": Case(
+        PIPELINE, outputs=("runs/pipeline-reference/report/summary.md",)
+    ),
     "hanabi-adhoc map-elites --out runs/me1": Case(
         MAP_ELITES, workspace="me1", outputs=tuple(f"runs/me1/{f}" for f in ME_FILES)
     ),
@@ -137,6 +140,15 @@ COMMANDS: dict[str, Case] = {
     ),
     "hanabi-adhoc ga --mode mixed --json runs/ga1.json": Case(GA, outputs=("runs/ga1.json",)),
     "hanabi-adhoc ga --mode mixed": Case(GA, expect="final"),
+    "hanabi-adhoc ga --config paper-mirror-old --ruleset reference --generations 100 --seed 1": (
+        Case(GA, expect="final")
+    ),
+    "hanabi-adhoc ga --config paper-mixed-old --preset cig18 --generations 60 --seed 1": Case(
+        GA, expect="final"
+    ),
+    "hanabi-adhoc ga --config paper-mixed-old --preset cig18 --out runs/ga_cig18": Case(
+        GA, outputs=("runs/ga_cig18/result.json", "runs/ga_cig18/checkpoint.json")
+    ),
     "hanabi-adhoc matchups 5x5 --games 100 --out runs/mu": Case(
         ("--games", "1", "--workers", "1"), outputs=("runs/mu/matchups.csv", "runs/mu/matchups.png")
     ),
@@ -145,6 +157,17 @@ COMMANDS: dict[str, Case] = {
         META_EVAL, outputs=("runs/meta1/evaluation.json", "runs/meta1/variant_scores.png")
     ),
     "hanabi-adhoc meta-eval": Case(META_EVAL, outputs=("runs/meta/evaluation.json",)),
+    "hanabi-adhoc meta-eval --config paper --responses 5x5 --ruleset reference": Case(
+        META_EVAL, outputs=("runs/meta/evaluation.json", "runs/meta/table.csv.ruleset")
+    ),
+    "hanabi-adhoc meta-eval --config paper --responses 5x5 --ruleset reference --variants "
+    "adaptive,generalist,oracle,random,response-adaptive --out runs/t4": Case(
+        META_EVAL, outputs=("runs/t4/evaluation.json",), expect='"response-adaptive"'
+    ),
+    "hanabi-adhoc meta-eval --config paper --responses 5x5 --partners 20x20 --ruleset reference "
+    "--variants adaptive,generalist,oracle,random,response-adaptive --out runs/t4-ood": Case(
+        META_EVAL, outputs=("runs/t4-ood/evaluation.json", "runs/t4-ood/oracle_table.csv")
+    ),
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
     "hanabi-adhoc meta-table": Case(("--train-games", "1"), outputs=("runs/meta/table.csv",)),

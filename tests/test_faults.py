@@ -428,7 +428,7 @@ ORPHAN_SCRIPTS = {
         with ProcessBackend(2, min_chunk=10) as backend:
             evaluate_solutions(pop, list(range(400)), 2000, (2, 3, 4, 5), "lenient", backend)
     """,
-    # meta.evaluate (the pool of _run_tasks)
+    # meta.evaluate (the pool of _run_tasks: the Python path; the compiled path uses threads)
     "meta-evaluate": """
         from agents.policy import make
         from meta.evaluate import evaluate_meta
@@ -437,7 +437,7 @@ ORPHAN_SCRIPTS = {
         table = build_table(pool, pool, games=2, workers=1)
         print("table ready", flush=True)
         evaluate_meta(table, pool, pool, variants=("adaptive",), episodes=20_000, games=10,
-                      workers=2)
+                      workers=2, compiled=False)
     """,
 }
 

@@ -183,7 +183,10 @@ def test_bad_configurations():
         get_pipeline_config("quick", variants=("adaptive", "psychic"))
     with pytest.raises(ValueError, match="config"):
         get_pipeline_config("huge")
+    with pytest.raises(ValueError, match="ruleset"):
+        get_pipeline_config("quick", ruleset="java")
     with pytest.raises(ValueError, match="stop_after"):
         run_pipeline(get_pipeline_config("quick", **TINY), "/nonexistent/x", stop_after="all")
     assert PIPELINE_CONFIGS["paper"].map_elites == "paper"
     assert PIPELINE_CONFIGS["paper"].episodes == 200
+    assert PIPELINE_CONFIGS["paper"].ruleset == "corrected"

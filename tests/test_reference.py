@@ -364,3 +364,17 @@ def test_evaluate_cig18_preset_runs_against_the_2018_pool():
     )
     assert [r["mean"] for r in res.rows] == [r["mean"] for r in explicit.rows]
     assert res.metrics == explicit.metrics
+
+
+def test_cli_play_with_reference_agents_ends_games_as_java_did(capsys):
+    """``play --ruleset reference``: rule 78's colourless tell ends every game, as in Java."""
+    from hanabi_env.cli import main
+
+    rc = main(
+        ["play", "78,8,13,27,19", "78,8,13,27,19", "--ruleset", "reference", "--games", "3",
+         "--scoring", "lenient"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert out.count("ended the game, as the Java reference did") == 3, out
+    assert "3 game(s), mean score" in out
