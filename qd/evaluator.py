@@ -136,6 +136,7 @@ class Backend(ABC):
         agent_seeds: np.ndarray,
         stop: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
         ruleset: str = "corrected",
+        modes: Sequence[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, int]:
         """Play games of rule agents.
 
@@ -154,6 +155,9 @@ class Backend(ABC):
             ruleset: ``"corrected"`` (default) or ``"reference"``: every rule list runs as a
                 Hanabi-Map-Elites chromosome agent of the Java reference (HistogramAgent,
                 docs/rules.md §12.2); ``config`` must then have fixed hand slots.
+            modes: One agent mode per rule list (``agents._rules_ref.MODE_*``), overriding
+                ``ruleset``: for games that mix wrappers, e.g. reference chromosome agents with
+                reference baselines (``MODE_PRODUCTION``).
 
         Returns:
             ``(scores, counters, moves)``: ``(n_games,)`` int64 scores (points),
@@ -166,10 +170,12 @@ class Backend(ABC):
                 np.zeros((0, config.players, E.N_COUNTERS)),
                 0,
             )
-        mode = RR.MODE_HISTOGRAM if ruleset == "reference" else RR.MODE_FALLBACK
-        table, lens, modes = rule_table(
-            [np.asarray(r, dtype=np.int64) for r in rules], [mode] * len(rules)
-        )
+        if modes is None:
+            mode = RR.MODE_HISTOGRAM if ruleset == "reference" else RR.MODE_FALLBACK
+            modes = [mode] * len(rules)
+        elif len(modes) != len(rules):
+            raise ValueError(f"modes has {len(modes)} entries, rules {len(rules)}")
+        table, lens, modes = rule_table([np.asarray(r, dtype=np.int64) for r in rules], modes)
         seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
         deal_seeds = np.ascontiguousarray(deal_seeds, dtype=np.int64)
         agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import _rules_ref as RR
-from agents.evaluate import evaluate, game_seeds, hle_hand_size, play_games, rule_table
+from agents.evaluate import evaluate, game_seeds, hle_hand_size, play_games
 from agents.policy import Policy, RuleAgent, make
 from agents.reference import CIG18_POOL, PRESETS, RULESETS
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
@@ -441,28 +441,10 @@ def _play_modes(
 ) -> np.ndarray:
     """Scores of rule-agent games whose agents may run in different modes (wrappers).
 
-    :meth:`qd.evaluator.Backend.play` runs every rule list in one mode; a reference individual
-    (HistogramAgent) with a reference baseline (ProductionRuleAgent) needs two. Such games are
-    dealt to the backend's tasks in stripes, as ``Backend.play`` deals them, so results do not
-    depend on the backend or its number of workers.
+    A reference individual (HistogramAgent) with a reference baseline (ProductionRuleAgent)
+    needs two modes in one game (:meth:`qd.evaluator.Backend.play` ``modes=``).
     """
-    if len(set(modes)) == 1 and modes[0] in (RR.MODE_FALLBACK, RR.MODE_HISTOGRAM):
-        ruleset = "reference" if modes[0] == RR.MODE_HISTOGRAM else "corrected"
-        return backend.play(cfg, rules, seat_agents, deals, agent_seeds, ruleset=ruleset)[0]
-    table, lens, mode_arr = rule_table([np.asarray(r, dtype=np.int64) for r in rules], modes)
-    n = len(deals)
-    seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
-    deals = np.ascontiguousarray(deals, dtype=np.int64)
-    agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
-    k = len(backend._chunks(n))
-    parts = [np.arange(j, n, k) for j in range(k)]
-    tasks = [
-        (cfg, table, lens, mode_arr, seat_agents[i], deals[i], agent_seeds[i], None) for i in parts
-    ]
-    scores = np.empty(n, dtype=np.int64)
-    for i, result in zip(parts, backend._map(tasks), strict=True):
-        scores[i] = result[0]
-    return scores
+    return backend.play(cfg, rules, seat_agents, deals, agent_seeds, modes=modes)[0]
 
 
 # --------------------------------------------------------------------------------------------
