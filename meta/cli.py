@@ -27,6 +27,7 @@ is refused.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -207,11 +208,18 @@ def _error(err: Exception) -> int:
 
 def _pool_option(option: str, source: str, prefix: str = "", ruleset: str = "corrected"):
     """:func:`load_pool` with its errors as one-line usage errors naming ``option``."""
+    _recorded_option(option, source)
+    with _source_errors(option, source):
+        return load_pool(source, prefix=prefix, ruleset=ruleset)
+
+
+@contextlib.contextmanager
+def _source_errors(option: str, source: str):
+    """Turn the errors of reading a pool SOURCE into one-line usage errors naming ``option``."""
     from qd.cli import OptionError
 
-    _recorded_option(option, source)
     try:
-        return load_pool(source, prefix=prefix, ruleset=ruleset)
+        yield
     except OptionError:
         raise
     except FileNotFoundError as err:
@@ -230,17 +238,9 @@ def _recorded_option(option: str, source: str) -> str | None:
         raise OptionError(option, "an empty SOURCE is not allowed")
     if source.startswith("baselines:"):
         return None
-    try:
+    with _source_errors(option, source):
         check_archive(option, load_archive_source(source), source)
         return recorded_ruleset(source)
-    except OptionError:
-        raise
-    except FileNotFoundError as err:
-        raise OptionError(option, str(err)) from None
-    except KeyError as err:
-        raise OptionError(option, str(err.args[0] if err.args else err)) from None
-    except (ValueError, TypeError, IndexError, AttributeError, OSError) as err:
-        raise OptionError(option, f"{source}: not a pool ({err})") from None
 
 
 def _ruleset_option(args, sources: dict[str, str]) -> tuple[str, str, list[str]]:

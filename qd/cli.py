@@ -347,6 +347,20 @@ MAX_CELLS = 1_000_000
 """Largest MAP-Elites grid (cells)."""
 
 
+def _add_source_ruleset(p: argparse.ArgumentParser, dest: str) -> None:
+    """``--ruleset`` of a command that plays the elites of a SOURCE (default: the SOURCE's)."""
+    p.add_argument(
+        "--ruleset",
+        dest=dest,
+        choices=["corrected", "reference"],
+        default=None,
+        help="corrected or reference: the elites play as the papers' Java code ran them "
+        "(HistogramAgent, bugs included, fixed hand slots; docs/rules.md §12) (default: the "
+        "SOURCE's: reference for the archive of a --ruleset reference MAP-Elites run, "
+        "corrected otherwise, the published 5x5 and 20x20 included)",
+    )
+
+
 def _map_elites(args: argparse.Namespace) -> int:
     from qd.config import MapElitesConfig, get_config
     from qd.run import run_map_elites
@@ -1099,16 +1113,7 @@ def _add_population(sub) -> None:
         metavar="N",
         help="random seed (default 0)",
     )
-    p.add_argument(
-        "--ruleset",
-        dest="pop_ruleset",
-        choices=["corrected", "reference"],
-        default=None,
-        help="corrected or reference: the elites play as the papers' Java code ran them "
-        "(HistogramAgent, bugs included, fixed hand slots; docs/rules.md §12) (default: the "
-        "SOURCE's: reference for the archive of a --ruleset reference MAP-Elites run, "
-        "corrected otherwise, the published 5x5 and 20x20 included)",
-    )
+    _add_source_ruleset(p, "pop_ruleset")
     p.add_argument(
         "--out",
         dest="pop_out",
@@ -1192,16 +1197,7 @@ def _add_matchups(sub) -> None:
         default="lenient",
         help="lenient (the papers) or strict (HLE) (default lenient)",
     )
-    p.add_argument(
-        "--ruleset",
-        dest="mu_ruleset",
-        choices=["corrected", "reference"],
-        default=None,
-        help="corrected or reference: the elites play as the papers' Java code ran them "
-        "(HistogramAgent, bugs included, fixed hand slots; docs/rules.md §12) (default: the "
-        "SOURCE's: reference for the archive of a --ruleset reference MAP-Elites run, "
-        "corrected otherwise, the published 5x5 and 20x20 included)",
-    )
+    _add_source_ruleset(p, "mu_ruleset")
     p.add_argument(
         "--out",
         dest="mu_out",
