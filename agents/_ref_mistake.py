@@ -17,7 +17,7 @@ thresholds, tie-breaks) is the same:
 
 Once the deck is empty the engine compacts the hands while Java leaves empty slots; a slot
 index chosen in one hand is carried to another hand through the cards' Java slots
-(:func:`_java_slot`), reconstructed from the deal and the public history.
+(:func:`agents._ref_play._java_slot`), reconstructed from the deal and the public history.
 
 Return codes (as every reference kernel): a legal move uid; -1 the rule does not fire; -2 the
 Java rule throws (skipped).
@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents import _rules as R
+from agents._ref_play import _java_slot
 from agents._rules import (
     R_P0,
     R_P1,
@@ -44,9 +45,9 @@ from agents._rules import (
     _partner_pack,
     _tell_missing,
 )
-from hanabi_env._engine import CFG_HAND, CFG_PLAYERS, DISCARD, H_KIND, H_SLOT, PLAY
+from hanabi_env._engine import CFG_HAND, CFG_PLAYERS
 from hanabi_env._jit import njit
-from hanabi_env._view import V_DECK, V_DONE, V_INFO, V_N_MOVES, V_SEAT, expand_view
+from hanabi_env._view import V_DECK, V_DONE, V_INFO, V_SEAT, expand_view
 
 _kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy", _nrt=False)
 _inline = njit(inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
@@ -60,35 +61,13 @@ _NO = np.int64(-1)
 
 
 @_inline
-def _java_slot(v, p, k):
-    """The Java (fixed) slot of ``p``'s slot ``k``: where its card was dealt or drawn.
-
-    A card of the initial deal (uid < N·H) sits in slot ``uid mod H``; the j-th card drawn
-    after the deal took the slot of the j-th play or discard, recorded in the history before
-    the deck ran out (so before any compaction).
-    """
-    n_h = np.int64(v.cfg[CFG_PLAYERS]) * v.cfg[CFG_HAND]
-    u = np.int64(v.uids[p, k])
-    if u < n_h:
-        return u % v.cfg[CFG_HAND]
-    j = u - n_h
-    for m in range(v.scal[V_N_MOVES]):
-        kind = v.hist[m, H_KIND]
-        if kind == PLAY or kind == DISCARD:
-            if j == 0:
-                return np.int64(v.hist[m, H_SLOT])
-            j -= 1
-    return _NO
-
-
-@_inline
 def _slot_at_java(v, p, js):
     """``p``'s (compacted) slot holding Java slot ``js``, or -1 if that Java slot is empty."""
     n = _hand_len(v, p)
     if n == v.cfg[CFG_HAND] or v.scal[V_DECK] > 0:
         return js if js < n else _NO  # no gap yet: slots are the Java slots
     for k in range(n):
-        if _java_slot(v, p, k) == js:
+        if _java_slot(v, v.uids[p, k]) == js:
             return np.int64(k)
     return _NO
 
@@ -112,7 +91,7 @@ def ref_mistake(pv, tab, false_positive, num, den):
         if k < 0:
             continue
         # the hint is about seat i's card at the Java slot chosen in p's hand
-        js = k if p == i or v.scal[V_DECK] > 0 else _java_slot(v, p, k)
+        js = k if p == i or v.scal[V_DECK] > 0 else _java_slot(v, v.uids[p, k])
         kk = k if p == i else _slot_at_java(v, i, js)
         if kk < 0:
             return RAISED  # empty slot: null card
