@@ -595,14 +595,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=workers_int,
         default=None,
         metavar="N",
-        help="processes, >= 1 (default: all cores)",
+        help="local threads (and processes for policies that are not rule agents), >= 1 "
+        "(default: all cores)",
     )
     pl.add_argument(
         "--scheduler-address",
         default=None,
         type=scheduler_address,
         metavar="ADDRESS",
-        help="Dask scheduler for MAP-Elites and match-ups, e.g. tcp://host:8786 (default: local)",
+        help="Dask scheduler that plays every stage's games (MAP-Elites, match-ups, response "
+        "tables, meta-agent evaluation), e.g. tcp://host:8786; the report's numbers are "
+        "identical to a local run (default: local threads)",
     )
     pl.add_argument("--quiet", action="store_true", help="no progress bars (default: shown)")
     pl.set_defaults(func=_pipeline)

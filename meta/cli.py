@@ -327,6 +327,7 @@ def _table(args) -> int:
     _say_ruleset(ruleset, why, notes)
     _mark_ruleset(out, ruleset)
     bar = _bar(len(r) * len(h) * args.train_games, "meta table")
+    backend = _backend(args)
     try:
         t = build_table(
             r,
@@ -338,9 +339,12 @@ def _table(args) -> int:
             path=out,
             workers=args.workers,
             progress=bar.update,
+            backend=backend,
         )
     finally:
         bar.close()
+        if backend is not None:
+            backend.close()
     print(
         json.dumps(
             {
@@ -393,30 +397,40 @@ def _eval(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     _say_ruleset(ruleset, why, notes)
-    table, oracle = _tables(args, out, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset)
-    dims = (5, 5)
-    if not h_src.startswith("baselines:"):
-        dims = tuple(load_archive_source(h_src).dims)
-    self_play = None
-    if args.self_play_games > 0:
-        self_play = self_play_measures(e, args.self_play_games, args.seed, workers=args.workers)
-    res = evaluate_meta(
-        table,
-        r,
-        e,
-        e_ids,
-        variants=variants,
-        episodes=episodes,
-        games=games,
-        seed=args.seed,
-        oracle_table=oracle,
-        workers=args.workers,
-        progress=True,
-        niche_dims=dims,
-        response_threshold=args.response_threshold,
-        empty_niche=args.empty_niche,
-        self_play=self_play,
-    )
+    backend = _backend(args)
+    try:
+        table, oracle = _tables(
+            args, out, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset, backend
+        )
+        dims = (5, 5)
+        if not h_src.startswith("baselines:"):
+            dims = tuple(load_archive_source(h_src).dims)
+        self_play = None
+        if args.self_play_games > 0:
+            self_play = self_play_measures(
+                e, args.self_play_games, args.seed, workers=args.workers, backend=backend
+            )
+        res = evaluate_meta(
+            table,
+            r,
+            e,
+            e_ids,
+            variants=variants,
+            episodes=episodes,
+            games=games,
+            seed=args.seed,
+            oracle_table=oracle,
+            workers=args.workers,
+            progress=True,
+            niche_dims=dims,
+            response_threshold=args.response_threshold,
+            empty_niche=args.empty_niche,
+            self_play=self_play,
+            backend=backend,
+        )
+    finally:
+        if backend is not None:
+            backend.close()
     doc = {**res.to_dict(), "ruleset": ruleset}
     (out / "evaluation.json").write_text(json.dumps(doc, indent=1))
     res.to_csv(out / "games.csv")
@@ -433,7 +447,16 @@ def _eval(args) -> int:
     return 0
 
 
-def _tables(args, out: Path, train: int, rp, hp, ep, ruleset: str = "corrected"):
+def _backend(args):
+    """The Dask backend of ``--scheduler-address``, or None (local workers)."""
+    if not getattr(args, "scheduler_address", None):
+        return None
+    from agents.backend import make_backend
+
+    return make_backend(args.workers, args.scheduler_address)
+
+
+def _tables(args, out: Path, train: int, rp, hp, ep, ruleset: str = "corrected", backend=None):
     """I(R, H), and I(R, E) when some partners are not in H (for the Oracle)."""
     from meta.table import build_table
 
@@ -443,7 +466,7 @@ def _tables(args, out: Path, train: int, rp, hp, ep, ruleset: str = "corrected")
         _mark_ruleset(out / "table.csv", ruleset)
         table = build_table(
             r, h, train, args.seed, r_ids, h_ids, path=out / "table.csv",
-            workers=args.workers, progress=bar.update,
+            workers=args.workers, progress=bar.update, backend=backend,
         )  # fmt: skip
         oracle = None
         if set(e_ids) - set(h_ids):
@@ -451,7 +474,7 @@ def _tables(args, out: Path, train: int, rp, hp, ep, ruleset: str = "corrected")
             _mark_ruleset(out / "oracle_table.csv", ruleset)
             oracle = build_table(
                 r, e, train, args.seed, r_ids, e_ids, path=out / "oracle_table.csv",
-                workers=args.workers, progress=bar.update,
+                workers=args.workers, progress=bar.update, backend=backend,
             )  # fmt: skip
     finally:
         bar.close()
@@ -494,7 +517,7 @@ SOURCE_HELP = (
 
 
 def _common(p) -> None:
-    from qd.cli import seed_int, workers_int
+    from qd.cli import scheduler_address, seed_int, workers_int
 
     p.add_argument(
         "--responses",
@@ -521,6 +544,15 @@ def _common(p) -> None:
         default=None,
         metavar="N",
         help="processes, >= 1 (default: all cores; results do not depend on it)",
+    )
+    p.add_argument(
+        "--scheduler-address",
+        default=None,
+        type=scheduler_address,
+        metavar="ADDRESS",
+        help="play the rule agents' games on this Dask cluster, e.g. tcp://host:8786: response "
+        "tables, self-play measures and the compiled meta-agent evaluation (default: local; "
+        "results are identical)",
     )
 
 

@@ -29,17 +29,19 @@ A Bayesian ``adaptive`` variant with a ``turns_threshold`` updates its belief in
 game (a float update inside the game loop, which a kernel could not reproduce bit for bit with
 numpy's ``log``/``exp``); it stays on the Python path (:func:`compiled_variants`).
 
-Games are split into chunks of :data:`CHUNK` games, played by ``workers`` threads (the kernels
-release the GIL); per-game results do not depend on the split, so nor on ``workers``.
+Games are split into chunks of :data:`CHUNK` games, played as the tasks of one backend of the
+runner family (:mod:`agents.backend`: local threads by default, or the processes or Dask cluster
+the caller passes); per-game results do not depend on the split, so nor on the backend or
+``workers``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from agents.backend import Backend, make_backend
 from agents.evaluate import game_seeds, play_rule_table, rule_table
 from agents.policy import Policy, RuleAgent
 from hanabi_env import _engine as E
@@ -52,7 +54,7 @@ from meta.table import ResponseTable
 __all__ = ["CHUNK", "compiled_variants", "evaluate_compiled", "plain_rule_agents"]
 
 CHUNK = 512
-"""Games per kernel call (a thread's unit of work)."""
+"""Games per kernel call (a backend task)."""
 
 _WINDOW = (E.C_HINT_OPPORTUNITIES, E.C_HINTS_GIVEN, E.C_PLAYS, E.C_SUM_KNOWN_ATTRS)
 _OBSERVED = (*_WINDOW, E.C_TURNS)
@@ -150,6 +152,7 @@ def evaluate_compiled(
     partner_cells: Sequence[Sequence[int]] | None,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    backend: Backend | None = None,
 ) -> dict[str, dict[str, np.ndarray]]:
     """Play the meta-agent protocol of :func:`meta.evaluate.evaluate_meta` with the kernels.
 
@@ -173,8 +176,11 @@ def evaluate_compiled(
         response_kw: The response-table agent's ``threshold`` and ``empty_niche``.
         oracle_kw: ``nE`` ``start_game`` keywords of the Bayesian Oracle.
         partner_cells: ``nE`` true niches of E (``response-oracle``), or None.
-        workers: Threads playing the chunks (results do not depend on it).
+        workers: Local threads playing the chunks when ``backend`` is None (results do not
+            depend on it).
         progress: Called with the number of games finished after each batch.
+        backend: The :class:`agents.backend.Backend` that plays the chunks (left open), e.g.
+            a Dask cluster's; None = local threads for this call.
 
     Returns:
         variant → ``scores`` ``(nE, k, g)`` int64, ``responses`` ``(nE, k, g)`` int64,
@@ -232,7 +238,9 @@ def evaluate_compiled(
         else:
             fixed.append(st)
 
-    pool = ThreadPoolExecutor(int(workers)) if int(workers) > 1 else None
+    own = backend is None
+    if backend is None:
+        backend = make_backend(max(1, int(workers)))
     try:
         for gi in range(games):
             for name, (st, random_resp) in bayes.items():
@@ -240,7 +248,7 @@ def evaluate_compiled(
                     st.response[:] = random_resp[:, gi]
                 elif name == "adaptive":
                     _update_due(st, table, float(kw["sigma"]), kw.get("games_threshold"))
-            tasks: list[Callable[[], tuple]] = []
+            tasks: list[tuple] = []
             n_fixed = len(fixed) * rows
             if fixed:
                 seat = np.empty((n_fixed, 2), dtype=np.int64)
@@ -260,7 +268,7 @@ def evaluate_compiled(
                     tasks.append(
                         _switch_task(cfg, rt, rl, rm, partner_row[c], d[c], a[c], obs[c], agent, nr)
                     )
-            results = list(pool.map(_call, tasks) if pool is not None else map(_call, tasks))
+            results = backend.map(_meta_chunk, tasks)
             if fixed:
                 f_scores = np.concatenate([r[0] for r in results[: _n_chunks(n_fixed)]])
                 f_counters = np.concatenate([r[1] for r in results[: _n_chunks(n_fixed)]])
@@ -282,8 +290,8 @@ def evaluate_compiled(
             if progress is not None:
                 progress(len(variants) * rows)
     finally:
-        if pool is not None:
-            pool.shutdown()
+        if own:
+            backend.close()
 
     out: dict[str, dict[str, np.ndarray]] = {}
     for st in [*fixed, *(s for s, _ in switching)]:
@@ -303,8 +311,15 @@ def _n_chunks(n: int) -> int:
     return -(-n // CHUNK)
 
 
-def _call(task: Callable[[], tuple]) -> tuple:
-    return task()
+def _meta_chunk(kind: str, *args) -> tuple:
+    """Backend task: one chunk of fixed-response or of switching games.
+
+    ``"fixed"``: the rule-game kernel; ``"switch"``: the [ToG20] agent's
+    :func:`_run_switching`. Module-level, so that processes and Dask can run it.
+    """
+    if kind == "fixed":
+        return play_rule_table(*args)[:2]
+    return _run_switching(*args)
 
 
 def _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw) -> np.ndarray | None:
@@ -382,20 +397,16 @@ def _finish_fixed(st, gi, scores, pc, e_row, j_row) -> None:
         st.niches[:, gi] = _niches(st.observed, st.niche_dims)
 
 
-def _fixed_task(cfg, rt, rl, rm, seat, deals, seeds) -> Callable[[], tuple]:
+def _fixed_task(cfg, rt, rl, rm, seat, deals, seeds) -> tuple:
     seat, deals, seeds = (np.ascontiguousarray(x, dtype=np.int64) for x in (seat, deals, seeds))
-    return lambda: play_rule_table(cfg, rt, rl, rm, seat, deals, seeds)[:2]
+    return ("fixed", cfg, rt, rl, rm, seat, deals, seeds)
 
 
-def _switch_task(
-    cfg, rt, rl, rm, partner, deals, seeds, observed, agent, nr
-) -> Callable[[], tuple]:
+def _switch_task(cfg, rt, rl, rm, partner, deals, seeds, observed, agent, nr) -> tuple:
     args = [np.ascontiguousarray(x, dtype=np.int64) for x in (partner, deals, seeds, observed)]
     niche_table = np.ascontiguousarray(agent.niche_table, dtype=np.int64)
     threshold = -1 if agent.threshold is None else int(agent.threshold)
-    return lambda: _run_switching(
-        cfg, rt, rl, rm, *args, niche_table, threshold, agent.generalist, nr
-    )
+    return ("switch", cfg, rt, rl, rm, *args, niche_table, threshold, int(agent.generalist), nr)
 
 
 def _run_switching(

@@ -40,7 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluate import SEED_LIMIT, game_seeds, play_games
+from agents.backend import Backend, play_policies
+from agents.evaluate import SEED_LIMIT, game_seeds
 from agents.policy import Policy, ReferenceGameEnd, end_game
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
@@ -530,6 +531,7 @@ def evaluate_meta(
     empty_niche: str = "generalist",
     self_play: np.ndarray | None = None,
     compiled: bool | None = None,
+    backend: Backend | None = None,
 ) -> MetaEvaluation:
     """Evaluate meta-agent variants against a pool E ([Bayes21] protocol, docs/papers.md §4.2).
 
@@ -582,6 +584,11 @@ def evaluate_meta(
             :meth:`MetaEvaluation.niche_mae` (see :func:`self_play_measures`).
         compiled: None (default): choose the path as above; False: the Python path for
             every variant (e.g. to time it); True: require the compiled path for every variant.
+        backend: An :class:`agents.backend.Backend` (left open) that plays the compiled
+            path's chunks of games, e.g. ``agents.backend.make_backend(scheduler_address=...)``
+            for a Dask cluster; None = ``workers`` local threads. The Python path (policies
+            that are not plain rule agents) always runs on ``workers`` local processes.
+            Results do not depend on it.
 
     Returns:
         A :class:`MetaEvaluation`.
@@ -619,6 +626,8 @@ def evaluate_meta(
     check_choice("empty_niche", empty_niche, EMPTY_NICHE)
     if compiled is not None:
         compiled = check_bool("compiled", compiled)
+    if backend is not None and not isinstance(backend, Backend):
+        raise type_error("backend", "an agents.backend.Backend or None", backend)
     _check_table("table", table)
     if oracle_table is not None:
         _check_table("oracle_table", oracle_table)
@@ -674,7 +683,9 @@ def evaluate_meta(
     merged: dict[str, dict[str, np.ndarray]] = {}
     if fast:
         merged.update(
-            _run_compiled(common, fast, list(partners), pids, oracle_kw, p_cells, workers, progress)
+            _run_compiled(
+                common, fast, list(partners), pids, oracle_kw, p_cells, workers, progress, backend
+            )
         )
     if slow:
         tasks = [
@@ -718,7 +729,7 @@ def evaluate_meta(
 
 
 def _run_compiled(
-    common: dict, fast: list[str], partners, pids, oracle_kw, p_cells, workers, progress
+    common: dict, fast: list[str], partners, pids, oracle_kw, p_cells, workers, progress, backend
 ) -> dict[str, dict[str, np.ndarray]]:
     """The ``fast`` variants through :func:`meta.compiled.evaluate_compiled`."""
     bar = None
@@ -747,6 +758,7 @@ def _run_compiled(
             partner_cells=p_cells,
             workers=workers,
             progress=None if bar is None else bar.update,
+            backend=backend,
         )
     finally:
         if bar is not None:
@@ -835,6 +847,7 @@ def self_play_measures(
     seed: int = 0,
     scoring: str = "lenient",
     workers: int | None = 1,
+    backend: Backend | None = None,
 ) -> np.ndarray:
     """Self-play (communicativeness, IPP) of each policy: 2-player mirror games, both seats.
 
@@ -848,6 +861,8 @@ def self_play_measures(
         seed: Master seed of the deals.
         scoring: ``"lenient"`` or ``"strict"``.
         workers: Processes for rule agents (results do not depend on it).
+        backend: An :class:`agents.backend.Backend` for rule agents (left open), e.g. a Dask
+            cluster's; None = ``workers`` local processes. Results do not depend on it.
 
     Returns:
         ``(n, 2)`` float64, NaN where undefined.
@@ -864,15 +879,18 @@ def self_play_measures(
     n = len(partners)
     _, deals, agent_seeds = game_seeds(int(seed), games, 2, random_seat=False)
     seats = np.repeat(np.arange(n, dtype=np.int64), games)[:, None].repeat(2, axis=1)
-    batch = play_games(
+    if backend is not None and not isinstance(backend, Backend):
+        raise type_error("backend", "an agents.backend.Backend or None", backend)
+    _, counters = play_policies(
         list(partners),
         seats,
         np.tile(deals, n),
         np.tile(agent_seeds, (n, 1)),
         HanabiConfig(players=2, hand_size=5, scoring=scoring, hand_order=hand_order_for(partners)),
-        workers=workers,
+        workers,
+        backend,
     )
-    sums = batch.counters.reshape(n, games, 2, E.N_COUNTERS).sum(axis=(1, 2))
+    sums = counters.reshape(n, games, 2, E.N_COUNTERS).sum(axis=(1, 2))
     m = metric_ratios(sums)
     return np.stack([m["communicativeness"], m["ipp"]], axis=1)
 

@@ -345,7 +345,7 @@ def _checkpoint_elapsed(path: Path) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def _populations(out, config, workers, scheduler_address, quiet, timing) -> list:
+def _populations(out, config, runner, quiet, timing) -> list:
     from qd.io import load_archive
     from qd.run import run_map_elites
 
@@ -379,102 +379,49 @@ def _populations(out, config, workers, scheduler_address, quiet, timing) -> list
             quiet,
         )
         loop, _ = run_map_elites(
-            me,
-            run_dir,
-            resume=resume,
-            workers=workers,
-            scheduler_address=scheduler_address,
-            progress=not quiet,
+            me, run_dir, resume=resume, progress=not quiet, backend=runner.backend()
         )
         archives.append(loop.archive)
         timing.record(f"populations/run{r}", before + time.perf_counter() - t0, resume)
     return archives
 
 
-def _matchups(out, config, archives, workers, scheduler_address, quiet, timing) -> list:
+def _matchups(out, config, archives, runner, quiet, timing) -> list:
     from qd.analysis import MatchupTable, archive_matchups
-    from qd.evaluator import make_backend
 
     tables = []
-    todo = [
-        r for r in range(len(archives)) if not (out / "tables" / f"matchups_run{r}.csv").exists()
-    ]
-    backend = make_backend(workers, scheduler_address) if todo else None
-    try:
-        for r, archive in enumerate(archives):
-            path = out / "tables" / f"matchups_run{r}.csv"
-            if path.exists():  # validated whole: the elites it must hold and its game count
-                ids = [f"run{r}:{archive.cell_name(int(c))}" for c in archive.occupied_cells()]
-                tables.append(MatchupTable.from_csv(path, ids=ids, games=config.matchup_games))
-                timing.loaded_earlier(f"matchups/run{r}")
-                continue
-            t0 = time.perf_counter()
-            n = len(archive)
-            _say(
-                f"[match-ups] run{r}: {n}×{n} ordered pairs × {config.matchup_games} games",
-                quiet,
-            )
-            t = archive_matchups(
-                archive,
-                games=config.matchup_games,
-                seed=config.seed,
-                scoring=config.scoring,
-                **_ruleset_keywords(backend, config.ruleset),
-            )
-            t.ids = [f"run{r}:{i}" for i in t.ids]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.tmp")
-            t.to_csv(tmp)
-            tmp.replace(path)
-            tables.append(t)
-            timing.record(f"matchups/run{r}", time.perf_counter() - t0)
-    finally:
-        if backend is not None:
-            backend.close()
+    for r, archive in enumerate(archives):
+        path = out / "tables" / f"matchups_run{r}.csv"
+        if path.exists():  # validated whole: the elites it must hold and its game count
+            ids = [f"run{r}:{archive.cell_name(int(c))}" for c in archive.occupied_cells()]
+            tables.append(MatchupTable.from_csv(path, ids=ids, games=config.matchup_games))
+            timing.loaded_earlier(f"matchups/run{r}")
+            continue
+        t0 = time.perf_counter()
+        n = len(archive)
+        _say(
+            f"[match-ups] run{r}: {n}×{n} ordered pairs × {config.matchup_games} games",
+            quiet,
+        )
+        t = archive_matchups(
+            archive,
+            games=config.matchup_games,
+            seed=config.seed,
+            scoring=config.scoring,
+            backend=runner.backend(),
+            ruleset=config.ruleset,
+        )
+        t.ids = [f"run{r}:{i}" for i in t.ids]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        t.to_csv(tmp)
+        tmp.replace(path)
+        tables.append(t)
+        timing.record(f"matchups/run{r}", time.perf_counter() - t0)
     return tables
 
 
-def _ruleset_keywords(backend, ruleset: str) -> dict:
-    """The keywords that make :func:`qd.analysis.archive_matchups` play in ``ruleset``.
-
-    Its own ``ruleset`` keyword when it has one; otherwise (a ``qd`` without rulesets in its
-    analysis) the backend, wrapped for the reference ruleset so that every game it plays
-    runs the reference's chromosome agents in fixed hand slots (:class:`_RulesetBackend`).
-    """
-    import inspect
-
-    from qd.analysis import archive_matchups, matchup_table
-
-    takes = {*inspect.signature(archive_matchups).parameters}
-    takes |= {*inspect.signature(matchup_table).parameters}
-    if "ruleset" in takes:
-        return {"backend": backend, "ruleset": ruleset}
-    if ruleset == "corrected":
-        return {"backend": backend}
-    return {"backend": _RulesetBackend(backend, ruleset)}
-
-
-class _RulesetBackend:
-    """A :class:`qd.evaluator.Backend` whose games run in ``ruleset``.
-
-    See :func:`_ruleset_keywords`; ``close`` is left to the wrapped backend's owner.
-    """
-
-    def __init__(self, inner, ruleset: str):
-        self.inner = inner
-        self.ruleset = ruleset
-        self.workers = getattr(inner, "workers", 1)
-
-    def play(self, config, rules, seat_agents, deal_seeds, agent_seeds, stop=None, **_):
-        """:meth:`qd.evaluator.Backend.play` in ``self.ruleset``."""
-        if self.ruleset == "reference":
-            config = dataclasses.replace(config, hand_order="fixed")
-        return self.inner.play(
-            config, rules, seat_agents, deal_seeds, agent_seeds, stop, ruleset=self.ruleset
-        )
-
-
-def _response_table(path, responses, r_ids, hyps, h_ids, config, workers, quiet, desc):
+def _response_table(path, responses, r_ids, hyps, h_ids, config, runner, quiet, desc):
     from tqdm.auto import tqdm
 
     from meta.table import build_table
@@ -490,8 +437,9 @@ def _response_table(path, responses, r_ids, hyps, h_ids, config, workers, quiet,
             h_ids,
             scoring=config.scoring,
             path=path,
-            workers=workers,
+            workers=runner.workers,
             progress=bar.update,
+            backend=runner.backend(),
         )
 
 
@@ -503,7 +451,7 @@ def _pool_pairs(n_runs: int) -> list[tuple[int, int]]:
     return pairs
 
 
-def _meta(out, config, archives, workers, quiet, timing) -> dict[tuple[int, int], dict]:
+def _meta(out, config, archives, runner, quiet, timing) -> dict[tuple[int, int], dict]:
     from meta.evaluate import evaluate_meta
 
     pools = [_pool(a, f"run{r}", config.ruleset) for r, a in enumerate(archives)]
@@ -527,7 +475,7 @@ def _meta(out, config, archives, workers, quiet, timing) -> dict[tuple[int, int]
                 r_pols,
                 r_ids,
                 config,
-                workers,
+                runner,
                 quiet,
                 f"response table run{h}",
             )
@@ -541,7 +489,7 @@ def _meta(out, config, archives, workers, quiet, timing) -> dict[tuple[int, int]
                 e_pols,
                 e_ids,
                 config,
-                workers,
+                runner,
                 quiet,
                 f"oracle table run{h}×run{e}",
             )
@@ -562,7 +510,8 @@ def _meta(out, config, archives, workers, quiet, timing) -> dict[tuple[int, int]
             seed=config.seed,
             oracle_table=oracle,
             scoring=config.scoring,
-            workers=max(1, int(workers or _cores())),
+            workers=runner.workers,
+            backend=runner.backend(),
             progress=not quiet,
             hypothesis_cells=pools[h]["cells"],
             partner_cells=pools[e]["cells"],
@@ -580,10 +529,34 @@ def _meta(out, config, archives, workers, quiet, timing) -> dict[tuple[int, int]
     return results
 
 
-def _cores() -> int:
-    from agents.evaluate import default_workers
+class _Runner:
+    """The study's one backend (:mod:`agents.backend`), started at its first use.
 
-    return default_workers()
+    Every stage plays on it: local threads (``workers``), or the Dask cluster at
+    ``scheduler_address``. ``workers`` also sizes the local processes of the meta-agents'
+    Python path (pools with policies that are not plain rule agents).
+    """
+
+    def __init__(self, workers: int | None, scheduler_address: str | None):
+        from agents.evaluate import default_workers
+
+        self.workers = max(1, int(workers or default_workers()))
+        self.scheduler_address = scheduler_address
+        self._backend = None
+
+    def backend(self):
+        """The backend (created on the first call)."""
+        if self._backend is None:
+            from agents.backend import make_backend
+
+            self._backend = make_backend(self.workers, self.scheduler_address)
+        return self._backend
+
+    def close(self) -> None:
+        """Release the backend's workers (idempotent)."""
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -1097,9 +1070,11 @@ def run_pipeline(
         config: A :class:`PipelineConfig` or a name of :data:`PIPELINE_CONFIGS`.
         out_dir: Output folder (layout in the module docstring); rerunning with the same
             configuration resumes.
-        workers: Local processes (None = all cores). Results never depend on it.
-        scheduler_address: Dask scheduler for the MAP-Elites and match-up games (the meta-agent
-            evaluation runs on local processes).
+        workers: Local threads of the backend (None = all cores), and local processes of
+            the meta-agents' Python path. Results never depend on it.
+        scheduler_address: Dask scheduler that plays every stage's games: MAP-Elites,
+            match-ups, response tables and the compiled meta-agent evaluation (one backend,
+            :mod:`agents.backend`). Results are identical to a local run.
         quiet: No progress bars or stage messages.
         stop_after: Stop after this stage (``"populations"``, ``"matchups"``, ``"meta"``);
             None runs everything.
@@ -1122,15 +1097,19 @@ def run_pipeline(
     _check_manifest(out, config)
     _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}", quiet)
     timing = _Timing(out)
-    archives = _populations(out, config, workers, scheduler_address, quiet, timing)
-    if stop_after == "populations":
-        return out
-    matchups = _matchups(out, config, archives, workers, scheduler_address, quiet, timing)
-    if stop_after == "matchups":
-        return out
-    meta_docs = _meta(out, config, archives, workers, quiet, timing)
-    if stop_after == "meta":
-        return out
+    runner = _Runner(workers, scheduler_address)
+    try:
+        archives = _populations(out, config, runner, quiet, timing)
+        if stop_after == "populations":
+            return out
+        matchups = _matchups(out, config, archives, runner, quiet, timing)
+        if stop_after == "matchups":
+            return out
+        meta_docs = _meta(out, config, archives, runner, quiet, timing)
+        if stop_after == "meta":
+            return out
+    finally:
+        runner.close()
     path = _report(out, config, archives, matchups, meta_docs, timing)
     _say(f"[report] {path}", quiet)
     return path

@@ -50,7 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluate import game_seeds, play_games
+from agents.backend import Backend, play_policies
+from agents.evaluate import game_seeds
 from agents.policy import Policy, RuleAgent
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
@@ -412,6 +413,7 @@ def build_table(
     workers: int | None = 1,
     max_games_per_call: int = 50_000,
     progress: Callable[[int], None] | None = None,
+    backend: Backend | None = None,
 ) -> ResponseTable:
     """Play every (r, h) pair and return I(r, h) ([Bayes21], docs/rules.md §9.1).
 
@@ -432,6 +434,10 @@ def build_table(
         workers: Processes for rule-agent games (None = all cores).
         max_games_per_call: Games per evaluator call for rule agents (memory bound).
         progress: Called with the number of games finished after each call.
+        backend: An :class:`agents.backend.Backend` (left open) that plays the rule-agent
+            games, e.g. a Dask cluster's (``agents.backend.make_backend``); None = ``workers``
+            local processes. Pools with other policies always run on ``workers``. Results do
+            not depend on it.
 
     Returns:
         The full ``(nR, nH)`` :class:`ResponseTable`.
@@ -453,6 +459,8 @@ def build_table(
     workers = check_workers("workers", workers)
     max_games_per_call = check_int("max_games_per_call", max_games_per_call, 1)
     check_callable("progress", progress, allow_none=True)
+    if backend is not None and not isinstance(backend, Backend):
+        raise type_error("backend", "an agents.backend.Backend or None", backend)
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise type_error("path", "a str or os.PathLike path or None", path)
     r_ids = policy_ids(responses, response_ids)
@@ -517,16 +525,13 @@ def build_table(
                 i, j = block[0]
                 policies = [responses[i], hypotheses[j]]
                 seat_agents = np.tile(np.array([0, 1], dtype=np.int64), (games, 1))
-            batch = play_games(
-                policies,
-                seat_agents,
-                np.tile(deals, len(block)),
-                np.tile(agent_seeds, (len(block), 1)),
-                cfg,
-                workers=workers,
+            block_deals = np.tile(deals, len(block))
+            block_seeds = np.tile(agent_seeds, (len(block), 1))
+            scores, counters = play_policies(
+                policies, seat_agents, block_deals, block_seeds, cfg, workers, backend
             )
-            sc = batch.scores.reshape(len(block), games)
-            cn = batch.counters.reshape(len(block), games, 2, E.N_COUNTERS)
+            sc = scores.reshape(len(block), games)
+            cn = counters.reshape(len(block), games, 2, E.N_COUNTERS)
             for k, (i, j) in enumerate(block):
                 row = {
                     "response_id": r_ids[i],

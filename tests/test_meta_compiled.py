@@ -178,3 +178,34 @@ def test_bayes_update_batch_is_bayes_update_row_by_row():
         bayes_update_batch(belief, comm[:3], ipp, mu_c, mu_i)
     with pytest.raises(ValueError, match="sigma"):
         bayes_update_batch(belief, comm, ipp, mu_c, mu_i, 0.0)
+
+
+def test_every_backend_of_the_runner_family_gives_the_same_numbers(table):
+    from agents.backend import ProcessBackend, SerialBackend, ThreadBackend
+    from meta.evaluate import self_play_measures
+
+    kw = {"variants": ALL_VARIANTS, "episodes": 2, "games": 2, "seed": 4}
+    local = evaluate_meta(table, pool(), pool(), IDS, workers=1, **kw)
+    sp = self_play_measures(pool(), games=6, seed=2)
+    for backend in (SerialBackend(), ThreadBackend(2, min_chunk=1), ProcessBackend(2)):
+        with backend:
+            other = evaluate_meta(table, pool(), pool(), IDS, backend=backend, **kw)
+            assert_identical(local, other, ALL_VARIANTS)
+            t = build_table(
+                pool(), pool(), games=8, seed=3, response_ids=IDS, hypothesis_ids=IDS,
+                backend=backend,
+            )  # fmt: skip
+            for f in ("scores", "sem", "communicativeness", "ipp", "risk_aversion"):
+                np.testing.assert_array_equal(getattr(t, f), getattr(table, f), err_msg=f)
+            np.testing.assert_array_equal(self_play_measures(pool(), 6, 2, backend=backend), sp)
+            assert backend.map(int, [("1",), ("2",), ("3",)]) == [1, 2, 3]  # in task order
+        if not isinstance(backend, SerialBackend):  # a closed pool refuses work
+            with pytest.raises(RuntimeError, match="closed"):
+                backend.map(int, [("1",), ("2",)])
+
+
+def test_backend_arguments_are_checked(table):
+    with pytest.raises(TypeError, match="backend"):
+        evaluate_meta(table, pool(), pool(), IDS, episodes=1, games=1, backend="dask")
+    with pytest.raises(TypeError, match="backend"):
+        build_table(pool(), pool(), games=1, backend=object())

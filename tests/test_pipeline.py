@@ -190,3 +190,34 @@ def test_bad_configurations():
     assert PIPELINE_CONFIGS["paper"].map_elites == "paper"
     assert PIPELINE_CONFIGS["paper"].episodes == 200
     assert PIPELINE_CONFIGS["paper"].ruleset == "corrected"
+
+
+def _numbers(out) -> dict[str, str]:
+    """Every table and result file of a study, and its report without the timing lines."""
+    files = {}
+    for p in sorted(out.rglob("*")):
+        rel = p.relative_to(out).as_posix()
+        if p.suffix == ".csv" or p.name == "evaluation.json":
+            files[rel] = p.read_text()
+    report = (out / "report" / "summary.md").read_text().replace(str(out), "OUT")
+    timing = re.compile(r"\d+(\.\d+)? ?(s|min|h)\b|second|minute|hour|compute time|wall", re.I)
+    files["report"] = "\n".join(ln for ln in report.splitlines() if not timing.search(ln))
+    return files
+
+
+def test_a_dask_cluster_plays_every_stage_with_the_local_numbers(study, tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    cfg, out, _ = study
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        run_pipeline(cfg, tmp_path, scheduler_address=cluster.scheduler_address, quiet=True)
+        ran = set(cluster.scheduler.task_prefixes)
+    # the cluster played every stage: rule-agent batches (MAP-Elites, match-ups, response
+    # tables) and the compiled meta-agent evaluation
+    assert {"play_chunk", "meta_chunk"} <= ran, ran  # Dask drops the leading underscore
+    local, dask = _numbers(out), _numbers(tmp_path)
+    assert sorted(local) == sorted(dask)
+    assert len(local) >= 6
+    for name in local:
+        assert dask[name] == local[name], name
