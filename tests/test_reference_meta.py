@@ -351,3 +351,23 @@ def test_reference_matchups_are_the_reference_agents_games():
     for i, j in ((0, 0), (ids.index("[1,3]"), 5), (7, ids.index("[1,3]"))):
         batch = play_games([pols[i], pols[j]], np.tile([0, 1], (3, 1)), deals, seeds, cfg)
         assert ref.scores[i, j] == pytest.approx(batch.scores.mean())
+
+
+def test_meta_commands_on_a_dask_cluster_match_the_local_run(tmp_path, capsys):
+    distributed = pytest.importorskip("dask.distributed")
+    base = ["--responses", "5x5", "--ruleset", "reference", *SMALL[:2]]
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    assert main(["meta-eval", *base, *SMALL[2:], "--workers", "1", "--out", str(local)]) == 0
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        addr = ["--scheduler-address", cluster.scheduler_address]
+        assert main(["meta-eval", *base, *SMALL[2:], *addr, "--out", str(dask)]) == 0
+        table = tmp_path / "t.csv"
+        assert main(["meta-table", *base, *addr, "--out", str(table)]) == 0
+        ran = set(cluster.scheduler.task_prefixes)
+    capsys.readouterr()
+    assert {"play_chunk", "meta_chunk"} <= ran, ran
+    for name in ("games.csv", "table.csv", "evaluation.json", "observed.csv"):
+        assert (dask / name).read_text() == (local / name).read_text(), name
+    assert table.read_text() == (local / "table.csv").read_text()
