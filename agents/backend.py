@@ -34,8 +34,8 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
 
-from agents import _rules_ref as RR
 from agents.evaluate import default_workers, play_rule_table, rule_table
+from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env._workers import dask_worker_plugin, process_pool
 from hanabi_env.config import HanabiConfig
@@ -133,7 +133,7 @@ class Backend(ABC):
             ruleset: ``"corrected"`` (default) or ``"reference"``: every rule list runs as a
                 Hanabi-Map-Elites chromosome agent of the Java reference (HistogramAgent,
                 docs/rules.md §12.2); ``config`` must then have fixed hand slots.
-            modes: One agent mode per rule list (``agents._rules_ref.MODE_*``), overriding
+            modes: One agent mode per rule list (``agents.rules.reference.MODE_*``), overriding
                 ``ruleset``: for games that mix wrappers, e.g. reference chromosome agents with
                 reference baselines (``MODE_PRODUCTION``).
 
@@ -153,7 +153,7 @@ class Backend(ABC):
             modes = [mode] * len(rules)
         elif len(modes) != len(rules):
             raise ValueError(f"modes has {len(modes)} entries, rules {len(rules)}")
-        table, lens, modes = rule_table([np.asarray(r, dtype=np.int64) for r in rules], modes)
+        table, lens, agent_modes = rule_table([np.asarray(r, dtype=np.int64) for r in rules], modes)
         seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
         deal_seeds = np.ascontiguousarray(deal_seeds, dtype=np.int64)
         agent_seeds = np.ascontiguousarray(agent_seeds, dtype=np.int64)
@@ -165,7 +165,7 @@ class Backend(ABC):
         if stop is None:
             k = len(self._chunks(n))
             parts = [np.arange(j, n, k) for j in range(k)]
-            stops = [None] * k
+            stops: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * k
         else:
             group, need, left = (np.ascontiguousarray(a, dtype=np.int64) for a in stop)
             starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
@@ -174,7 +174,7 @@ class Backend(ABC):
             parts = [np.concatenate([np.arange(a, b) for a, b in spans[j::k]]) for j in range(k)]
             stops = [(group[i], need, left[i]) for i in parts]
         tasks = [
-            (config, table, lens, modes, seat_agents[i], deal_seeds[i], agent_seeds[i], st)
+            (config, table, lens, agent_modes, seat_agents[i], deal_seeds[i], agent_seeds[i], st)
             for i, st in zip(parts, stops, strict=True)
         ]
         results = self.map(_play_chunk, tasks)
@@ -329,6 +329,7 @@ class DaskBackend(Backend):
                 'the Dask backend needs dask[distributed]: pip install "dask[distributed]"'
             ) from exc
         self._cluster = None
+        self._client: Client | None
         if scheduler_address:
             self._client = Client(scheduler_address)
         else:

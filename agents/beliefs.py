@@ -9,7 +9,7 @@
 
 Every function takes a :class:`hanabi_env.PlayerView` and uses only what that seat may see.
 Cards are indexed ``colour * n_ranks + rank`` (HLE's order). These are plain NumPy functions
-(the compiled rule kernels in :mod:`agents._rules` compute the same quantities in numba; a
+(the compiled rule kernels in :mod:`agents.rules` compute the same quantities in numba; a
 test checks they agree).
 """
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents import _rules as R
-from agents import _rules_ref as RR
+from agents import rules as R
 from agents.policy import Policy, ReferenceGameEnd, RuleAgent, end_game, make
 from agents.reference import CIG18_POOL, PRESETS, RULESETS
 from agents.rulebase import TEST_POOL
+from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit
@@ -98,8 +98,8 @@ def play_rule_games_kernel(
     Args:
         s: A :class:`hanabi_env._engine.State` for the configuration (its scoring variant is used).
         mask: ``(n_actions,)`` int8 scratch.
-        tab: ``(agents._rules.TAB_ROWS, W)`` int64 scratch table of the rules
-            (:func:`agents._rules.scratch_shape`).
+        tab: ``(agents.rules.TAB_ROWS, W)`` int64 scratch table of the rules
+            (:func:`agents.rules.scratch_shape`).
         rngs: ``(n_players, 4)`` int64 scratch for the seats' generators.
         rule_table: ``(n_agents, max_rules)`` int64 rule ids per agent.
         rule_lens: ``(n_agents,)`` int64 rule-list lengths.
@@ -111,7 +111,7 @@ def play_rule_games_kernel(
         out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has
             ``n_games`` rows (pass a ``(0, 0)`` array not to record).
         agent_modes: ``(n_agents,)`` int64, how each agent's rule list becomes a move
-            (:mod:`agents._rules_ref`): ``MODE_FALLBACK`` (corrected rules, random legal
+            (:mod:`agents.rules.reference`): ``MODE_FALLBACK`` (corrected rules, random legal
             fallback), ``MODE_END_GAME`` (corrected rules; a turn on which no rule fires ends
             the game at the current score, the reference's strict era, docs/rules.md §2.9),
             ``MODE_HISTOGRAM`` or ``MODE_PRODUCTION`` (reference rules and wrappers, docs/rules.md
@@ -268,7 +268,7 @@ def rule_table(
     """The kernel's rule table, rule-list lengths and agent modes.
 
     Returns ``(n, L)`` int64 compiled rule ids (padded), ``(n,)`` lengths and ``(n,)`` int64
-    agent modes (``agents._rules_ref.MODE_*``; default ``MODE_FALLBACK``, corrected rules).
+    agent modes (``agents.rules.reference.MODE_*``; default ``MODE_FALLBACK``, corrected rules).
 
     ``rule_lists`` are compiled rule ids (e.g. ``RuleAgent.rules``), not checked here.
     """
@@ -509,6 +509,7 @@ def play_games(
     moves = 0
     workers = default_workers() if workers is None else workers
     pool = None
+    tasks: list[tuple]
     _check_reference_config(policies, config)
     if all(isinstance(p, RuleAgent) for p in policies):
         table, lens, modes = _rule_table(policies, no_rule)  # type: ignore[arg-type]
@@ -796,11 +797,11 @@ def evaluate(
     (agent,) = _check_policies("agent", [agent], names=True)
     pool = _check_policies("pool", pool, names=True) if mode == "mixed" else pool
 
-    def resolve(p):
+    def resolve(p: Policy | str) -> Policy:
         return make(p, ruleset=ruleset, preset=preset) if isinstance(p, str) else p
 
     agent = resolve(agent)
-    partners = [resolve(p) for p in pool] if mode == "mixed" else [None]
+    partners: list[Policy | None] = [resolve(p) for p in pool] if mode == "mixed" else [None]
     reference = any(
         isinstance(p, RuleAgent) and p.ruleset == "reference" for p in [agent, *partners]
     )

@@ -38,71 +38,24 @@ __all__ = [
     "render_view",
 ]
 
-_KINDS = {"discard": E.DISCARD, "play": E.PLAY, "reveal_color": E.REVEAL_COLOR,
-          "reveal_rank": E.REVEAL_RANK}  # fmt: skip
-
 
 def legal_actions(view: PlayerView) -> np.ndarray:
     """Legal move uids (ascending int64) of the seat of ``view``, computed from the view only.
 
+    :meth:`hanabi_env.PlayerView.legal_actions`, for a seat that must be on turn.
+
     Raises:
         ValueError: It is not this seat's turn, or the game is over.
     """
-    from agents._rules import legal_mask_view
-
     if view.is_terminal or view.current_player != view.seat:
         raise ValueError(f"player_{view.seat} is not on turn")
-    mask = np.zeros(int(view.raw.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
-    legal_mask_view(view.raw, mask)
-    return np.flatnonzero(mask)
+    return view.legal_actions()
 
 
-def action_uid(
-    view: PlayerView,
-    kind: str,
-    slot: int | None = None,
-    target: int | None = None,
-    color: int | str | None = None,
-    rank: int | None = None,
-) -> int:
-    """The move uid (HLE action order, docs/anchors.md §2.3) of a move of the seat of ``view``.
-
-    Args:
-        view: The mover's view.
-        kind: ``"play"``, ``"discard"``, ``"reveal_color"`` or ``"reveal_rank"``.
-        slot: Hand slot (0 = oldest) for plays and discards.
-        target: Absolute seat receiving a reveal (not the mover).
-        color: Colour index or letter (``"R"``, ``"Y"``, ``"G"``, ``"W"``, ``"B"``) revealed.
-        rank: Rank revealed, 0-based (0 = rank 1).
-
-    Returns:
-        The uid (it may still be illegal in the position, e.g. without information tokens).
-
-    Raises:
-        ValueError: Unknown ``kind`` or a missing/out-of-range argument for it.
-    """
-    if kind not in _KINDS:
-        raise ValueError(f"kind={kind!r} is not allowed; allowed: {list(_KINDS)}")
-    k = _KINDS[kind]
-    if k in (E.PLAY, E.DISCARD):
-        if slot is None or not 0 <= int(slot) < view.hand_size:
-            raise ValueError(f"slot={slot} is out of range; allowed: [0, {view.hand_size - 1}]")
-        return int(E.encode_action(view.raw.cfg, view.seat, k, int(slot), -1, -1))
-    if target is None or not 0 <= int(target) < view.n_players or int(target) == view.seat:
-        raise ValueError(
-            f"target={target} is not allowed; allowed: another seat in [0, {view.n_players - 1}]"
-        )
-    if k == E.REVEAL_COLOR:
-        if isinstance(color, str):
-            color = COLOR_NAMES.find(color.upper()) if len(color) == 1 else -1
-        if color is None or not 0 <= int(color) < view.n_colors:
-            raise ValueError(f"color={color!r} is out of range for {view.n_colors} colours")
-        value = int(color)
-    else:
-        if rank is None or not 0 <= int(rank) < view.n_ranks:
-            raise ValueError(f"rank={rank} is out of range; allowed: [0, {view.n_ranks - 1}]")
-        value = int(rank)
-    return int(E.encode_action(view.raw.cfg, view.seat, k, -1, int(target), value))
+action_uid = PlayerView.action_uid
+"""``action_uid(view, kind, slot=None, target=None, color=None, rank=None)``: the move uid of a
+move of the seat of ``view`` (:meth:`hanabi_env.PlayerView.action_uid`, which documents the
+arguments and errors)."""
 
 
 def describe_action(view: PlayerView, action: int) -> str:
@@ -271,25 +224,41 @@ def _interpret(text: str, view: PlayerView, legal: np.ndarray) -> tuple[int | No
     if m is None:
         return None, f"cannot read it; {SYNTAX}"
     head, rest = m.group(1)[0].lower(), m.group(2).strip()
-    info, max_info = view.information_tokens, view.max_information_tokens
     if head in "pd":
-        verb = "play" if head == "p" else "discard"
-        n = int(view.hand_lengths[view.seat])
-        slots = f"your slots are 0-{n - 1} (0 = oldest)"
-        if not rest.isdigit():
-            what = "which slot?" if not rest else f"the slot must be a number, not {rest!r};"
-            return None, f"{what} {slots}, e.g. {head}0"
-        slot = int(rest)
-        if not 0 <= slot < n:
-            return None, f"there is no slot {slot}: {slots}"
-        if head == "d" and info >= max_info:
-            return None, (
-                f"you cannot discard: the information tokens are full ({info}/{max_info}); "
-                "play a card or give a hint instead"
-            )
-        uid = action_uid(view, verb, slot=slot)
-        return (uid, "") if uid in legal else (None, f"{verb} slot {slot} is not legal now")
-    # a hint: c<player> <colour> or r<player> <rank> (also c1R, r13, "colour 1 red")
+        return _interpret_slot(head, rest, view, legal)
+    return _interpret_hint(head, rest, view, legal)
+
+
+def _interpret_slot(
+    head: str, rest: str, view: PlayerView, legal: np.ndarray
+) -> tuple[int | None, str]:
+    """:func:`_interpret` of ``p<slot>`` / ``d<slot>`` (``head`` ``"p"`` or ``"d"``)."""
+    info, max_info = view.information_tokens, view.max_information_tokens
+    verb = "play" if head == "p" else "discard"
+    n = int(view.hand_lengths[view.seat])
+    slots = f"your slots are 0-{n - 1} (0 = oldest)"
+    if not rest.isdigit():
+        what = "which slot?" if not rest else f"the slot must be a number, not {rest!r};"
+        return None, f"{what} {slots}, e.g. {head}0"
+    slot = int(rest)
+    if not 0 <= slot < n:
+        return None, f"there is no slot {slot}: {slots}"
+    if head == "d" and info >= max_info:
+        return None, (
+            f"you cannot discard: the information tokens are full ({info}/{max_info}); "
+            "play a card or give a hint instead"
+        )
+    uid = action_uid(view, verb, slot=slot)
+    return (uid, "") if uid in legal else (None, f"{verb} slot {slot} is not legal now")
+
+
+def _interpret_hint(
+    head: str, rest: str, view: PlayerView, legal: np.ndarray
+) -> tuple[int | None, str]:
+    """:func:`_interpret` of a hint: ``c<player> <colour>`` or ``r<player> <rank>``.
+
+    Also ``c1R``, ``r13``, ``colour 1 red``.
+    """
     m = re.match(r"^(\d+)\s*(.*)$", rest)
     if m is None:
         kind, example = ("colour", "R") if head == "c" else ("rank", "1")
@@ -300,59 +269,74 @@ def _interpret(text: str, view: PlayerView, legal: np.ndarray) -> tuple[int | No
         )
     if not m.group(2) and len(m.group(1)) > 1:  # compact "r13": player 1, rank 3
         m = re.match(r"^(\d)(.*)$", rest)
+    assert m is not None  # rest starts with a digit here (whitespace normalised above)
     target, value = int(m.group(1)), m.group(2).strip()
     others = ", ".join(str(p) for p in range(view.n_players) if p != view.seat)
     if target == view.seat:
         return None, f"you cannot hint yourself (you are player_{view.seat}); hint player {others}"
     if not 0 <= target < view.n_players:
         return None, f"there is no player_{target}; you can hint player {others}"
-    if info == 0:
+    if view.information_tokens == 0:
         return None, (
-            f"you cannot hint: no information tokens left (0/{max_info}); play or discard instead"
+            f"you cannot hint: no information tokens left (0/{view.max_information_tokens}); "
+            "play or discard instead"
         )
-    cols, ranks = _touching(view, target)
-    col_names = " ".join(COLOR_NAMES[c] for c in cols)
-    rank_names = " ".join(str(r + 1) for r in ranks)
-    all_cols = " ".join(COLOR_NAMES[: view.n_colors])
     if head == "c":
-        letter = _COLOUR_WORDS.get(value.lower(), value.upper())
-        if not value:
-            return None, f"which colour? colours that touch player_{target}'s cards: {col_names}"
-        if value.isdigit():
-            return None, f"{value} is a rank, not a colour; for a rank hint type r{target} {value}"
-        if len(letter) != 1 or letter not in COLOR_NAMES[: view.n_colors]:
-            return None, f"unknown colour {value!r}; the colours are {all_cols}"
-        c = COLOR_NAMES.index(letter)
-        if c not in cols:
-            return None, (
-                f"player_{target} has no {letter} card, so the hint would touch nothing; "
-                f"colours that touch something: {col_names}"
-            )
-        uid = action_uid(view, "reveal_color", target=target, color=c)
-        what = letter
+        uid, what = _hint_colour(view, target, value)
     else:
-        if not value:
-            return None, f"which rank? ranks that touch player_{target}'s cards: {rank_names}"
-        if not value.isdigit():
-            letter = _COLOUR_WORDS.get(value.lower(), value.upper())
-            if len(letter) == 1 and letter in COLOR_NAMES[: view.n_colors]:
-                return None, (
-                    f"{value!r} is a colour, not a rank; for a colour hint type c{target} {letter}"
-                )
-            return None, f"the rank must be a number 1-{view.n_ranks}, not {value!r}"
-        r = int(value) - 1
-        if not 0 <= r < view.n_ranks:
-            return None, f"there is no rank {value}; the ranks are 1-{view.n_ranks}"
-        if r not in ranks:
-            return None, (
-                f"player_{target} has no rank {r + 1} card, so the hint would touch nothing; "
-                f"ranks that touch something: {rank_names}"
-            )
-        uid = action_uid(view, "reveal_rank", target=target, rank=r)
-        what = f"rank {r + 1}"
+        uid, what = _hint_rank(view, target, value)
+    if uid is None:
+        return None, what
     if uid not in legal:
         return None, f"revealing {what} to player_{target} is not legal now"
     return uid, ""
+
+
+def _hint_colour(view: PlayerView, target: int, value: str) -> tuple[int | None, str]:
+    """``(uid, colour letter)`` of a colour hint to ``target``, or ``(None, why not)``."""
+    cols, _ = _touching(view, target)
+    col_names = " ".join(COLOR_NAMES[c] for c in cols)
+    letter = _COLOUR_WORDS.get(value.lower(), value.upper())
+    if not value:
+        return None, f"which colour? colours that touch player_{target}'s cards: {col_names}"
+    if value.isdigit():
+        return None, f"{value} is a rank, not a colour; for a rank hint type r{target} {value}"
+    if len(letter) != 1 or letter not in COLOR_NAMES[: view.n_colors]:
+        return (
+            None,
+            f"unknown colour {value!r}; the colours are {' '.join(COLOR_NAMES[: view.n_colors])}",
+        )
+    c = COLOR_NAMES.index(letter)
+    if c not in cols:
+        return None, (
+            f"player_{target} has no {letter} card, so the hint would touch nothing; "
+            f"colours that touch something: {col_names}"
+        )
+    return action_uid(view, "reveal_color", target=target, color=c), letter
+
+
+def _hint_rank(view: PlayerView, target: int, value: str) -> tuple[int | None, str]:
+    """``(uid, "rank <r>")`` of a rank hint to ``target``, or ``(None, why not)``."""
+    _, ranks = _touching(view, target)
+    rank_names = " ".join(str(r + 1) for r in ranks)
+    if not value:
+        return None, f"which rank? ranks that touch player_{target}'s cards: {rank_names}"
+    if not value.isdigit():
+        letter = _COLOUR_WORDS.get(value.lower(), value.upper())
+        if len(letter) == 1 and letter in COLOR_NAMES[: view.n_colors]:
+            return None, (
+                f"{value!r} is a colour, not a rank; for a colour hint type c{target} {letter}"
+            )
+        return None, f"the rank must be a number 1-{view.n_ranks}, not {value!r}"
+    r = int(value) - 1
+    if not 0 <= r < view.n_ranks:
+        return None, f"there is no rank {value}; the ranks are 1-{view.n_ranks}"
+    if r not in ranks:
+        return None, (
+            f"player_{target} has no rank {r + 1} card, so the hint would touch nothing; "
+            f"ranks that touch something: {rank_names}"
+        )
+    return action_uid(view, "reveal_rank", target=target, rank=r), f"rank {r + 1}"
 
 
 def _parse(text: str, view: PlayerView, legal: np.ndarray) -> int | None:

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from agents import _rules as R
-from agents import _rules_ref as RR
 from agents import rulebase
+from agents import rules as R
 from agents.reference import RULESETS, WRAPPERS, baseline_rules
+from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._rng import new_rng, rng_seed
@@ -41,7 +41,7 @@ class ReferenceGameEnd(RuntimeError):
     reference did (:func:`end_game`); a loop of your own can do the same.
 
     Attributes:
-        code: ``agents._rules_ref.END_RAISED``, ``END_NULL`` or ``END_REJECTED``.
+        code: ``agents.rules.reference.END_RAISED``, ``END_NULL`` or ``END_REJECTED``.
     """
 
     def __init__(self, code: int):
@@ -137,12 +137,12 @@ _BASELINE_KEYS = {_agent_key(k): k for k in rulebase.BASELINES}
 class RuleAgent(Policy):
     """An ordered rule list plus the always-legal fallback (docs/rules.md §2.9).
 
-    The rules run in the compiled kernel :func:`agents._rules.choose_action`; the first rule that
+    The rules run in the compiled kernel :func:`agents.rules.choose_action`; the first rule that
     fires gives the action, else one uniformly random legal move. Randomised rules and the
     fallback draw from the agent's own generator.
 
     With ``ruleset="reference"`` the rules behave as the Java reference ran them, bugs
-    included (docs/rules.md §12; kernels in :mod:`agents._rules_ref`), inside the reference's
+    included (docs/rules.md §12; kernels in :mod:`agents.rules.reference`), inside the reference's
     agent wrapper: ``"histogram"`` (Hanabi-Map-Elites' HistogramAgent, every chromosome agent
     of the papers: the first rule that fires wins even without a move, a rule that throws is
     skipped, no rule: a random legal move) or ``"production"`` (the framework's
@@ -195,7 +195,7 @@ class RuleAgent(Policy):
 
     @property
     def mode(self) -> int:
-        """The evaluator's agent mode (``agents._rules_ref.MODE_*``)."""
+        """The evaluator's agent mode (``agents.rules.reference.MODE_*``)."""
         if self.ruleset == "corrected":
             return RR.MODE_FALLBACK
         return RR.MODE_PRODUCTION if self.wrapper == "production" else RR.MODE_HISTOGRAM

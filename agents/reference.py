@@ -26,11 +26,11 @@ RULESETS = ("corrected", "reference")
 WRAPPERS = ("histogram", "production")
 """How a reference rule list becomes a move: Hanabi-Map-Elites' ``HistogramAgent`` (chromosome
 agents; the default) or the framework's ``ProductionRuleAgent`` (the baselines); see
-:mod:`agents._rules_ref`."""
+:mod:`agents.rules.reference`."""
 
 RULE_DPU_1 = rulebase.N_RULE_IDS
 """Reference-only rule id: DiscardProbablyUselessCard(1.0) (the 2018 VanDenBergh's second rule);
-equal to :data:`agents._rules_ref.RULE_DPU_1`."""
+equal to :data:`agents.rules.reference.RULE_DPU_1`."""
 
 REFERENCE_BASELINES: dict[str, tuple[int, ...]] = {
     "IGGI": rulebase.IGGI,

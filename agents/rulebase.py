@@ -12,8 +12,10 @@ are never valid chromosome genes. :data:`RULE_X3` to :data:`RULE_X6` reproduce b
 Java reference (docs/rules.md §3.2, §12), for comparisons with the reference only: rule 14's scan,
 and the exceptions TellDispensable and TellMostInformation raised in its final round.
 
-The compiled kernels live in :mod:`agents._rules`; this module imports nothing compiled.
+The compiled kernels live in :mod:`agents.rules`; this module imports nothing compiled.
 """
+
+# kernel-source: constants read by compiled kernels (rule ids, through agents.rules.table)
 
 from __future__ import annotations
 
@@ -160,7 +162,7 @@ comparisons with the reference (``benchmarks/reproduce_agents.py``)."""
 X4 = RuleInfo(RULE_X4, "tell", "TellDispensable(java)", "")
 """TellDispensable (15) as the early Java code ran it (``hand.getCard(slot).colour`` without a
 null check, hanabiEngine ``rule/TellDispensable.java``): it *raises* (compiled result
-:data:`agents._rules.RULE_RAISED`) when its scan, in absolute seat order, reaches another
+:data:`agents.rules.RULE_RAISED`) when its scan, in absolute seat order, reaches another
 player whose hand has a gap before it fires. Our engine closes gaps, so the gap is modelled at
 the start of that player's hand (the most raises the Java slot order allows). Not a gene."""
 X5 = RuleInfo(RULE_X5, "tell", "IF(I<4) TellDispensable(java)", "")

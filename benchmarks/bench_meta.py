@@ -31,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from meta.cli import load_pool
 from meta.evaluate import ALL_VARIANTS, evaluate_meta
+from meta.pools import load_pool
 from meta.table import build_table
 
 FIELDS = ("scores", "responses", "beliefs", "partner_counters", "niches")

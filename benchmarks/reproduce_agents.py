@@ -26,22 +26,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.evaluate import evaluate  # noqa: E402
-from agents.policy import RuleAgent, make  # noqa: E402
-from agents.published import published_chromosomes  # noqa: E402
-from agents.rulebase import (  # noqa: E402
-    BASELINES,
-    RULE_X3,
-    RULE_X4,
-    RULE_X5,
-    RULE_X6,
-    TEST_POOL,
-)
+from agents.evaluate import evaluate
+from agents.policy import RuleAgent, make
+from agents.published import published_chromosomes
+from agents.rulebase import BASELINES, RULE_X3, RULE_X4, RULE_X5, RULE_X6, TEST_POOL
 
 CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); docs/papers.md §2
     "IGGI": (10.96, 10.98),

@@ -39,20 +39,15 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from meta.cli import load_archive_source, load_pool  # noqa: E402
-from meta.evaluate import (  # noqa: E402
-    MetaEvaluation,
-    evaluate_meta,
-    self_play_measures,
-    table_niche_mae,
-)
-from meta.response import parse_cell_id  # noqa: E402
-from meta.table import build_table  # noqa: E402
+from meta.evaluate import MetaEvaluation, evaluate_meta, self_play_measures, table_niche_mae
+from meta.pools import load_pool
+from meta.response import parse_cell_id
+from meta.table import build_table
+from qd.io import load_archive_source
 
 BAYES21_TABLE_IV = {  # docs/papers.md §4.2 (qualitative)
     "in": "Oracle ≥ Adaptive ≥ Generalist when Oracle − Generalist is large (p < 0.0002)",

@@ -19,7 +19,7 @@ import numpy as np
 from agents.evaluate import game_seeds
 from hanabi_env import HanabiConfig, HanabiGame
 from meta.bayes import BayesianMetaAgent
-from meta.cli import load_pool
+from meta.pools import load_pool
 from meta.table import build_table
 
 

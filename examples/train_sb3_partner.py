@@ -78,17 +78,10 @@ def main(argv: list[str] | None = None) -> None:
     # 2. load it as a policy
     partner = SB3Policy(out, name="ppo", torch_threads=args.torch_threads)
 
-    # 3. evaluate against the test pool (mixed evaluation, 2 players)
-    res = evaluate(
-        partner,
-        mode="mixed",
-        players=(2,),
-        games=args.games,
-        pool=TEST_POOL,
-        scoring=args.scoring,
-        seed=args.seed,
-        workers=args.workers,
-    )
+    # 3. evaluate against the test pool (mixed evaluation, 2 players); this and every evaluation
+    # below plays with the same seed, scoring rule and worker processes
+    same = {"seed": args.seed, "scoring": args.scoring, "workers": args.workers}
+    res = evaluate(partner, mode="mixed", players=(2,), games=args.games, pool=TEST_POOL, **same)
     print(f"\nvs the test pool: {res.mean:.2f} ± {res.sem:.2f} ({clock()})")
     for row in res.rows:
         print(f"  {row['partner']:<12} {row['mean']:5.2f} ± {row['sem']:.2f}")
@@ -96,22 +89,13 @@ def main(argv: list[str] | None = None) -> None:
     # 4. the model and rule agents in one match-up table and one meta-agent evaluation
     responses = [partner, make("Piers"), make("IGGI")]
     hypotheses = [partner, make("IGGI"), make("Outer"), make("LegalRandom")]
-    table = build_table(
-        responses, hypotheses, games=args.games, seed=args.seed, scoring=args.scoring
-    )
+    table = build_table(responses, hypotheses, games=args.games, **same)
     print(f"\nmatch-up table I(r, h) (mean score, r in seat 0, h in seat 1; {clock()}):")
     print(" " * 8 + "".join(f"{h:>12}" for h in table.hypothesis_ids))
     for i, r in enumerate(table.response_ids):
         print(f"{r:<8}" + "".join(f"{table.scores[i, j]:12.2f}" for j in range(table.shape[1])))
     meta = evaluate_meta(
-        table,
-        responses,
-        hypotheses,
-        episodes=args.episodes,
-        games=args.meta_games,
-        seed=args.seed,
-        scoring=args.scoring,
-        workers=args.workers,
+        table, responses, hypotheses, episodes=args.episodes, games=args.meta_games, **same
     )
     print("\nBayesian meta-agent with the model in R, H and E (mean ± s.e.m. per game):")
     for variant, s in meta.summary().items():

@@ -9,11 +9,16 @@ A drop-in for PettingZoo's ``classic/hanabi-v5``: ``hanabi_env.env(**kwargs)`` a
 Importing the package registers :func:`env` in PettingZoo's AEC registry as
 ``"hanabi_adhoc/hanabi_env-v1"`` (:data:`ENV_ID`), the registry's conventional mechanism, so
 ``pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v1")`` works after ``import hanabi_env``.
+
+The behaviour metrics (communicativeness, IPP, risk aversion) and the counter layout they are
+computed from live in :mod:`hanabi_env.metrics`, the one place every package takes them from.
 """
 
+from hanabi_env import metrics
 from hanabi_env.config import HanabiConfig
 from hanabi_env.env import ENV_ID, env, raw_env, register_envs
-from hanabi_env.game import HanabiGame, Move, PlayerView, metric_ratios, metrics_from_counters
+from hanabi_env.game import HanabiGame, Move, PlayerView
+from hanabi_env.metrics import metric_ratios, metrics_from_counters
 
 __version__ = "0.1.0"
 
@@ -27,6 +32,7 @@ __all__ = [
     "PlayerView",
     "env",
     "metric_ratios",
+    "metrics",
     "metrics_from_counters",
     "raw_env",
     "register_envs",

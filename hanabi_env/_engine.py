@@ -473,83 +473,146 @@ def reset_state(s, seed, random_start_player):
 # --------------------------------------------------------------------------------------------
 
 
-@njit(inline="always")
-def hand_color_mask(s, p):
-    """Bitmask of the colours present in player ``p``'s hand."""
-    m = 0
-    n_ranks = s.cfg[CFG_RANKS]
-    for k in range(s.hand_len[p]):
-        m |= 1 << (s.deck[s.hands[p, k]] // n_ranks)
-    return m
+# One legality kernel for the state (the seat to move) and for a player's view (the viewer):
+# the rules of docs/anchors.md §2.3, written once over a card reader ``card_at(x, p, k)``
+# (:func:`card_of` for a state, ``hanabi_env._view.view_card`` for a view). Only the cards of the
+# other hands are read, so a view, which lacks the viewer's own cards, decides exactly as the
+# state does.
 
 
 @njit(inline="always")
-def hand_rank_mask(s, p):
-    """Bitmask of the ranks present in player ``p``'s hand."""
-    m = 0
-    n_ranks = s.cfg[CFG_RANKS]
-    for k in range(s.hand_len[p]):
-        m |= 1 << (s.deck[s.hands[p, k]] % n_ranks)
-    return m
+def hand_masks(x, card_at, n_ranks, hand_len, p):
+    """Bitmasks of the colours and of the ranks of the cards in ``p``'s hand.
+
+    Args:
+        x: a :class:`State` or a view, read through ``card_at``.
+        card_at: ``card_at(x, p, k)``, the card id in ``p``'s slot ``k`` (read for the
+            ``hand_len[p]`` held cards only: ``p`` must not be a view's own seat).
+        n_ranks: ranks per colour.
+        hand_len: ``(n_players,)`` cards held per player.
+        p: the seat.
+
+    Returns:
+        ``(colours, ranks)``: int bitmasks (bit ``c`` / ``r`` set when a card has it).
+    """
+    cm = 0
+    rm = 0
+    for k in range(hand_len[p]):  # held cards only: a view knows every other player's
+        card = card_at(x, p, k)
+        cm |= 1 << (card // n_ranks)
+        rm |= 1 << (card % n_ranks)
+    return cm, rm
+
+
+@njit(inline="always")
+def legal_moves(x, card_at, cfg, seat, info, done, hand_len, out):
+    """Fill ``out`` with the legal moves of ``seat`` (the legality kernel).
+
+    Every play; every discard while ``info`` is below the maximum; while ``info > 0``, every
+    reveal to another seat that touches at least one of its cards. Nothing once ``done``.
+
+    Args:
+        x: a :class:`State` or a view, read through ``card_at``.
+        card_at: ``card_at(x, p, k)``, the card id in ``p``'s slot ``k`` (see :func:`hand_masks`).
+        cfg: the configuration vector (``CFG_*``).
+        seat: the seat that moves (absolute).
+        info: information tokens available.
+        done: nonzero once the game is over.
+        hand_len: ``(n_players,)`` cards held per player.
+        out: ``(n_actions,)`` int array, overwritten with 0/1 in move-uid order.
+
+    Returns:
+        The number of legal moves.
+    """
+    for a in range(out.shape[0]):
+        out[a] = 0
+    if done:
+        return 0
+    n_players = cfg[CFG_PLAYERS]
+    n_colors = cfg[CFG_COLORS]
+    n_ranks = cfg[CFG_RANKS]
+    h = cfg[CFG_HAND]
+    n = 0
+    for k in range(hand_len[seat]):
+        if info < cfg[CFG_MAX_INFO]:
+            out[k] = 1
+            n += 1
+        out[h + k] = 1
+        n += 1
+    if info <= 0:
+        return n
+    rank_base = 2 * h + (n_players - 1) * n_colors
+    for off in range(1, n_players):
+        cm, rm = hand_masks(x, card_at, n_ranks, hand_len, (seat + off) % n_players)
+        n += _mark_bits(out, 2 * h + (off - 1) * n_colors, cm, n_colors)
+        n += _mark_bits(out, rank_base + (off - 1) * n_ranks, rm, n_ranks)
+    return n
+
+
+@njit(inline="always")
+def _mark_bits(out, base, bits, width):
+    """Set ``out[base + i]`` to 1 for every set bit ``i < width`` of ``bits``; return how many."""
+    n = 0
+    for i in range(width):
+        if (bits >> i) & 1:
+            out[base + i] = 1
+            n += 1
+    return n
+
+
+@njit(inline="always")
+def legal_move(x, card_at, cfg, seat, info, done, hand_len, action):
+    """Whether move uid ``action`` (an int) is legal for ``seat``: one entry of :func:`legal_moves`.
+
+    Arguments as :func:`legal_moves`; an ``action`` outside ``[0, n_actions)`` is illegal.
+    """
+    if done or action < 0 or action >= cfg[CFG_N_ACTIONS]:
+        return False
+    kind, slot, target, color, rank = decode_action(cfg, seat, action)
+    if kind == PLAY:
+        return slot < hand_len[seat]
+    if kind == DISCARD:
+        return slot < hand_len[seat] and info < cfg[CFG_MAX_INFO]
+    if info <= 0:
+        return False
+    cm, rm = hand_masks(x, card_at, cfg[CFG_RANKS], hand_len, target)
+    if kind == REVEAL_COLOR:
+        return (cm >> color) & 1 == 1
+    return (rm >> rank) & 1 == 1
 
 
 @njit(inline="always")
 def legal_mask(s, out):
     """Fill ``out`` (int8, ``(n_actions,)``) with 1 for every legal move of the seat to move.
 
-    All zeros once the game is over.
+    All zeros once the game is over. Returns the number of legal moves (:func:`legal_moves`).
     """
-    out[:] = 0
-    if s.scal[S_DONE]:
-        return
-    n_players = s.cfg[CFG_PLAYERS]
-    n_colors = s.cfg[CFG_COLORS]
-    n_ranks = s.cfg[CFG_RANKS]
-    h = s.cfg[CFG_HAND]
-    cur = s.scal[S_CUR]
-    n = s.hand_len[cur]
-    info = s.scal[S_INFO]
-    for k in range(n):
-        if info < s.cfg[CFG_MAX_INFO]:
-            out[k] = 1
-        out[h + k] = 1
-    if info > 0:
-        base_rank = 2 * h + (n_players - 1) * n_colors
-        for off in range(1, n_players):
-            t = (cur + off) % n_players
-            cm = hand_color_mask(s, t)
-            rm = hand_rank_mask(s, t)
-            for c in range(n_colors):
-                if (cm >> c) & 1:
-                    out[2 * h + (off - 1) * n_colors + c] = 1
-            for r in range(n_ranks):
-                if (rm >> r) & 1:
-                    out[base_rank + (off - 1) * n_ranks + r] = 1
+    return legal_moves(
+        s, card_of, s.cfg, s.scal[S_CUR], s.scal[S_INFO], s.scal[S_DONE], s.hand_len, out
+    )
 
 
 @njit(inline="always")
 def is_legal(s, action):
-    """Whether ``action`` (an int) is legal for the seat to move."""
-    if s.scal[S_DONE] or action < 0 or action >= s.cfg[CFG_N_ACTIONS]:
-        return False
-    n_players = s.cfg[CFG_PLAYERS]
-    n_colors = s.cfg[CFG_COLORS]
-    n_ranks = s.cfg[CFG_RANKS]
-    h = s.cfg[CFG_HAND]
-    cur = s.scal[S_CUR]
-    if action < h:
-        return action < s.hand_len[cur] and s.scal[S_INFO] < s.cfg[CFG_MAX_INFO]
-    if action < 2 * h:
-        return action - h < s.hand_len[cur]
-    if s.scal[S_INFO] <= 0:
-        return False
-    a = action - 2 * h
-    if a < (n_players - 1) * n_colors:
-        t = (cur + 1 + a // n_colors) % n_players
-        return (hand_color_mask(s, t) >> (a % n_colors)) & 1 == 1
-    a -= (n_players - 1) * n_colors
-    t = (cur + 1 + a // n_ranks) % n_players
-    return (hand_rank_mask(s, t) >> (a % n_ranks)) & 1 == 1
+    """Whether ``action`` (an int) is legal for the seat to move (:func:`legal_move`)."""
+    return legal_move(
+        s, card_of, s.cfg, s.scal[S_CUR], s.scal[S_INFO], s.scal[S_DONE], s.hand_len, action
+    )
+
+
+@njit(inline="always")
+def nth_legal(mask, x):
+    """The ``x``-th (0-based) move set in ``mask``, in ascending uid order; -1 if fewer are set.
+
+    With ``x`` drawn uniformly below the number of legal moves, one uniformly random legal
+    move (the draw of :func:`random_legal_action` and of the rules' fallback).
+    """
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if x == 0:
+                return a
+            x -= 1
+    return -1
 
 
 @njit(inline="always")
@@ -672,8 +735,10 @@ def known_attrs(s, p, slot):
     return int(popcount(s.col_plaus[p, slot]) == 1) + int(popcount(s.rank_plaus[p, slot]) == 1)
 
 
+# Above the complexity cap: a move's whole effect is one kernel, inlined into every compiled game
+# loop, where a call per part would cost on every move.
 @njit(inline="always")
-def apply_move(s, action):
+def apply_move(s, action):  # noqa: C901
     """Apply the legal move ``action`` for the seat to move; return the score change.
 
     The caller guarantees legality (:func:`is_legal`). Updates the behaviour counters of the
@@ -797,18 +862,7 @@ def apply_move(s, action):
 @njit(inline="always")
 def random_legal_action(s, rng, mask):
     """A uniformly random legal move of the seat to move, drawn with one ``rng`` draw."""
-    legal_mask(s, mask)
-    n = 0
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            n += 1
-    k = rng_below(rng, n)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    return nth_legal(mask, rng_below(rng, legal_mask(s, mask)))
 
 
 @njit

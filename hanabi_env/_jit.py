@@ -1,8 +1,8 @@
 """The one place that decides how kernels are compiled and where their machine code is cached.
 
 Every kernel of the project is decorated with :func:`njit` from here: numba's ``njit`` with an
-on-disk cache of the project's own. ``NUMBA_DISABLE_JIT=1`` turns every kernel into plain
-Python for debugging.
+on-disk cache of the project's own (or with one of its presets: :data:`kernel`, :data:`alloc`,
+:data:`inline`). ``NUMBA_DISABLE_JIT=1`` turns every kernel into plain Python for debugging.
 
 **No global side effects.** Importing the package changes no numba setting: the cache is
 attached to this project's dispatchers only (a :class:`numba.core.caching.FunctionCache`
@@ -16,8 +16,12 @@ cached exactly where numba would put them without this package.
 **Staleness.** numba invalidates a cached kernel only when *its own* source file changes, so a
 kernel that calls into a changed module (or reads a changed constant) would keep stale machine
 code. The cache folder is therefore keyed on a hash of every file that defines kernels or
-constants they read (:data:`KERNEL_SOURCES`, checked by a test): any change there gives a fresh
-folder, while edits to the rest of the package (CLI, env wrapper, qd, meta) keep the cache.
+constants they read (:func:`kernel_sources`, checked by a test): any change there gives a fresh
+folder, while edits to the rest of the project (CLI, env wrapper, search, analysis) keep the
+cache. The files are found, not listed: in every top-level package of the project, each module
+that imports this one (every kernel is decorated from here), and each module carrying the
+marker line ``# kernel-source: constants read by compiled kernels`` (modules whose constants
+are frozen into kernels without defining any).
 
 **Read-only caches.** A cache built once (e.g. into a container image, then shared read-only
 through ``NUMBA_CACHE_DIR``) is loaded as it is. When a kernel must be compiled and the folder
@@ -29,41 +33,78 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import warnings
+from importlib import metadata
 from pathlib import Path
 
 import numba
 from numba.core import caching
 from numba.core.dispatcher import Dispatcher
 
-# Files whose contents the compiled kernels depend on: every module defining a kernel, and
-# every project module whose constants the kernels read. tests/test_jit_cache.py checks that
-# every module using ``njit`` is listed.
-KERNEL_SOURCES = (
-    "hanabi_env/_jit.py",
-    "hanabi_env/_rng.py",
-    "hanabi_env/_engine.py",
-    "hanabi_env/_view.py",
-    "hanabi_env/config.py",
-    "agents/rulebase.py",
-    "agents/_rules.py",
-    "agents/evaluate.py",
-    "agents/_rules_ref.py",
-    "agents/_ref_play.py",
-    "agents/_ref_tell.py",
-    "agents/_ref_mistake.py",
-    "meta/_kernels.py",
-)
-
 _ROOT = Path(__file__).resolve().parents[1]
+_DISTRIBUTION = "hanabi-adhoc"  # this project's distribution (its name, not a package's)
+_IMPORTS_JIT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?:hanabi_env)?\._jit[ \t]+import\b"
+    r"|from[ \t]+hanabi_env[ \t]+import[ \t(]+(?:[\w, \t]*,[ \t]*)?_jit\b"
+    r"|import[ \t]+hanabi_env\._jit\b)",
+    re.MULTILINE,
+)
+KERNEL_SOURCE_MARKER = "# kernel-source:"
+"""A line starting with this marks a module whose constants compiled kernels read."""
 
 
-def _source_hash() -> str:
+def _package_dirs(root: Path) -> list[Path]:
+    """The folders of the project's top-level packages under ``root``.
+
+    A source checkout (``root`` holds ``pyproject.toml``): every package folder in it. An
+    installed copy: the packages the installed distribution names (``top_level.txt``).
+    """
+    if (root / "pyproject.toml").is_file():
+        return sorted(d for d in root.iterdir() if (d / "__init__.py").is_file())
+    try:
+        names = (metadata.distribution(_DISTRIBUTION).read_text("top_level.txt") or "").split()
+    except metadata.PackageNotFoundError:  # pragma: no cover - neither installed nor a checkout
+        names = []
+    dirs = [root / name for name in names if (root / name / "__init__.py").is_file()]
+    return sorted(dirs) or [Path(__file__).resolve().parent]
+
+
+def kernel_sources(root: Path | None = None) -> tuple[str, ...]:
+    """The files the compiled kernels depend on, as paths relative to ``root``, sorted.
+
+    Every ``.py`` file of the project's top-level packages (:func:`_package_dirs`) that
+    imports this module (a text scan of its import lines) or carries a line starting with
+    :data:`KERNEL_SOURCE_MARKER`; and this module itself.
+
+    Args:
+        root: The folder holding the packages (default: the one holding ``hanabi_env``).
+
+    Returns:
+        POSIX relative paths, e.g. ``"hanabi_env/_engine.py"``.
+    """
+    root = _ROOT if root is None else Path(root)
+    found = set()
+    for pkg in _package_dirs(root):
+        for path in pkg.rglob("*.py"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            marked = any(ln.startswith(KERNEL_SOURCE_MARKER) for ln in text.splitlines())
+            if marked or _IMPORTS_JIT.search(text):
+                found.add(path.relative_to(root).as_posix())
+    this = Path(__file__).resolve()
+    if this.is_relative_to(root.resolve()):
+        found.add(this.relative_to(root.resolve()).as_posix())
+    return tuple(sorted(found))
+
+
+def _source_hash(root: Path | None = None) -> str:
+    """Hash of numba's version and of every :func:`kernel_sources` file (path and contents)."""
+    root = _ROOT if root is None else Path(root)
     h = hashlib.sha256(numba.__version__.encode())
-    for rel in KERNEL_SOURCES:
+    for rel in kernel_sources(root):
         h.update(rel.encode())
-        h.update((_ROOT / rel).read_bytes())
+        h.update((root / rel).read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -180,3 +221,20 @@ def njit(*args, **kwargs):
     if args:
         raise TypeError("njit: pass options as keywords; explicit signatures are not supported")
     return decorate
+
+
+kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy", _nrt=False)
+"""Decorator of internal kernels: compiled without Python wrappers (callable only from
+compiled code) and without numba's reference counting (``_nrt=False``).
+
+Without NRT a kernel cannot allocate: its buffers come from the caller (the rule kernels work
+in rows of a scratch table). In exchange a call passes arrays without reference-count
+updates: with NRT, numba surrounds each call that passes a player view (13 arrays) with 26 of
+them, which cost more than most rules (measured: a third of the time of a decision)."""
+
+alloc = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
+"""Decorator of internal helpers that allocate (called only from compiled code)."""
+
+inline = njit(inline="always", error_model="numpy")
+"""Decorator of small helpers inlined into their callers by numba. Inlined code is compiled
+with its caller's options; called from Python, such a helper compiles on its own."""

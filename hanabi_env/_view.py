@@ -52,6 +52,7 @@ from hanabi_env._engine import (
     VIEW_SCALARS,
     State,
     copies_of_rank,
+    legal_moves,
     pub_offsets,
     score,
 )
@@ -113,7 +114,7 @@ class View(NamedTuple):
     hist_uids: np.ndarray
 
 
-ExpandedView = NamedTuple(  # the fields of View, then packed
+ExpandedView = NamedTuple(  # type: ignore[misc]  # the fields of View (built), then packed
     "ExpandedView", [(name, np.ndarray) for name in View._fields] + [("packed", np.ndarray)]
 )
 ExpandedView.__doc__ = """The fields of a :class:`View` as views of a *packed view* ``packed``.
@@ -310,6 +311,37 @@ def refresh_live_view(s, seat, pv):
     _fill_scalars_and_cards(s, seat, expand_view(pv), False)
 
 
+@njit(inline="always")
+def view_card(v, p, k):
+    """The card id in ``p``'s slot ``k`` of the view ``v`` (-1: empty, or the viewer's own card).
+
+    The card reader of the legality kernel (:func:`hanabi_env._engine.legal_moves`) for views.
+    """
+    return v.cards[p, k]
+
+
+@njit(_nrt=False)
+def view_legal_mask(pv, out):
+    """Fill ``out`` with the viewer's legal moves, from the packed view ``pv`` alone.
+
+    The engine's legality kernel (:func:`hanabi_env._engine.legal_moves`) on the view: for the
+    viewer (``V_SEAT``) as if it were to move; all zeros once the game is over. The viewer's
+    own cards are never read. Callable from Python and from compiled code (it allocates
+    nothing).
+
+    Args:
+        pv: an int32 packed view (:func:`pack_view`, :func:`live_view`).
+        out: ``(n_actions,)`` integer array, overwritten with 0/1 in move-uid order.
+
+    Returns:
+        The number of legal moves.
+    """
+    v = expand_view(pv)
+    return legal_moves(
+        v, view_card, v.cfg, v.scal[V_SEAT], v.scal[V_INFO], v.scal[V_DONE], v.hand_len, out
+    )
+
+
 def observation_size(cfg: np.ndarray, obs_type: int) -> int:
     """Length of the canonical observation vector for a configuration (docs/anchors.md §2.2)."""
     p, c, r, h = (int(cfg[i]) for i in (CFG_PLAYERS, CFG_COLORS, CFG_RANKS, CFG_HAND))
@@ -322,8 +354,10 @@ def observation_size(cfg: np.ndarray, obs_type: int) -> int:
     return hands + board + discards + last + knowledge
 
 
+# Above the complexity cap: HLE's canonical encoder, section by section in one kernel, so that
+# the layout is written in one place (docs/anchors.md §2.2) and encodes without calls.
 @njit
-def encode_observation(v, obs_type, out):
+def encode_observation(v, obs_type, out):  # noqa: C901
     """Write HLE's canonical encoding of view ``v`` to ``out`` (zeroed here); return its length.
 
     ``obs_type``: ``OBS_MINIMAL`` (no card-knowledge section), ``OBS_CARD_KNOWLEDGE`` or
@@ -456,4 +490,6 @@ __all__ = [
     "observe_into",
     "pack_view",
     "refresh_live_view",
+    "view_card",
+    "view_legal_mask",
 ]

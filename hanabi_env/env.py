@@ -183,6 +183,7 @@ hanabi_v5).
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -346,7 +347,7 @@ class raw_env(AECEnv, EzPickle):
         TypeError: A parameter has the wrong type.
     """
 
-    metadata = {  # noqa: RUF012 - PettingZoo convention (class-level dict)
+    metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo convention (class-level dict)
         "render_modes": ["ansi", "human", "rgb_array"],
         "name": "hanabi_env_v1",
         "is_parallelizable": False,
@@ -380,7 +381,7 @@ class raw_env(AECEnv, EzPickle):
         hand_order: str = "shift",
     ):
         """Validate the configuration and build spaces (see the class docstring)."""
-        game_kwargs = {
+        game_kwargs: dict[str, Any] = {
             "colors": colors,
             "ranks": ranks,
             "players": players,

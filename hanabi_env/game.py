@@ -15,7 +15,15 @@ import numpy as np
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
-from hanabi_env.validate import check_bool, check_choice, check_int, check_seed, type_error
+from hanabi_env.metrics import metric_ratios, metrics_from_counters  # noqa: F401 - metric_ratios: re-exported
+from hanabi_env.validate import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_seed,
+    is_int,
+    type_error,
+)
 
 COLOR_NAMES = "RYGWB"
 MOVE_KINDS = ("play", "discard", "reveal_color", "reveal_rank")
@@ -138,6 +146,7 @@ class PlayerView:
         self.raw = V.View(*arrays)
         self._observation_type = observation_type
         self.seat = int(self.raw.scal[V.V_SEAT])
+        self._packed: np.ndarray | None = None
 
     # --- configuration ---
     @property
@@ -267,6 +276,77 @@ class PlayerView:
             int(self.raw.scal[V.V_N_MOVES]),
         )
 
+    # --- moves ---
+    def legal_mask(self) -> np.ndarray:
+        """This seat's legal moves, computed from the view alone.
+
+        The engine's legality kernel (:func:`hanabi_env._engine.legal_moves`) on this view:
+        equal to :meth:`HanabiGame.legal_mask` when this seat is on turn. Like the AEC env's
+        ``action_mask``, all zeros when this seat is not on turn or the game is over.
+
+        Returns:
+            ``(n_actions,)`` int8, 1 for each legal move uid (PettingZoo hanabi_v5 action
+            order, docs/anchors.md §2.3), a new array.
+        """
+        out = np.zeros(int(self.raw.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
+        if self.current_player == self.seat and not self.is_terminal:
+            if self._packed is None:  # writable copies: the kernels' usual argument types
+                self._packed = V.pack_view(V.View(*(np.array(a) for a in self.raw)))
+            V.view_legal_mask(self._packed, out)
+        return out
+
+    def legal_actions(self) -> np.ndarray:
+        """This seat's legal move uids, ascending (int64; empty when it is not on turn).
+
+        The nonzero entries of :meth:`legal_mask`.
+        """
+        return np.flatnonzero(self.legal_mask())
+
+    def action_uid(
+        self,
+        kind: str,
+        slot: int | None = None,
+        target: int | None = None,
+        color: int | str | None = None,
+        rank: int | None = None,
+    ) -> int:
+        """The move uid (HLE / PettingZoo hanabi_v5 action order) of a move of this seat.
+
+        Args:
+            kind: ``"play"``, ``"discard"``, ``"reveal_color"`` or ``"reveal_rank"``.
+            slot: Hand slot (0 = oldest under the default hand order), for plays and
+                discards; ``0 <= slot < hand_size``.
+            target: Absolute seat receiving a reveal (not this seat).
+            color: Colour revealed: an index in ``[0, n_colors)`` or a letter of ``"RYGWB"``.
+            rank: Rank revealed, 0-based (0 = rank 1), in ``[0, n_ranks)``.
+
+        Arguments that the kind does not use are ignored.
+
+        Returns:
+            The uid, an int in ``[0, n_actions)``. It may still be illegal in the position
+            (e.g. a reveal without information tokens, or one that touches no card): see
+            :meth:`legal_mask`.
+
+        Raises:
+            TypeError: ``kind`` is not a str, or an argument the kind uses is neither None nor
+                an int (``color``: nor a str).
+            ValueError: Unknown ``kind``; an argument the kind uses is missing or out of
+                range; ``target`` is this seat; ``color`` names no colour of the game.
+        """
+        code = MOVE_KINDS.index(check_choice("kind", kind, MOVE_KINDS))
+        if code in (E.PLAY, E.DISCARD):
+            slot = check_int("slot", _required("slot", slot, kind), 0, self.hand_size - 1)
+            return int(E.encode_action(self.raw.cfg, self.seat, code, slot, -1, -1))
+        last = self.n_players - 1
+        target = check_int("target", _required("target", target, kind), 0, last)
+        if target == self.seat:
+            raise ValueError(f"target={target} is this seat; allowed: another seat in [0, {last}]")
+        if code == E.REVEAL_COLOR:
+            value = _colour_index(_required("color", color, kind), self.n_colors)
+        else:
+            value = check_int("rank", _required("rank", rank, kind), 0, self.n_ranks - 1)
+        return int(E.encode_action(self.raw.cfg, self.seat, code, -1, target, value))
+
     # --- encodings ---
     def encode(self, observation_type: str | None = None) -> np.ndarray:
         """HLE canonical observation vector of this view (int8, docs/anchors.md §2.2).
@@ -294,61 +374,28 @@ class PlayerView:
         )
 
 
+def _required(name: str, value: object, kind: str) -> object:
+    """``value``, which move kind ``kind`` needs (ValueError when it is None)."""
+    if value is None:
+        raise ValueError(f"{name} is required for kind={kind!r} (got None)")
+    return value
+
+
+def _colour_index(color: object, n_colors: int) -> int:
+    """A colour given as an index or as a letter of :data:`COLOR_NAMES`, checked."""
+    allowed = f"[0, {n_colors - 1}] or one of {COLOR_NAMES[:n_colors]!r}"
+    if isinstance(color, str):
+        i = COLOR_NAMES.find(color.upper()) if len(color) == 1 else -1
+        if not 0 <= i < n_colors:
+            raise ValueError(f"color={color!r} names no colour of this game; allowed: {allowed}")
+        return i
+    if not is_int(color):
+        raise type_error("color", "an int or a colour letter", color)
+    return check_int("color", color, 0, n_colors - 1, allowed=allowed)
+
+
 def _obs_type(name: str) -> int:
     return V.OBSERVATION_TYPES[check_choice("observation_type", name, V.OBSERVATION_TYPES)]
-
-
-def metrics_from_counters(counters: np.ndarray) -> dict:
-    """Behaviour metrics of one seat from its counters (docs/rules.md §5).
-
-    Args:
-        counters: ``(N_COUNTERS,)`` float64 counters of one seat (``State.counters[seat]``).
-
-    Returns:
-        A dict with the raw counts (``hint_opportunities``, ``hints_given``, ``plays``,
-        ``sum_known_attrs``, ``sum_p_playable``, ``discards``, ``sum_discard_pos``, ``turns``)
-        and ``communicativeness`` = hints_given / hint_opportunities, ``ipp`` =
-        sum_known_attrs / (2 * plays) and ``risk_aversion`` = sum_p_playable / plays, each in
-        [0, 1], or ``None`` where the denominator is 0 ([CoG19], [Bayes21] via docs/papers.md §3).
-    """
-    values = counters.tolist()
-    d = dict(zip(E.COUNTER_NAMES, values, strict=True))
-    for key in _INT_COUNTERS:
-        d[key] = int(d[key])
-    plays = values[E.C_PLAYS]
-    d["communicativeness"] = _ratio(values[E.C_HINTS_GIVEN], values[E.C_HINT_OPPORTUNITIES])
-    d["ipp"] = _ratio(values[E.C_SUM_KNOWN_ATTRS], 2 * plays)
-    d["risk_aversion"] = _ratio(values[E.C_SUM_P_PLAYABLE], plays)
-    return d
-
-
-_INT_COUNTERS = ("hint_opportunities", "hints_given", "plays", "discards", "turns")
-
-
-def metric_ratios(counters: np.ndarray) -> dict[str, np.ndarray]:
-    """Communicativeness, IPP and risk aversion from behaviour counters, vectorised.
-
-    The batch counterpart of :func:`metrics_from_counters` (which stays scalar Python because
-    the AEC env calls it on every step). Counters are summed by the caller first, so
-    aggregates are ratios of sums (docs/rules.md §5).
-
-    Args:
-        counters: ``(..., N_COUNTERS)`` counters or counter sums.
-
-    Returns:
-        ``communicativeness``, ``ipp``, ``risk_aversion``: float64 arrays of shape ``(...)``
-        in [0, 1], NaN where the denominator is 0.
-    """
-    c = np.asarray(counters, dtype=np.float64)
-    num = c[..., [E.C_HINTS_GIVEN, E.C_SUM_KNOWN_ATTRS, E.C_SUM_P_PLAYABLE]]
-    den = c[..., [E.C_HINT_OPPORTUNITIES, E.C_PLAYS, E.C_PLAYS]] * np.array([1.0, 2.0, 1.0])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where(den != 0, num / np.where(den != 0, den, 1.0), np.nan)
-    return {"communicativeness": r[..., 0], "ipp": r[..., 1], "risk_aversion": r[..., 2]}
-
-
-def _ratio(num: float, den: float) -> float | None:
-    return None if den == 0 else float(num) / float(den)
 
 
 class HanabiGame:
@@ -550,7 +597,7 @@ class HanabiGame:
         return out
 
     def metrics(self, seat: int) -> dict:
-        """Behaviour counters and metrics of ``seat`` so far (see ``metrics_from_counters``).
+        """Behaviour counters and metrics of ``seat`` so far (:mod:`hanabi_env.metrics`).
 
         Raises:
             RuntimeError: Before the first :meth:`reset`.

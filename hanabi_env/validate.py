@@ -22,8 +22,11 @@ import reprlib
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Literal, TypeGuard, overload
 
 import numpy as np
+
+from hanabi_env.seeding import SEED_LIMIT
 
 __all__ = [
     "SEED_LIMIT",
@@ -45,8 +48,6 @@ __all__ = [
     "writable_ancestor",
 ]
 
-SEED_LIMIT = 2**62
-"""Seeds are ints in ``[0, SEED_LIMIT)`` (the engine's generator takes 62 bits)."""
 
 _repr = reprlib.Repr()
 _repr.maxstring = 60
@@ -79,7 +80,7 @@ def _bounds(lo, hi, lo_open: bool = False, hi_open: bool = False) -> str:
     return "any"
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[numbers.Integral]:
     """Whether ``value`` is an integer (numpy integers included) and not a bool."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -107,7 +108,7 @@ def check_int(
     """
     if not is_int(value):
         raise type_error(name, "an int", value)
-    v = int(value)  # type: ignore[arg-type]
+    v = int(value)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise out_of_range(name, v, allowed or _bounds(lo, hi))
     return v
@@ -197,6 +198,10 @@ def check_choice(name: str, value: object, allowed: Iterable[str]) -> str:
     return value
 
 
+@overload
+def check_seed(name: str, value: object, *, allow_none: Literal[False] = False) -> int: ...
+@overload
+def check_seed(name: str, value: object, *, allow_none: bool) -> int | None: ...
 def check_seed(name: str, value: object, *, allow_none: bool = False) -> int | None:
     """A seed: an int in ``[0, 2**62)`` (or None when ``allow_none``).
 
@@ -208,7 +213,7 @@ def check_seed(name: str, value: object, *, allow_none: bool = False) -> int | N
         return None
     if not is_int(value):
         raise type_error(name, "an int or None" if allow_none else "an int", value)
-    v = int(value)  # type: ignore[arg-type]
+    v = int(value)
     if not 0 <= v < SEED_LIMIT:
         raise out_of_range(name, v, "[0, 2**62)" + (" or None" if allow_none else ""))
     return v

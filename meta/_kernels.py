@@ -11,12 +11,13 @@ Everything else of the meta-agent evaluation (the Bayesian variants and the resp
 variants whose response is fixed for a game) runs through the rule-game kernel of
 :mod:`agents.evaluate`; :mod:`meta.compiled` drives both.
 
-This file defines kernels: it belongs in ``hanabi_env._jit.KERNEL_SOURCES``.
+This file defines kernels: ``hanabi_env._jit.kernel_sources()`` finds it (it imports the
+``_jit`` decorators), so a change here gives a fresh kernel cache.
 """
 
 from __future__ import annotations
 
-from agents import _rules_ref as RR
+from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit
@@ -91,11 +92,11 @@ def play_response_games_kernel(
     Args:
         s: A 2-player :class:`hanabi_env._engine.State` (its scoring variant is used).
         mask: ``(n_actions,)`` int8 scratch.
-        tab: ``(agents._rules.TAB_ROWS, W)`` int64 scratch (:func:`agents._rules.scratch_shape`).
+        tab: ``(agents.rules.TAB_ROWS, W)`` int64 scratch (:func:`agents.rules.scratch_shape`).
         rngs: ``(2, 4)`` int64 scratch for the seats' generators.
         rule_table: ``(n_agents, max_rules)`` int64 rule ids (:func:`agents.evaluate.rule_table`).
         rule_lens: ``(n_agents,)`` int64 rule-list lengths.
-        agent_modes: ``(n_agents,)`` int64 agent modes (``agents._rules_ref.MODE_*``).
+        agent_modes: ``(n_agents,)`` int64 agent modes (``agents.rules.reference.MODE_*``).
         partner_agents: ``(n_games,)`` int64 row of ``rule_table`` in seat 1.
         deal_seeds: ``(n_games,)`` int64 deal seeds.
         agent_seeds: ``(n_games, 2)`` int64 per-seat seeds.

@@ -46,6 +46,7 @@ from agents.evaluate import game_seeds, play_rule_table, rule_table
 from agents.policy import Policy, RuleAgent
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
+from hanabi_env.metrics import ratio
 from meta._kernels import N_OBSERVED, play_response_games_kernel
 from meta.bayes import VARIANTS, BayesianMetaAgent, bayes_update_batch
 from meta.response import ResponseMetaAgent
@@ -86,21 +87,13 @@ def _episode_seeds(seed: int, episodes: int, games: int) -> tuple[np.ndarray, np
     return np.stack([p[1] for p in per]), np.stack([p[2] for p in per])
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """float64 ``num / den`` element-wise, NaN where ``den == 0`` (int64 inputs)."""
-    out = np.full(num.shape, np.nan)
-    ok = den > 0
-    out[ok] = num[ok] / den[ok]
-    return out
-
-
 def _niches(obs: np.ndarray, dims: tuple[int, int]) -> np.ndarray:
     """``(n, 2)`` int64 niche of each row of observed counters (-1 where undefined).
 
     The binning of :func:`meta.response.niche_of`: ``min(max(int(v · d), 0), d − 1)``.
     """
-    comm = _ratio(obs[:, 1], obs[:, 0])
-    ipp = _ratio(obs[:, 3], 2 * obs[:, 2])
+    comm = ratio(obs[:, 1], obs[:, 0])
+    ipp = ratio(obs[:, 3], obs[:, 2], 2.0)
     out = np.full((len(obs), 2), -1, dtype=np.int64)
     ok = ~(np.isnan(comm) | np.isnan(ipp))
     for col, (x, d) in enumerate(((comm, dims[0]), (ipp, dims[1]))):
@@ -199,7 +192,7 @@ def evaluate_compiled(
     bad = [v for v in variants if v not in compiled_variants([v], kw.get("turns_threshold"))]
     if bad:
         raise ValueError(f"variants={bad} cannot run compiled (turns_threshold is set)")
-    nr, nh = table.shape
+    nr = table.shape[0]
     n_e, k = len(partners), int(episodes)
     rows = n_e * k
     e_row = np.repeat(np.arange(n_e, dtype=np.int64), k)
@@ -211,32 +204,10 @@ def evaluate_compiled(
     )
     partner_row = nr + e_row
 
-    fixed: list[_Variant] = []  # one response per game: the rule-game kernel
-    switching: list[tuple[_Variant, ResponseMetaAgent]] = []  # [ToG20] switches mid-game
-    bayes: dict[str, tuple[_Variant, np.ndarray | None]] = {}
-    for name in variants:
-        st = _Variant(name, n_e, k, games, nr, nh)
-        vi = list(all_variants).index(name)
-        if name in VARIANTS:
-            random_resp = _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw)
-            bayes[name] = (st, random_resp)
-            fixed.append(st)
-            continue
-        variant = name.split("-", 1)[1]
-        agent = ResponseMetaAgent(
-            table, responses, hypothesis_cells, niche_dims, variant=variant, **response_kw
-        )
-        for e, pid in enumerate(pids):  # the Python path's checks and start-of-game choice
-            cell = None if partner_cells is None or variant != "oracle" else partner_cells[e]
-            first = agent.start_game(pid, **({"true_niche": cell} if cell is not None else {}))
-            st.response[e * k : (e + 1) * k] = first
-        st.niches = np.full((rows, games, 2), -1, dtype=np.int64)
-        st.niche_dims = tuple(niche_dims)
-        st.observed = np.zeros((rows, N_OBSERVED), dtype=np.int64)
-        if variant == "adaptive" and agent.threshold is not None:
-            switching.append((st, agent))
-        else:
-            fixed.append(st)
+    fixed, switching, bayes = _setup_variants(
+        variants, all_variants, table, responses, pids, oracle_kw, seed, kw,
+        (hypothesis_cells, niche_dims, response_kw, partner_cells), n_e, k, games,
+    )  # fmt: skip
 
     own = backend is None
     if backend is None:
@@ -269,33 +240,21 @@ def evaluate_compiled(
                         _switch_task(cfg, rt, rl, rm, partner_row[c], d[c], a[c], obs[c], agent, nr)
                     )
             results = backend.map(_meta_chunk, tasks)
-            if fixed:
-                f_scores = np.concatenate([r[0] for r in results[: _n_chunks(n_fixed)]])
-                f_counters = np.concatenate([r[1] for r in results[: _n_chunks(n_fixed)]])
-                for b, st in enumerate(fixed):
-                    part = slice(b * rows, (b + 1) * rows)
-                    pc = f_counters[part, 1].astype(np.int64)
-                    _finish_fixed(st, gi, f_scores[part], pc, e_row, j_row)
-                results = results[_n_chunks(n_fixed) :]
-            for st, _ in switching:
-                mine, results = results[: _n_chunks(rows)], results[_n_chunks(rows) :]
-                sc = np.concatenate([r[0] for r in mine])
-                pc = np.concatenate([r[1] for r in mine]).astype(np.int64)
-                st.used[:, gi] = np.concatenate([r[2] for r in mine])
-                credit = np.concatenate([r[3] for r in mine])
-                st.scores[:, gi] = sc
-                st.counters += credit.reshape(n_e, k, nr, 4).sum(axis=1)
-                st.observed += pc[:, list(_OBSERVED)]
-                st.niches[:, gi] = _niches(st.observed, st.niche_dims)
+            _collect_game(gi, results, fixed, switching, (n_e, k, nr), e_row, j_row)
             if progress is not None:
                 progress(len(variants) * rows)
     finally:
         if own:
             backend.close()
 
+    return _results([*fixed, *(st for st, _ in switching)], n_e, k, games)
+
+
+def _results(states: list[_Variant], n_e: int, k: int, games: int) -> dict[str, dict]:
+    """Variant name → its result arrays (see :func:`evaluate_compiled`)."""
     out: dict[str, dict[str, np.ndarray]] = {}
-    for st in [*fixed, *(s for s, _ in switching)]:
-        res = {
+    for st in states:
+        res: dict[str, np.ndarray] = {
             "scores": st.scores.reshape(n_e, k, games),
             "responses": st.used.reshape(n_e, k, games),
             "beliefs": st.beliefs,
@@ -305,6 +264,78 @@ def evaluate_compiled(
             res["niches"] = st.niches.reshape(n_e, k, games, 2)
         out[st.name] = res
     return out
+
+
+def _setup_variants(
+    variants, all_variants, table, responses, pids, oracle_kw, seed, kw, tog, n_e, k, games
+):
+    """Each variant's state, sorted by the kernel that plays it.
+
+    ``tog`` is ``(hypothesis_cells, niche_dims, response_kw, partner_cells)``.
+
+    Returns:
+        ``(fixed, switching, bayes)``: the variants with one response per game (the rule-game
+        kernel), the [ToG20] agents that switch mid-game with their agent, and the Bayesian
+        variants by name with Random-Response's pre-drawn responses (None for the others).
+    """
+    hypothesis_cells, niche_dims, response_kw, partner_cells = tog
+    nr, nh = table.shape
+    rows = n_e * k
+    fixed: list[_Variant] = []
+    switching: list[tuple[_Variant, ResponseMetaAgent]] = []
+    bayes: dict[str, tuple[_Variant, np.ndarray | None]] = {}
+    for name in variants:
+        st = _Variant(name, n_e, k, games, nr, nh)
+        vi = list(all_variants).index(name)
+        if name in VARIANTS:
+            random_resp = _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw)
+            bayes[name] = (st, random_resp)
+            fixed.append(st)
+            continue
+        variant = name.split("-", 1)[1]
+        agent = ResponseMetaAgent(
+            table, responses, hypothesis_cells, niche_dims, variant=variant, **response_kw
+        )
+        for e, pid in enumerate(pids):  # the Python path's checks and start-of-game choice
+            cell = None if partner_cells is None or variant != "oracle" else partner_cells[e]
+            first = agent.start_game(pid, **({"true_niche": cell} if cell is not None else {}))
+            st.response[e * k : (e + 1) * k] = first
+        st.niches = np.full((rows, games, 2), -1, dtype=np.int64)
+        st.niche_dims = tuple(niche_dims)
+        st.observed = np.zeros((rows, N_OBSERVED), dtype=np.int64)
+        if variant == "adaptive" and agent.threshold is not None:
+            switching.append((st, agent))
+        else:
+            fixed.append(st)
+    return fixed, switching, bayes
+
+
+def _collect_game(gi, results, fixed, switching, sizes, e_row, j_row) -> None:
+    """Put game ``gi``'s chunk results (in task order) into the variants' states.
+
+    ``sizes`` is ``(n_e, k, nr)``: partners, episodes per partner, responses.
+    """
+    n_e, k, nr = sizes
+    rows = n_e * k
+    n_fixed = len(fixed) * rows
+    if fixed:
+        f_scores = np.concatenate([r[0] for r in results[: _n_chunks(n_fixed)]])
+        f_counters = np.concatenate([r[1] for r in results[: _n_chunks(n_fixed)]])
+        for b, st in enumerate(fixed):
+            part = slice(b * rows, (b + 1) * rows)
+            pc = f_counters[part, 1].astype(np.int64)
+            _finish_fixed(st, gi, f_scores[part], pc, e_row, j_row)
+        results = results[_n_chunks(n_fixed) :]
+    for st, _ in switching:
+        mine, results = results[: _n_chunks(rows)], results[_n_chunks(rows) :]
+        sc = np.concatenate([r[0] for r in mine])
+        pc = np.concatenate([r[1] for r in mine]).astype(np.int64)
+        st.used[:, gi] = np.concatenate([r[2] for r in mine])
+        credit = np.concatenate([r[3] for r in mine])
+        st.scores[:, gi] = sc
+        st.counters += credit.reshape(n_e, k, nr, 4).sum(axis=1)
+        st.observed += pc[:, list(_OBSERVED)]
+        st.niches[:, gi] = _niches(st.observed, st.niche_dims)
 
 
 def _n_chunks(n: int) -> int:
@@ -364,8 +395,8 @@ def _update_due(st, table, sigma, games_threshold) -> None:
     if not due.size:
         return
     win = st.window[due]
-    comm = _ratio(win[:, 1], win[:, 0])
-    ipp = _ratio(win[:, 3], 2 * win[:, 2])
+    comm = ratio(win[:, 1], win[:, 0])
+    ipp = ratio(win[:, 3], win[:, 2], 2.0)
     used = st.response[due]
     post, _ = bayes_update_batch(
         st.belief[due], comm, ipp, table.communicativeness[used], table.ipp[used], sigma
@@ -413,7 +444,7 @@ def _run_switching(
     cfg, rt, rl, rm, partner, deals, seeds, observed, niche_table, threshold, gen, nr
 ):
     """One chunk of :func:`~meta._kernels.play_response_games_kernel` (allocates its scratch)."""
-    from agents import _rules as R
+    from agents import rules as R
 
     s = E.new_state(
         cfg.players,

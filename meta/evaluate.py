@@ -37,17 +37,21 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from agents.backend import Backend, play_policies
-from agents.evaluate import SEED_LIMIT, game_seeds
+from agents.evaluate import game_seeds
 from agents.policy import Policy, ReferenceGameEnd, end_game
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
 from hanabi_env._workers import process_pool
 from hanabi_env.config import HanabiConfig
-from hanabi_env.game import HanabiGame, metric_ratios
+from hanabi_env.game import HanabiGame
+from hanabi_env.metrics import metric_ratios, ratio
+from hanabi_env.seeding import derive_seed
+from hanabi_env.stats import nanmean, sem
 from hanabi_env.validate import (
     check_bool,
     check_choice,
@@ -97,23 +101,6 @@ TTESTS = (
 
 COUNTER_NAMES = ("hint_opportunities", "hints", "plays", "known_attrs")
 """Columns of :attr:`MetaEvaluation.partner_counters` (the partner's moves; docs/rules.md §5)."""
-
-
-def derive_seed(*keys: int) -> int:
-    """A seed in ``[0, 2**62)`` derived from integers (``numpy.random.SeedSequence``)."""
-    words = np.random.SeedSequence([int(k) for k in keys]).generate_state(2, np.uint32)
-    return int((int(words[0]) << 32 | int(words[1])) % SEED_LIMIT)
-
-
-def _sem(x: np.ndarray) -> float:
-    x = np.asarray(x, dtype=np.float64).ravel()
-    return float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else math.nan
-
-
-def _nanmean(x: np.ndarray) -> float:
-    x = np.asarray(x, dtype=np.float64)
-    x = x[~np.isnan(x)]
-    return float(x.mean()) if x.size else math.nan
 
 
 def _array(x) -> np.ndarray:
@@ -196,11 +183,10 @@ class MetaEvaluation:
             ep = self.episode_scores(v)
             out[v] = {
                 "mean": float(ep.mean()),
-                "sem": _sem(ep),
+                "sem": sem(ep),
                 "n_episodes": int(ep.size),
                 "per_partner": {
-                    pid: (float(ep[e].mean()), _sem(ep[e]))
-                    for e, pid in enumerate(self.partner_ids)
+                    pid: (float(ep[e].mean()), sem(ep[e])) for e, pid in enumerate(self.partner_ids)
                 },
             }
         return out
@@ -244,9 +230,8 @@ class MetaEvaluation:
         c = self.partner_counters[variant].astype(np.float64)
         if not by_response:
             c = c.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            comm = np.where(c[..., 0] > 0, c[..., 1] / np.maximum(c[..., 0], 1), np.nan)
-            ipp = np.where(c[..., 2] > 0, c[..., 3] / np.maximum(2 * c[..., 2], 1), np.nan)
+        comm = ratio(c[..., 1], c[..., 0])
+        ipp = ratio(c[..., 3], c[..., 2], 2.0)
         return np.stack([comm, ipp], axis=-1)
 
     def niche_mae(self, self_play: np.ndarray | None = None) -> dict[str, dict]:
@@ -286,15 +271,16 @@ class MetaEvaluation:
             err = np.abs(obs - ref[:, None, :])
             pooled = np.abs(self.observed_measures(v, by_response=False) - ref)
             hits = [
-                niche_of(*obs[e, r], self.niche_dims) == niche_of(*ref[e], self.niche_dims)
+                niche_of(obs[e, r, 0], obs[e, r, 1], self.niche_dims)
+                == niche_of(ref[e, 0], ref[e, 1], self.niche_dims)
                 for e, r in zip(*np.nonzero(used), strict=True)
             ]
             out[v] = {
-                "comm": _nanmean(err[..., 0][used]),
-                "ipp": _nanmean(err[..., 1][used]),
+                "comm": nanmean(err[..., 0][used]),
+                "ipp": nanmean(err[..., 1][used]),
                 "n_pairs": int(used.sum()),
-                "comm_pooled": _nanmean(pooled[:, 0]),
-                "ipp_pooled": _nanmean(pooled[:, 1]),
+                "comm_pooled": nanmean(pooled[:, 0]),
+                "ipp_pooled": nanmean(pooled[:, 1]),
                 "niche_accuracy": float(np.mean(hits)) if hits else math.nan,
             }
         return out
@@ -428,6 +414,7 @@ class MetaEvaluation:
 def _make_agent(task: dict, vi: int, variant: str):
     """The agent of ``variant`` and its ``start_game`` keywords."""
     seed = derive_seed(task["seed"], 2, vi, task["e"])
+    agent: BayesianMetaAgent | ResponseMetaAgent
     if variant in VARIANTS:
         agent = BayesianMetaAgent(
             task["table"], task["responses"], variant=variant, seed=seed, **task["kw"]
@@ -459,7 +446,13 @@ def _play_partner(task: dict) -> dict:
     pid, episodes, games = task["pid"], task["episodes"], task["games"]
     game = HanabiGame(task["cfg"])
     nr, nh = task["table"].shape
-    out = {"scores": {}, "responses": {}, "beliefs": {}, "counters": {}, "niches": {}}
+    out: dict[str, dict] = {
+        "scores": {},
+        "responses": {},
+        "beliefs": {},
+        "counters": {},
+        "niches": {},
+    }
     ep_seeds = [
         game_seeds(derive_seed(task["seed"], 1, j), games, 2, random_seat=False)
         for j in range(episodes)
@@ -602,14 +595,7 @@ def evaluate_meta(
             ``compiled=True`` with a policy that is not a plain rule agent or an ``adaptive``
             variant with a ``turns_threshold``.
     """
-    if isinstance(variants, (str, bytes)) or not isinstance(variants, Sequence):
-        raise type_error("variants", "a sequence of variant names", variants)
-    variants = list(variants)
-    bad = [v for v in variants if not isinstance(v, str) or v not in ALL_VARIANTS]
-    if bad or not variants:
-        raise ValueError(f"variants={variants} is not allowed; allowed: subsets of {ALL_VARIANTS}")
-    if len(set(variants)) != len(variants):
-        raise ValueError(f"variants={variants} is not allowed; allowed: each variant once")
+    variants = _check_variants(variants)
     episodes = check_int("episodes", episodes, 1)
     games = check_int("games", games, 1)
     seed = check_seed("seed", seed)
@@ -626,17 +612,7 @@ def evaluate_meta(
     check_choice("empty_niche", empty_niche, EMPTY_NICHE)
     if compiled is not None:
         compiled = check_bool("compiled", compiled)
-    if backend is not None and not isinstance(backend, Backend):
-        raise type_error("backend", "an agents.backend.Backend or None", backend)
-    _check_table("table", table)
-    if oracle_table is not None:
-        _check_table("oracle_table", oracle_table)
-    _check_policy_list("responses", responses)
-    _check_policy_list("partners", partners)
-    if len(responses) != table.shape[0]:
-        raise ValueError(
-            f"responses has {len(responses)} policies for a table of {table.shape[0]} rows"
-        )
+    _check_pools(table, oracle_table, responses, partners, backend)
     pids = policy_ids(partners, partner_ids)
     oracle_kw = _oracle_keywords(table, pids, oracle_table, "oracle" in variants)
     tog = [v for v in variants if v in RESPONSE_VARIANT_NAMES]
@@ -655,7 +631,7 @@ def evaluate_meta(
         scoring=scoring,
         hand_order=hand_order_for([*responses, *partners]),
     )
-    common = {
+    common: dict[str, Any] = {
         "table": table,
         "responses": list(responses),
         "variants": variants,
@@ -726,6 +702,34 @@ def evaluate_meta(
         if v in RESPONSE_VARIANT_NAMES:
             res.niches[v] = merged[v]["niches"]
     return res
+
+
+def _check_variants(variants) -> list[str]:
+    """``variants`` as a list: a non-empty subset of :data:`ALL_VARIANTS`, each once."""
+    if isinstance(variants, (str, bytes)) or not isinstance(variants, Sequence):
+        raise type_error("variants", "a sequence of variant names", variants)
+    variants = list(variants)
+    bad = [v for v in variants if not isinstance(v, str) or v not in ALL_VARIANTS]
+    if bad or not variants:
+        raise ValueError(f"variants={variants} is not allowed; allowed: subsets of {ALL_VARIANTS}")
+    if len(set(variants)) != len(variants):
+        raise ValueError(f"variants={variants} is not allowed; allowed: each variant once")
+    return variants
+
+
+def _check_pools(table, oracle_table, responses, partners, backend) -> None:
+    """Types of the tables, pools and backend; one response per table row."""
+    if backend is not None and not isinstance(backend, Backend):
+        raise type_error("backend", "an agents.backend.Backend or None", backend)
+    _check_table("table", table)
+    if oracle_table is not None:
+        _check_table("oracle_table", oracle_table)
+    _check_policy_list("responses", responses)
+    _check_policy_list("partners", partners)
+    if len(responses) != table.shape[0]:
+        raise ValueError(
+            f"responses has {len(responses)} policies for a table of {table.shape[0]} rows"
+        )
 
 
 def _run_compiled(
@@ -937,11 +941,11 @@ def table_niche_mae(
                 keep[i, j] = r != h
     ec = np.abs(table.communicativeness - ref[None, :, 0])[keep]
     ei = np.abs(table.ipp - ref[None, :, 1])[keep]
-    out = {"comm": _nanmean(ec), "ipp": _nanmean(ei), "n_pairs": int(keep.sum())}
+    out = {"comm": nanmean(ec), "ipp": nanmean(ei), "n_pairs": int(keep.sum())}
     if dims is not None:
         hits = [
             niche_of(table.communicativeness[i, j], table.ipp[i, j], dims)
-            == niche_of(*ref[j], dims)
+            == niche_of(ref[j, 0], ref[j, 1], dims)
             for i, j in zip(*np.nonzero(keep), strict=True)
         ]
         out["niche_accuracy"] = float(np.mean(hits)) if hits else math.nan

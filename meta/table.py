@@ -47,6 +47,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -55,8 +56,9 @@ from agents.evaluate import game_seeds
 from agents.policy import Policy, RuleAgent
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
+from hanabi_env import stats
 from hanabi_env.config import HanabiConfig
-from hanabi_env.game import metric_ratios
+from hanabi_env.metrics import metric_ratios
 from hanabi_env.validate import (
     check_callable,
     check_choice,
@@ -269,18 +271,22 @@ def _number(path, line: int, name: str, text: str, kind: str) -> float:
     """
     if text == "" and kind in ("sem", "ratio"):
         return math.nan
+    x: float | None
     try:
         x = int(text) if kind == "int" else float(text)
     except ValueError:
         x = None
-    ok = x is not None and math.isfinite(x)
-    if ok and kind == "count":
+    if x is None or not math.isfinite(x):
+        ok = False
+    elif kind == "count":
         ok = x >= 0 and x == int(x)
-    elif ok and kind in ("score", "sem"):
+    elif kind in ("score", "sem"):
         ok = x >= 0
-    elif ok and kind == "ratio":
+    elif kind == "ratio":
         ok = 0 <= x <= 1
-    if not ok:
+    else:
+        ok = True
+    if x is None or not ok:
         raise TableFileError(f"{path}: line {line}: {name}={text!r} is not a valid {kind}; {_FIX}")
     return x
 
@@ -329,8 +335,8 @@ def _read_table(path: str | Path, exact_header: bool) -> tuple[list[dict], bytes
     records, complete = csv_records(data, path, _FIX, TableFileError)
     tail = data[complete:]
     if not records:
-        header = (",".join(TABLE_COLUMNS) + "\r\n").encode()
-        if not header.startswith(tail):
+        header_line = (",".join(TABLE_COLUMNS) + "\r\n").encode()
+        if not header_line.startswith(tail):
             raise TableFileError(f"{path}: not a response table (no header line); {_FIX}")
         return [], tail
     (header, _), records = records[0], records[1:]
@@ -342,7 +348,8 @@ def _read_table(path: str | Path, exact_header: bool) -> tuple[list[dict], bytes
     missing = set(TABLE_COLUMNS) - set(header)
     if missing:
         raise TableFileError(f"{path}: not a response table (missing columns {sorted(missing)})")
-    rows, seen = [], {}
+    rows: list[dict] = []
+    seen: dict[tuple[str, str], int] = {}
     for fields, line in records:
         if len(fields) != len(header):
             raise TableFileError(
@@ -391,11 +398,10 @@ def _fill(t: ResponseTable, i: int, j: int, row: dict) -> None:
 def _pair_values(scores: np.ndarray, counters: np.ndarray) -> dict:
     """Table entries of one pair from its games' scores and h's-seat counters ``(games, C)``."""
     sc = scores.astype(np.float64)
-    n = len(sc)
     s = counters.sum(axis=0)
     return {
         "mean_score": float(sc.mean()),
-        "sem_score": float(sc.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan,
+        "sem_score": stats.sem(sc),
         **{f"h_{k}": float(v) for k, v in metric_ratios(s).items()},
         **{name: float(s[c]) for name, c in _SUMS.items()},
     }
@@ -466,35 +472,10 @@ def build_table(
     r_ids = policy_ids(responses, response_ids)
     h_ids = policy_ids(hypotheses, hypothesis_ids)
     table = _empty(r_ids, h_ids, games, seed, scoring)
-    done: set[tuple[int, int]] = set()
     path = Path(path) if path is not None else None
-    if path is not None and path.exists() and path.stat().st_size > 0:
-        r_pos = {r: i for i, r in enumerate(r_ids)}
-        h_pos = {h: j for j, h in enumerate(h_ids)}
-        rows, tail = _read_table(path, exact_header=True)
-        for row in rows:
-            if (int(row["games"]), int(row["seed"]), row["scoring"]) != (games, seed, scoring):
-                raise TableFileError(
-                    f"{path}: row {row['response_id']!r}/{row['hypothesis_id']!r} was made with "
-                    f"games={row['games']}, seed={row['seed']}, scoring={row['scoring']}; "
-                    f"asked for games={games}, seed={seed}, scoring={scoring} (use another "
-                    "path, or the file's settings to resume it)"
-                )
-            i, j = r_pos.get(row["response_id"]), h_pos.get(row["hypothesis_id"])
-            if i is not None and j is not None:
-                _fill(table, i, j, row)
-                done.add((i, j))
-        if tail:  # a killed append: drop the torn line, append from the clean boundary
-            keep = path.stat().st_size - len(tail)
-            with open(path, "r+b") as fh:
-                fh.truncate(keep)
-            warnings.warn(
-                f"{path}: dropped an incomplete last line ({len(tail)} bytes without a newline: "
-                f"{tail[:40]!r}{'...' if len(tail) > 40 else ''}), kept the {len(rows)} complete "
-                "rows; resuming from there",
-                stacklevel=2,
-            )
-    fh = writer = None
+    done = _resume(path, table, r_ids, h_ids) if path is not None else set()
+    fh: TextIO | None = None
+    writer: csv.DictWriter | None = None
     if path is not None:
         new_file = not path.exists() or path.stat().st_size == 0
         fh = open(path, "a", newline="")  # noqa: SIM115 - closed in finally
@@ -552,6 +533,46 @@ def build_table(
         if fh is not None:
             fh.close()
     return table
+
+
+def _resume(path: Path, table: ResponseTable, r_ids, h_ids) -> set[tuple[int, int]]:
+    """Fill ``table`` from the rows already in ``path``; the ``(i, j)`` pairs they hold.
+
+    A torn last line (a killed append) is dropped with a warning.
+
+    Raises:
+        TableFileError: A corrupt file, or rows made with other ``games``/``seed``/``scoring``.
+    """
+    done: set[tuple[int, int]] = set()
+    if not path.exists() or path.stat().st_size == 0:
+        return done
+    games, seed, scoring = table.games, table.seed, table.scoring
+    r_pos = {r: i for i, r in enumerate(r_ids)}
+    h_pos = {h: j for j, h in enumerate(h_ids)}
+    rows, tail = _read_table(path, exact_header=True)
+    for row in rows:
+        if (int(row["games"]), int(row["seed"]), row["scoring"]) != (games, seed, scoring):
+            raise TableFileError(
+                f"{path}: row {row['response_id']!r}/{row['hypothesis_id']!r} was made with "
+                f"games={row['games']}, seed={row['seed']}, scoring={row['scoring']}; "
+                f"asked for games={games}, seed={seed}, scoring={scoring} (use another "
+                "path, or the file's settings to resume it)"
+            )
+        i, j = r_pos.get(row["response_id"]), h_pos.get(row["hypothesis_id"])
+        if i is not None and j is not None:
+            _fill(table, i, j, row)
+            done.add((i, j))
+    if tail:  # a killed append: drop the torn line, append from the clean boundary
+        keep = path.stat().st_size - len(tail)
+        with open(path, "r+b") as torn:
+            torn.truncate(keep)
+        warnings.warn(
+            f"{path}: dropped an incomplete last line ({len(tail)} bytes without a newline: "
+            f"{tail[:40]!r}{'...' if len(tail) > 40 else ''}), kept the {len(rows)} complete "
+            "rows; resuming from there",
+            stacklevel=3,
+        )
+    return done
 
 
 def _fmt(v) -> str:

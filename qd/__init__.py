@@ -6,8 +6,7 @@ and checkpoints (:mod:`qd.scheduler`), and the plain **evaluator** with its para
 (:mod:`qd.evaluator`). Around them: measures and binning (:mod:`qd.measures`), named
 configurations (:mod:`qd.config`), end-to-end runs and output files (:mod:`qd.run`), files and
 the published populations (:mod:`qd.io`), population analysis (:mod:`qd.analysis`), heatmaps
-(:mod:`qd.plot`), the [CIG18] genetic algorithm and the situational agent (:mod:`qd.ga`), and
-the command-line subcommands (:mod:`qd.cli`).
+(:mod:`qd.plot`), and the [CIG18] genetic algorithm and the situational agent (:mod:`qd.ga`).
 
 Example (a tiny run)::
 

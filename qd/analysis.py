@@ -32,6 +32,7 @@ from agents.evaluate import game_seeds, play_games
 from agents.policy import ReferenceGameEnd, RuleAgent
 from agents.reference import RULESETS
 from hanabi_env import _engine as E
+from hanabi_env import stats
 from hanabi_env.config import SCORING_VARIANTS, HanabiConfig
 from hanabi_env.game import HanabiGame
 from hanabi_env.validate import check_choice, check_int, check_seed, type_error
@@ -130,9 +131,7 @@ def reevaluate(
         archive.solution[cells], [crn] * len(cells), games, players, scoring, backend, ruleset
     )
     values = measures_from_counters(ev.counters, meas)
-    sem_p = (
-        ev.scores.std(axis=2, ddof=1) / np.sqrt(games) if games > 1 else np.nan * ev.scores[..., 0]
-    )
+    sem_p = stats.sem(ev.scores, axis=2)
     sem = np.sqrt((sem_p**2).sum(axis=1)) / ev.scores.shape[1]
     names = ["reeval_objective", "reeval_sem", *(f"reeval_{m.name}" for m in meas)]
     for name in names:
@@ -254,16 +253,7 @@ class MatchupTable:
             ValueError: One line naming the file, what is wrong and what to do.
         """
         fix = "delete it to recompute the match-ups"
-        data = Path(path).read_bytes()
-        records, complete = csv_records(data, path, fix)
-        if complete != len(data):
-            raise ValueError(
-                f"{path}: the last row is incomplete ({len(data) - complete} bytes without a "
-                f"final newline, a killed write?); {fix}"
-            )
-        if not records or set(MATCHUP_COLUMNS) - set(records[0][0]):
-            raise ValueError(f"{path}: not a match-up table (columns {MATCHUP_COLUMNS}); {fix}")
-        (header, _), records = records[0], records[1:]
+        rows, lines = _matchup_rows(path, fix)
 
         def f(x: str, line: int, name: str) -> float:
             if x == "" and name != "mean_score":
@@ -277,16 +267,6 @@ class MatchupTable:
                 raise ValueError(f"{path}: line {line}: {name}={x!r} is not valid; {fix}")
             return v
 
-        rows, lines = [], []
-        for fields, line in records:
-            if len(fields) != len(header):
-                raise ValueError(
-                    f"{path}: line {line} has {len(fields)} fields, not {len(header)}; {fix}"
-                )
-            rows.append(dict(zip(header, fields, strict=True)))
-            lines.append(line)
-        if not rows:
-            raise ValueError(f"{path}: empty match-up table; {fix}")
         found = list(dict.fromkeys(r["seat0_id"] for r in rows))
         if ids is not None and found != [str(i) for i in ids]:
             raise ValueError(
@@ -298,21 +278,12 @@ class MatchupTable:
         if len(rows) != n * n:
             raise ValueError(f"{path}: {len(rows)} rows for {n} ids (need {n * n}); {fix}")
         pos = {a: i for i, a in enumerate(ids)}
-        expected_games, games = games, rows[0]["games"]
-        try:
-            ok_games = int(games) >= 1
-        except ValueError:
-            ok_games = False
-        if not ok_games:
-            raise ValueError(f"{path}: line {lines[0]}: games={games!r} is not valid; {fix}")
-        if expected_games is not None and int(games) != int(expected_games):
-            raise ValueError(
-                f"{path}: made with games={games}, not the {expected_games} expected; {fix}"
-            )
+        games_field = rows[0]["games"]
+        _check_games_field(path, games_field, lines[0], games, fix)
         t = cls(
             ids,
             np.zeros((0, 0), np.int64),
-            int(games),
+            int(games_field),
             np.zeros((n, n)),
             np.zeros((n, n)),
             np.zeros((n, n, 2)),
@@ -321,9 +292,9 @@ class MatchupTable:
         )
         seen: dict[tuple[int, int], int] = {}
         for r, line in zip(rows, lines, strict=True):
-            if r["games"] != games:
+            if r["games"] != games_field:
                 raise ValueError(
-                    f"{path}: line {line}: games={r['games']!r}, but {games!r} on line "
+                    f"{path}: line {line}: games={r['games']!r}, but {games_field!r} on line "
                     f"{lines[0]}; {fix}"
                 )
             if r["seat1_id"] not in pos:
@@ -424,7 +395,7 @@ def matchup_table(
         sums = cn.reshape(len(block), games, 2, E.N_COUNTERS).sum(axis=1)  # (pairs, seat, C)
         for k, (i, j) in enumerate(block):
             scores[i, j] = sc[k].mean()
-            sem[i, j] = sc[k].std(ddof=1) / math.sqrt(games) if games > 1 else math.nan
+            sem[i, j] = stats.sem(sc[k])
             values = measures_from_counters(sums[k], measures)  # (seat, metric)
             for m_idx, m in enumerate(_METRICS):
                 metrics[m][i, j] = values[:, m_idx]
@@ -499,6 +470,7 @@ def action_agreement(
             workers=1,
             record_actions=True,
         )
+        assert batch.actions is not None  # record_actions=True
         asked = [RuleAgent(other, ruleset=ruleset) for _ in range(players)]
         for g in range(games):
             game.reset(int(deals[g]))
@@ -616,3 +588,47 @@ def cross_run_metrics(
     keys = ("self_a", "self_b", "cross", "hamming", "same_action", "mean_legal")
     summary = {"cells": n, **{k: float(np.mean([r[k] for r in rows])) for k in keys}}
     return rows, summary
+
+
+def _matchup_rows(path: str | Path, fix: str) -> tuple[list[dict[str, str]], list[int]]:
+    """The rows of a match-up CSV as dicts, and their line numbers (validated whole).
+
+    Raises:
+        ValueError: An incomplete last row, missing columns, a row with the wrong number of
+            fields, or no rows.
+    """
+    data = Path(path).read_bytes()
+    records, complete = csv_records(data, path, fix)
+    if complete != len(data):
+        raise ValueError(
+            f"{path}: the last row is incomplete ({len(data) - complete} bytes without a "
+            f"final newline, a killed write?); {fix}"
+        )
+    if not records or set(MATCHUP_COLUMNS) - set(records[0][0]):
+        raise ValueError(f"{path}: not a match-up table (columns {MATCHUP_COLUMNS}); {fix}")
+    header = records[0][0]
+    rows, lines = [], []
+    for fields, line in records[1:]:
+        if len(fields) != len(header):
+            raise ValueError(
+                f"{path}: line {line} has {len(fields)} fields, not {len(header)}; {fix}"
+            )
+        rows.append(dict(zip(header, fields, strict=True)))
+        lines.append(line)
+    if not rows:
+        raise ValueError(f"{path}: empty match-up table; {fix}")
+    return rows, lines
+
+
+def _check_games_field(path, games_field: str, line: int, expected: int | None, fix: str) -> None:
+    """The ``games`` column: an int >= 1, equal to ``expected`` when one is given."""
+    try:
+        ok = int(games_field) >= 1
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{path}: line {line}: games={games_field!r} is not valid; {fix}")
+    if expected is not None and int(games_field) != int(expected):
+        raise ValueError(
+            f"{path}: made with games={games_field}, not the {expected} expected; {fix}"
+        )

@@ -22,7 +22,7 @@ JSON schema (:meth:`Archive.as_dict`; ``null`` stands for NaN)::
      "fields": ["reeval_objective", ...],          # extra per-elite float fields
      "elites": [{"cell": int, "grid_index": [i, j], "solution": [int, ...],
                  "objective": float, "measures": [float, float],
-                 "index": int,                      # candidate number at insertion, -1 unknown
+                 "candidate": int,                  # candidate number at insertion, -1 unknown
                  "<field>": float, ...}, ...],      # sorted by cell
      "metadata": {...}}                             # free-form (run config, source file)
 """
@@ -124,7 +124,7 @@ class Archive:
         self.solution = np.zeros((n, self.solution_dim), dtype=np.int64)
         self.objective = np.full(n, np.nan, dtype=np.float64)
         self.measures = np.full((n, len(self.dims)), np.nan, dtype=np.float64)
-        self.index = np.full(n, -1, dtype=np.int64)
+        self.candidate = np.full(n, -1, dtype=np.int64)
         self.occupied = np.zeros(n, dtype=bool)
         self.fields: dict[str, np.ndarray] = {}
         self.metadata: dict = {}
@@ -189,7 +189,8 @@ class Archive:
         Raises:
             ValueError: ``name`` clashes with a built-in field.
         """
-        if name in ("cell", "grid_index", "solution", "objective", "measures", "index"):
+        builtin = ("cell", "grid_index", "solution", "objective", "measures", "candidate", "index")
+        if name in builtin:
             raise ValueError(f"name={name!r} is a built-in field")
         if name not in self.fields:
             self.fields[name] = np.full(self.cells, np.nan, dtype=np.float64)
@@ -200,12 +201,13 @@ class Archive:
         solution: Sequence[int],
         objective: float,
         measures: Sequence[float],
-        index: int = -1,
+        candidate: int = -1,
         **fields: float,
     ) -> None:
         """Store an elite in ``cell`` unconditionally (the scheduler applies the rule).
 
-        Extra fields not given are reset to NaN for this cell.
+        ``candidate`` is the number of the candidate the elite was (-1: unknown). Extra fields
+        not given are reset to NaN for this cell.
 
         Raises:
             ValueError: ``cell`` out of range or ``solution`` of the wrong length.
@@ -219,7 +221,7 @@ class Archive:
         self.solution[cell] = sol
         self.objective[cell] = float(objective)
         self.measures[cell] = np.asarray(measures, dtype=np.float64)
-        self.index[cell] = int(index)
+        self.candidate[cell] = int(candidate)
         self.occupied[cell] = True
         for arr in self.fields.values():
             arr[cell] = np.nan
@@ -233,7 +235,7 @@ class Archive:
         self.objective[:] = np.nan
         self.measures[:] = np.nan
         self.solution[:] = 0
-        self.index[:] = -1
+        self.candidate[:] = -1
         for arr in self.fields.values():
             arr[:] = np.nan
 
@@ -245,18 +247,32 @@ class Archive:
         """Number of elites."""
         return int(self.occupied.sum())
 
-    def retrieve_single(self, cell: int) -> dict | None:
+    def elite(self, cell: int) -> dict | None:
         """The elite of ``cell`` as a dict (see :meth:`data`), or None if the cell is empty."""
         if not self.occupied[int(cell)]:
             return None
         return {k: v[0] for k, v in self.data(np.array([int(cell)])).items()}
+
+    def retrieve_single(self, measures: Sequence[float]) -> tuple[bool, dict | None]:
+        """The elite of the cell that ``measures`` fall in, as pyribs' ``retrieve_single``.
+
+        Args:
+            measures: ``(k,)`` measure values.
+
+        Returns:
+            ``(occupied, elite)``: whether that cell holds an elite, and the elite as
+            :meth:`elite` gives it (None when the cell is empty).
+        """
+        cell = int(self.index_of(np.asarray(measures, dtype=np.float64)[None, :])[0])
+        found = self.elite(cell)
+        return found is not None, found
 
     def data(self, cells: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Columns of the elites (all occupied cells by default), pyribs' ``archive.data()``.
 
         Returns:
             Dict with ``cell (n,)`` int64, ``grid_index (n, k)`` int64, ``solution (n, L)``
-            int64, ``objective (n,)`` float64, ``measures (n, k)`` float64, ``index (n,)`` int64
+            int64, ``objective (n,)`` float64, ``measures (n, k)`` float64, ``candidate (n,)`` int64
             and each extra field ``(n,)`` float64.
         """
         cells = self.occupied_cells() if cells is None else np.asarray(cells, dtype=np.int64)
@@ -266,7 +282,7 @@ class Archive:
             "solution": self.solution[cells],
             "objective": self.objective[cells],
             "measures": self.measures[cells],
-            "index": self.index[cells],
+            "candidate": self.candidate[cells],
         }
         for name, arr in self.fields.items():
             out[name] = arr[cells]
@@ -278,7 +294,7 @@ class Archive:
         obj = self.objective[cells]
         if not len(cells) or np.all(np.isnan(obj)):
             return None
-        return self.retrieve_single(int(cells[np.nanargmax(obj)]))
+        return self.elite(int(cells[np.nanargmax(obj)]))
 
     def stats(self, objective: str = "objective") -> ArchiveStats:
         """Coverage, QD score, max and mean objective (pyribs' ``archive.stats``).
@@ -316,7 +332,7 @@ class Archive:
             and self.ranges == other.ranges
             and np.array_equal(self.occupied, other.occupied)
             and np.array_equal(self.solution[self.occupied], other.solution[other.occupied])
-            and np.array_equal(self.index, other.index)
+            and np.array_equal(self.candidate, other.candidate)
             and np.array_equal(self.objective, other.objective, equal_nan=True)
             and np.array_equal(self.measures, other.measures, equal_nan=True)
             and self.fields.keys() == other.fields.keys()
@@ -340,7 +356,7 @@ class Archive:
                 "solution": [int(g) for g in self.solution[cell]],
                 "objective": _clean(float(self.objective[cell])),
                 "measures": [_clean(float(m)) for m in self.measures[cell]],
-                "index": int(self.index[cell]),
+                "candidate": int(self.candidate[cell]),
             }
             for name, arr in self.fields.items():
                 e[name] = _clean(float(arr[cell]))
@@ -383,7 +399,7 @@ class Archive:
                     e["solution"],
                     _f(e["objective"]),
                     [_f(m) for m in e["measures"]],
-                    e["index"],
+                    e.get("candidate", e.get("index", -1)),  # "index" in files before 0.2
                     **extra,
                 )
         except (KeyError, TypeError) as exc:
@@ -411,7 +427,7 @@ class Archive:
         for m in self.measure_names:
             columns += [(f"{m}_low", "float64"), (f"{m}_high", "float64")]
         columns += [(c, "float64") for c in ("objective", *self.measure_names)]
-        columns += [("index", "int64"), *((f, "float64") for f in self.fields)]
+        columns += [("candidate", "int64"), *((f, "float64") for f in self.fields)]
         columns += [(f"gene_{i}", "int64") for i in range(self.solution_dim)]
         rows = []
         for r in range(len(d["cell"])):
@@ -421,7 +437,7 @@ class Archive:
             for k, i in enumerate(g):
                 row += [float(bounds[k][i]), float(bounds[k][i + 1])]
             row += [float(d["objective"][r]), *(float(x) for x in d["measures"][r])]
-            row += [int(d["index"][r]), *(float(d[f][r]) for f in self.fields)]
+            row += [int(d["candidate"][r]), *(float(d[f][r]) for f in self.fields)]
             row += [int(x) for x in d["solution"][r]]
             rows.append(row)
         return [c for c, _ in columns], [t for _, t in columns], rows
@@ -496,7 +512,7 @@ class Archive:
         ribs_archive = GridArchive(
             solution_dim=self.solution_dim,
             dims=list(self.dims),
-            ranges=[list(r) for r in self.ranges],
+            ranges=list(self.ranges),
             dtype=dtype,
         )
         if not len(d["cell"]):

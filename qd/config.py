@@ -20,6 +20,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from hanabi_env.config import SCORING_VARIANTS, check_field
 from hanabi_env.validate import (
@@ -158,7 +159,7 @@ RESULT_FIELDS = tuple(
 )
 """Fields whose values change a run's results (a checkpoint must match them to resume)."""
 
-_PAPER = {
+_PAPER: dict[str, Any] = {
     "candidates": 1_000_000,
     "random_candidates": 10_000,
     "games": 100,

@@ -41,6 +41,7 @@ from agents.evaluate import game_seeds, hle_hand_size
 from agents.reference import RULESETS
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
+from hanabi_env.seeding import derive_seed
 from hanabi_env.validate import check_choice
 
 __all__ = [
@@ -57,18 +58,6 @@ __all__ = [
     "replay_holds",
     "warm_up",
 ]
-
-SEED_LIMIT = 2**62
-
-
-def derive_seed(*keys: int) -> int:
-    """A seed in ``[0, 2**62)`` derived from integers (``numpy.random.SeedSequence``).
-
-    Example: the evaluation seed of candidate ``k`` of a run is ``derive_seed(seed, 1, k)``.
-    """
-    words = np.random.SeedSequence([int(k) for k in keys]).generate_state(2, np.uint32)
-    return int((int(words[0]) << 32 | int(words[1])) % SEED_LIMIT)
-
 
 # --------------------------------------------------------------------------------------------
 # the evaluator

@@ -34,14 +34,15 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from agents import _rules_ref as RR
 from agents.evaluate import evaluate, game_seeds, hle_hand_size, play_games
 from agents.policy import Policy, RuleAgent, make
 from agents.reference import CIG18_POOL, PRESETS, RULESETS
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
+from agents.rules import reference as RR
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import (
@@ -218,7 +219,7 @@ class GAConfig:
             raise type_error("pool", "a sequence of baseline names", self.pool)
         for p in self.pool:
             check_choice("pool", p, CIG18_POOL if self.preset == "cig18" else BASELINES)
-        values = {
+        values: dict[str, Any] = {
             "population": population,
             "generations": check_int("generations", self.generations, 1),
             "n_rules": n_rules,
@@ -282,7 +283,7 @@ def _check_cig18(mode: str, scoring: str, ruleset: str) -> None:
         )
 
 
-_PAPER_GA = {
+_PAPER_GA: dict[str, Any] = {
     "population": 200,
     "generations": 500,
     "elitism": 20,
@@ -744,7 +745,7 @@ def run_ga(
     pop, fit = pop[order], fit[order]
     top = pop[: c.final_top]
     final_fit = fitness_of(top, derive_seed(c.seed, 12), c.final_games)
-    final = [
+    final: list[dict[str, Any]] = [
         {
             "chromosome": [int(x) for x in top[i]],
             "fitness": float(fit[i]),

@@ -26,12 +26,14 @@ from qd.archive import Archive
 
 __all__ = [
     "CheckpointError",
+    "archive_source",
     "atomic_write_csv",
     "atomic_write_json",
     "atomic_write_text",
     "csv_records",
     "data_dir",
     "load_archive",
+    "load_archive_source",
     "load_population",
     "read_checksummed_json",
     "save_archive",
@@ -387,3 +389,45 @@ def read_checksummed_json(path: str | Path, fmt: str) -> dict:
     if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc.get("sha256"):
         raise CheckpointError(f"checkpoint {path} is corrupt (checksum mismatch); {fix}")
     return payload
+
+
+def archive_source(source: str | Path) -> tuple[Archive, bool]:
+    """The population of a SOURCE, and whether it is the archive of a MAP-Elites run.
+
+    Args:
+        source: A MAP-Elites run folder (holding ``archive.json``), an archive JSON written by
+            :func:`save_archive` (``"format": "hanabi-adhoc/qd-archive"``), or anything
+            :func:`load_population` reads (``5x5``, ``20x20``, fixture files, the reference's
+            formats).
+
+    Returns:
+        ``(archive, run)``: the :class:`Archive`, and True for a qd archive (a run's).
+
+    Raises:
+        FileNotFoundError: No such population (or a folder without ``archive.json``).
+        ValueError: Not a population.
+    """
+    path = Path(source)
+    if path.is_dir():  # a MAP-Elites run folder
+        path = path / "archive.json"
+        if not path.is_file():
+            raise FileNotFoundError(f"{source}: a folder without archive.json")
+    if path.is_file():
+        try:
+            doc = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return load_population(path), False  # the reference's text format
+        if isinstance(doc, dict) and doc.get("format") == "hanabi-adhoc/qd-archive":
+            return load_archive(path), True
+        return load_population(path), False
+    return load_population(str(source)), False
+
+
+def load_archive_source(source: str | Path) -> Archive:
+    """The :class:`Archive` of a population SOURCE (see :func:`archive_source`).
+
+    Raises:
+        FileNotFoundError: No such population.
+        ValueError: Not a population.
+    """
+    return archive_source(source)[0]

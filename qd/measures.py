@@ -14,7 +14,7 @@ Built-in measures (docs/papers.md §3, docs/rules.md §5), each in [0, 1]:
 | ``discard_position`` | sum_discard_pos / discards |
 
 Any callable of the ``(N_COUNTERS,)`` counter sums can serve as a measure too
-(:func:`get_measure`); the counter columns are :data:`hanabi_env._engine.COUNTER_NAMES`.
+(:func:`get_measure`); the counter columns are :data:`hanabi_env.metrics.COUNTER_NAMES`.
 
 Binning (docs/rules.md §7.1): ``bin(v) = floor((v - low) / (high - low) · d)`` clipped to
 ``[0, d - 1]`` (so ``v = high`` goes to ``d - 1``), and NaN goes to bin 0.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hanabi_env import _engine as E
+from hanabi_env import metrics
 
 __all__ = [
     "MEASURES",
@@ -63,22 +63,14 @@ class Measure:
 
 def _ratio(num: int, den: int, factor: float = 1.0) -> Callable[[np.ndarray], np.ndarray]:
     def fn(sums: np.ndarray) -> np.ndarray:
-        n = sums[..., num]
-        d = sums[..., den] * factor
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(d != 0, n / np.where(d != 0, d, 1.0), np.nan)
-        return out
+        return metrics.ratio(sums[..., num], sums[..., den], factor)
 
     return fn
 
 
 MEASURES: dict[str, Measure] = {
-    "communicativeness": Measure(
-        "communicativeness", _ratio(E.C_HINTS_GIVEN, E.C_HINT_OPPORTUNITIES)
-    ),
-    "ipp": Measure("ipp", _ratio(E.C_SUM_KNOWN_ATTRS, E.C_PLAYS, 2.0)),
-    "risk_aversion": Measure("risk_aversion", _ratio(E.C_SUM_P_PLAYABLE, E.C_PLAYS)),
-    "discard_position": Measure("discard_position", _ratio(E.C_SUM_DISCARD_POS, E.C_DISCARDS)),
+    name: Measure(name, _ratio(*metrics.RATIOS[name]))
+    for name in ("communicativeness", "ipp", "risk_aversion", "discard_position")
 }
 """The built-in measures by name (docs/rules.md §5)."""
 

@@ -151,7 +151,7 @@ class MapElites:
         self.elapsed = 0.0
 
     # ---- seeds and schedule ---------------------------------------------------------------
-    def candidate_seed(self, k: int) -> int:
+    def candidate_seed(self, k: int | np.integer) -> int:
         """Evaluation seed of candidate ``k`` (0-based): ``derive_seed(seed, 1, k)``."""
         return derive_seed(self.config.seed, 1, int(k))
 

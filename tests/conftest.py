@@ -1,4 +1,4 @@
-"""Shared test fixtures."""
+"""Shared test fixtures, and the numba warm-up paid once per session."""
 
 from __future__ import annotations
 
@@ -6,6 +6,29 @@ import numpy as np
 import pytest
 
 from meta.table import ResponseTable
+
+_WARM_UP: dict[str, float] = {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Compile (or load) every kernel before the first test (:mod:`hanabi_adhoc.warmup`).
+
+    The compile cost (minutes on a cold cache) is then charged here, once, and reported in the
+    terminal summary, instead of to whichever test happens to run first.
+    """
+    from hanabi_adhoc.warmup import warm_up
+
+    _WARM_UP.update(warm_up())
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line: what the session's numba warm-up cost."""
+    if _WARM_UP:
+        steps = ", ".join(f"{k} {v:.1f} s" for k, v in _WARM_UP.items())
+        terminalreporter.write_line(
+            f"numba warm-up: {sum(_WARM_UP.values()):.1f} s ({steps}; hanabi_adhoc.warmup)"
+        )
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents import _rules as R
+from agents import rules as R
 from agents.reference import reference_rule_list
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
@@ -109,7 +109,7 @@ def replay_game(job: dict, game: dict, rules: list[int], apply_rule=None) -> Gam
     """Replay one recorded game; compare our decisions under ``rules`` with the recorded ones.
 
     ``apply_rule(rule_id, view, rng) -> int`` evaluates one rule (default
-    :func:`agents._rules.apply_rule`): a move uid, -1 (does not fire), -2 (raised: the
+    :func:`agents.rules.apply_rule`): a move uid, -1 (does not fire), -2 (raised: the
     reference's HistogramAgent skips it), -3 (fires but gives no move) or -4 (gives a move the
     reference's runner rejects).
     """
@@ -185,7 +185,7 @@ def job_rules(job: dict, ruleset: str = "reference") -> list[int] | None:
 def reference_apply_rule():
     """The reference ruleset's evaluator of one gene (``f(gene, view, rng) -> int``)."""
     try:
-        from agents._rules_ref import apply_reference_gene
+        from agents.rules.reference import apply_reference_gene
     except ImportError:  # not built yet: the corrected rules
         return R.apply_rule
     return apply_reference_gene

@@ -245,7 +245,7 @@ def test_v0_and_v1_beliefs():
 
 
 def test_cli_evaluate_table_and_json(tmp_path, capsys):
-    from hanabi_env.cli import main
+    from hanabi_adhoc.cli import main
 
     out = tmp_path / "r.json"
     code = main(
@@ -336,7 +336,7 @@ def test_strict_era_games_end_when_a_java_rule_raises():
 
 
 def test_metric_ratios_agree_with_the_per_step_scalar_metrics():
-    from hanabi_env.game import metric_ratios, metrics_from_counters
+    from hanabi_env.metrics import metric_ratios, metrics_from_counters
 
     batch = play(["piers", "legalrandom"], games=8, seed=9)
     vec = metric_ratios(batch.counters)

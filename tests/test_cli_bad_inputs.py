@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from hanabi_env.cli import main
+from hanabi_adhoc.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 HAVE_PROC = os.path.isdir("/proc/self")
@@ -421,7 +421,7 @@ def test_sb3_seat_is_refused_without_trust_model_and_without_torch(tmp_path):
         "import sys\n"
         "for m in ('torch', 'stable_baselines3', 'sb3_contrib'):\n"
         "    sys.modules[m] = None  # importing them now raises ImportError\n"
-        "from hanabi_env.cli import main\n"
+        "from hanabi_adhoc.cli import main\n"
         f"rc = main(['play', 'sb3:{model}', 'piers'])\n"
         "assert 'torch' not in sys.modules or sys.modules['torch'] is None\n"
         "raise SystemExit(rc)\n"

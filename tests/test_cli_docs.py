@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from hanabi_env.cli import build_parser, main
+from hanabi_adhoc.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +67,7 @@ class Case:
         workspace: Commands with the same workspace share one working directory.
         outputs: Files the run must create (relative to the working directory).
         expect: Text the run must print (stdout).
-        stdin: Piped to a subprocess ``python3 -m hanabi_env.cli`` (interactive commands).
+        stdin: Piped to a subprocess ``python3 -m hanabi_adhoc`` (interactive commands).
         needs: A module that must be importable to run it (an optional extra).
     """
 
@@ -198,6 +198,7 @@ COMMANDS: dict[str, Case] = {
         TRAIN_SB3, needs="sb3_contrib", outputs=("runs/sb3_partner.zip",)
     ),
     "hanabi-adhoc demo": Case(expect="mean score over 5 games"),
+    "hanabi-adhoc warmup": Case(expect="all kernels ready in"),
 }
 
 
@@ -262,7 +263,7 @@ def _run(command: str, cwd: Path, capsys, monkeypatch) -> str:
     if case.stdin is not None:  # a real pipe into a real process (the `__main__` guard too)
         env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
         proc = subprocess.run(
-            [sys.executable, "-m", "hanabi_env.cli", *argv],
+            [sys.executable, "-m", "hanabi_adhoc", *argv],
             input=case.stdin,
             capture_output=True,
             text=True,
@@ -381,7 +382,7 @@ def test_meta_eval_takes_its_defaults_from_the_config():
     parser = build_parser()
     args = parser.parse_args(["meta-eval", "--config", "paper"])
     assert (args.train_games, args.episodes, args.games) == (None, None, None)
-    from meta.cli import CONFIGS
+    from hanabi_adhoc.cli.meta import CONFIGS
 
     assert "paper = 400/200/10" in _subcommands()["meta-eval"].format_help().replace("\n", " ")
     assert CONFIGS["paper"] == {"train_games": 400, "episodes": 200, "games": 10}

@@ -1075,3 +1075,106 @@ def _scripted_deck_for(players):
     s = E.new_state(players)
     E.fill_ordered_deck(s)
     return [int(c) for c in s.deck[::-1]]
+
+
+# ---------------------------------------------------------------------------------------------
+# PlayerView: legal moves and move uids from the view alone
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [*CONFIGS, pytest.param({"players": 3, "hand_order": "fixed"}, id="p3-fixed")],
+)
+def test_player_view_legal_moves_agree_with_the_engine(kwargs):
+    game = hanabi_env.HanabiGame(**kwargs)
+    rng = np.random.default_rng(0)
+    seen = 0
+    for seed in range(3):
+        game.reset(seed)
+        while True:
+            cur = game.current_player
+            for seat in range(game.config.players):
+                view = game.view(seat)
+                mask = view.legal_mask()
+                assert mask.dtype == np.int8
+                assert mask.shape == (game.n_actions,)
+                legal = view.legal_actions()
+                assert legal.dtype == np.int64
+                if seat == cur and not game.is_terminal:
+                    np.testing.assert_array_equal(mask, game.legal_mask())
+                    np.testing.assert_array_equal(legal, game.legal_actions())
+                    # the viewer's own cards are never read: a seer view decides the same
+                    np.testing.assert_array_equal(game.view(seat, seer=True).legal_mask(), mask)
+                    seen += 1
+                else:  # like the env's action_mask: nothing is legal off turn or at the end
+                    assert not mask.any()
+                    assert legal.size == 0
+            if game.is_terminal:
+                break
+            game.step(int(rng.choice(game.legal_actions())))
+    assert seen > 5
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS)
+def test_player_view_action_uid_round_trips_every_move(kwargs):
+    game = hanabi_env.HanabiGame(**kwargs)
+    game.reset(1)
+    for seat in range(game.config.players):
+        view = game.view(seat)
+        for a in range(game.n_actions):
+            kind, slot, target, color, rank = E.decode_action(game.state.cfg, seat, a)
+            name = hanabi_env.game.MOVE_KINDS[kind]
+            uid = view.action_uid(name, slot=slot, target=target, color=color, rank=rank)
+            assert uid == a
+            assert isinstance(uid, int)
+            if name == "reveal_color":
+                letter = hanabi_env.game.COLOR_NAMES[color]
+                assert view.action_uid(name, target=target, color=letter.lower()) == a
+            if name in ("play", "discard"):  # unused arguments are ignored
+                assert view.action_uid(name, slot=np.int64(slot), target=seat, rank=99) == a
+    moves = game.view(game.current_player).legal_mask()
+    assert moves.sum() == len(game.legal_actions())
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        (("hint",), ValueError, "kind"),
+        ((3,), TypeError, "kind"),
+        (("play",), ValueError, "slot"),
+        (("play", 5), ValueError, "slot"),
+        (("discard", -1), ValueError, "slot"),
+        (("play", 1.0), TypeError, "slot"),
+        (("play", True), TypeError, "slot"),
+        (("reveal_rank", None, None, None, 0), ValueError, "target"),
+        (("reveal_rank", None, 0, None, 0), ValueError, "target"),
+        (("reveal_rank", None, 3, None, 0), ValueError, "target"),
+        (("reveal_rank", None, "1", None, 0), TypeError, "target"),
+        (("reveal_rank", None, 1, None, 5), ValueError, "rank"),
+        (("reveal_rank", None, 1), ValueError, "rank"),
+        (("reveal_rank", None, 1, None, 2.0), TypeError, "rank"),
+        (("reveal_color", None, 1, "Q"), ValueError, "color"),
+        (("reveal_color", None, 1, "RY"), ValueError, "color"),
+        (("reveal_color", None, 1, 5), ValueError, "color"),
+        (("reveal_color", None, 1, 1.5), TypeError, "color"),
+        (("reveal_color", None, 1), ValueError, "color"),
+    ],
+)
+def test_player_view_action_uid_errors(args, error, match):
+    game = hanabi_env.HanabiGame(players=3)
+    game.reset(0)
+    view = game.view(0)
+    with pytest.raises(error, match=match):
+        view.action_uid(*args)
+
+
+def test_player_view_action_uid_knows_the_games_colours():
+    game = hanabi_env.HanabiGame(players=2, colors=3, ranks=3, hand_size=3)
+    game.reset(0)
+    view = game.view(0)
+    assert view.action_uid("reveal_color", target=1, color="G") == 2 * 3 + 2
+    with pytest.raises(ValueError, match="color"):
+        view.action_uid("reveal_color", target=1, color="W")  # W is colour 3: not in this game
+    with pytest.raises(ValueError, match="rank"):
+        view.action_uid("reveal_rank", target=1, rank=3)

@@ -25,7 +25,7 @@ import numpy as np
 import psutil
 import pytest
 
-CLI = [sys.executable, "-m", "hanabi_env.cli"]
+CLI = [sys.executable, "-m", "hanabi_adhoc"]
 GONE_WITHIN = 5.0  # seconds
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from numba.core.dispatcher import Dispatcher
 
 from hanabi_env import _jit
 
@@ -43,17 +45,72 @@ def run(env_extra: dict, tmp_path: Path) -> subprocess.CompletedProcess:
 _CACHE_VARS = ("HANABI_ADHOC_CACHE", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "NUMBA_DISABLE_JIT")
 
 
+def _project_modules():
+    """Every importable module of the project's packages (optional extras may be missing)."""
+    for init in sorted(ROOT.glob("*/__init__.py")):
+        for path in sorted(init.parent.rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__main__":
+                continue
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            try:
+                yield path, importlib.import_module(name)
+            except ImportError:  # an optional extra (torch, ribs, ...) is not installed
+                continue
+
+
 def test_every_kernel_module_is_in_the_staleness_key():
-    """A module defining kernels that is missing from KERNEL_SOURCES could keep stale code."""
-    listed = set(_jit.KERNEL_SOURCES)
-    for pkg in ("hanabi_env", "agents", "qd", "meta"):
-        for path in (ROOT / pkg).rglob("*.py"):
-            text = path.read_text()
-            if re.search(r"^\s*@(njit|_kernel)\b", text, flags=re.M):
-                rel = path.relative_to(ROOT).as_posix()
-                assert rel in listed, f"{rel} defines kernels but is not in KERNEL_SOURCES"
+    """A module defining kernels that is missing from the key could keep stale machine code."""
+    listed = set(_jit.kernel_sources())
+    assert {"hanabi_env/_jit.py", "hanabi_env/_engine.py", "agents/rules/dispatch.py"} <= listed
+    # modules whose constants kernels read without defining kernels carry the marker
+    assert {"agents/rulebase.py", "agents/rules/table.py"} <= listed
+    assert "agents/policy.py" not in listed  # a module that only calls kernels keeps the cache
+    defining = set()
+    for path, module in _project_modules():
+        for obj in vars(module).values():
+            if isinstance(obj, Dispatcher) and Path(obj.py_func.__code__.co_filename) == path:
+                defining.add(path.relative_to(ROOT).as_posix())
+        if re.search(r"^\s*@(njit|kernel|inline|alloc)\b", path.read_text(), flags=re.M):
+            defining.add(path.relative_to(ROOT).as_posix())
+    assert "agents/rules/tell.py" in defining
+    assert defining <= listed, f"kernels outside the staleness key: {sorted(defining - listed)}"
     for rel in listed:
         assert (ROOT / rel).is_file(), rel
+
+
+def test_kernel_sources_are_found_by_their_imports_and_markers(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")
+    files = {
+        "low/__init__.py": "",
+        "low/kernels.py": "from hanabi_env._jit import njit\n",
+        "low/alias.py": "from hanabi_env import _engine as E, _jit\n",
+        "low/plain.py": "import numpy as np\n",
+        "high/__init__.py": "",
+        "high/deep/__init__.py": "",
+        "high/deep/rules.py": "from hanabi_env._jit import inline, kernel\n",
+        "high/consts.py": "# kernel-source: constants read by compiled kernels\nX = 1\n",
+        "high/mentions.py": '"""Calls kernels; mentions hanabi_env._jit in prose only."""\n',
+        "notapackage/kernels.py": "from hanabi_env._jit import njit\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = _jit.kernel_sources(tmp_path)
+    assert found == ("high/consts.py", "high/deep/rules.py", "low/alias.py", "low/kernels.py")
+    # any change to a source, a marked file included, gives another cache folder
+    before = _jit._source_hash(tmp_path)
+    (tmp_path / "high/consts.py").write_text("# kernel-source: constants\nX = 2\n")
+    assert _jit._source_hash(tmp_path) != before
+    before = _jit._source_hash(tmp_path)
+    (tmp_path / "low/plain.py").write_text("import numpy as np  # edited\n")
+    assert _jit._source_hash(tmp_path) == before
+
+
+def test_nothing_in_hanabi_env_names_the_higher_packages():
+    text = (ROOT / "hanabi_env" / "_jit.py").read_text()
+    for name in ("agents", "meta", "qd"):
+        assert not re.search(rf"\b{name}[./]", text), name
 
 
 def test_unwritable_home_compiles_in_memory_with_one_warning(tmp_path):

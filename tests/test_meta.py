@@ -316,7 +316,7 @@ def test_evaluation_out_of_distribution_oracle(table):
 
 
 def test_cli_meta_eval(tmp_path):
-    from meta.cli import main
+    from hanabi_adhoc.cli import main
 
     rc = main(
         [

@@ -386,7 +386,7 @@ def test_figures(tmp_path, table):
 
 
 def test_cli_meta_eval_response_variants_and_figures(tmp_path):
-    from meta.cli import main
+    from hanabi_adhoc.cli import main
 
     rc = main(
         [

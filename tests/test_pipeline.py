@@ -1,4 +1,5 @@
-"""The whole-study pipeline (meta.pipeline) at toy scale: outputs, report, resume, errors."""
+"""The whole-study pipeline (hanabi_adhoc.pipeline) at toy scale: outputs, report, resume,
+errors."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 
 import pytest
 
-from meta.pipeline import PIPELINE_CONFIGS, get_pipeline_config, run_pipeline
+from hanabi_adhoc.pipeline import PIPELINE_CONFIGS, get_pipeline_config, run_pipeline
 
 TINY = {
     "candidates": 120,

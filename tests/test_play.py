@@ -19,8 +19,8 @@ from agents.human import (
     legal_actions,
     render_view,
 )
+from hanabi_adhoc.cli import main
 from hanabi_env import HanabiConfig, HanabiGame
-from hanabi_env.cli import main
 
 
 def _game(seed=3):
@@ -344,7 +344,7 @@ def test_cli_train_sb3_then_play_with_the_model(tmp_path, capsys):
 
 
 def test_cli_lists_every_stage():
-    from hanabi_env.cli import build_parser
+    from hanabi_adhoc.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     for name in ("pipeline", "play", "evaluate", "map-elites", "ga", "matchups",

@@ -56,11 +56,19 @@ def _playable(game, seat, slot) -> bool:
 
 def check_invariants(e, total_reward: float) -> None:
     game = e.game
-    cfg = game.config
     s = game.state
-    p, h = cfg.players, cfg.hand_size
+    _check_cards(game)
+    _check_tokens_and_score(game, total_reward)
+    _check_mask(e, game)
+    _check_knowledge(game)
+    _check_infos(e, game, s)
+    _check_views(e, game)
 
-    # cards conserved
+
+def _check_cards(game) -> None:
+    """Cards are conserved; hands, fireworks and discards in range."""
+    cfg, s = game.config, game.state
+    p, h = cfg.players, cfg.hand_size
     deck_left = cfg.n_cards - int(s.scal[E.S_DECK_POS])
     assert deck_left >= 0
     in_hands = int(s.hand_len.sum())
@@ -76,7 +84,9 @@ def check_invariants(e, total_reward: float) -> None:
     for card in range(cfg.colors * cfg.ranks):
         assert int(s.discards[card]) <= E.copies_of_rank(cfg.ranks, card % cfg.ranks)
 
-    # tokens in range
+
+def _check_tokens_and_score(game, total_reward: float) -> None:
+    cfg, s = game.config, game.state
     info, life = int(s.scal[E.S_INFO]), int(s.scal[E.S_LIFE])
     assert 0 <= info <= cfg.max_information_tokens
     assert 0 <= life <= cfg.max_life_tokens
@@ -91,7 +101,11 @@ def check_invariants(e, total_reward: float) -> None:
     if life == 0:
         assert game.is_terminal
 
-    # mask == legality for every action id
+
+def _check_mask(e, game) -> None:
+    """mask == legality for every action id."""
+    cfg, s = game.config, game.state
+    h = cfg.hand_size
     mask = game.legal_mask()
     cur_agent = e.agent_selection
     if not game.is_terminal:
@@ -105,8 +119,11 @@ def check_invariants(e, total_reward: float) -> None:
     assert not E.is_legal(s, -1)
     assert not E.is_legal(s, game.n_actions)
 
-    # knowledge never excludes the true card
-    for q in range(p):
+
+def _check_knowledge(game) -> None:
+    """Knowledge never excludes the true card."""
+    cfg, s = game.config, game.state
+    for q in range(cfg.players):
         for k in range(int(s.hand_len[q])):
             c = int(E.card_of(s, q, k))
             col, rank = c // cfg.ranks, c % cfg.ranks
@@ -115,7 +132,9 @@ def check_invariants(e, total_reward: float) -> None:
             assert int(s.col_hint[q, k]) in (-1, col)
             assert int(s.rank_hint[q, k]) in (-1, rank)
 
-    # infos: fresh metrics for every seat, masks equal to observe()
+
+def _check_infos(e, game, s) -> None:
+    """Infos: fresh metrics for every seat, masks equal to observe()."""
     for agent in e.agents:
         seat = int(agent.split("_")[1])
         info = e.infos[agent]
@@ -127,7 +146,12 @@ def check_invariants(e, total_reward: float) -> None:
         for key in ("communicativeness", "ipp", "risk_aversion"):
             assert info[key] is None or 0.0 <= info[key] <= 1.0
 
-    # views and observations
+
+def _check_views(e, game) -> None:
+    """Views and observations."""
+    cfg, s = game.config, game.state
+    p, h = cfg.players, cfg.hand_size
+    cur_agent = e.agent_selection
     size = game.observation_size
     for agent in e.possible_agents:
         seat = int(agent.split("_")[1])

@@ -149,7 +149,7 @@ def test_cli_population(tmp_path, capsys):
     pytest.importorskip("ribs")
     import json
 
-    from qd.cli import main
+    from hanabi_adhoc.cli import main
 
     args = ["population", "5x5", "--reeval", "2", "--matchups", "1", "--workers", "1"]
     assert main([*args, "--out", str(tmp_path)]) == 0

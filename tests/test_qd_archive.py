@@ -268,3 +268,24 @@ def test_archive_parquet_table_matches_the_csv(tmp_path):
     p = pd.read_parquet(tmp_path / "p.parquet")
     assert p["line_index"].dtype == "float64"
     assert len(p) == len(pub)
+
+
+def test_elite_by_cell_and_retrieve_single_by_measures_as_pyribs():
+    a = Archive((5, 5))
+    a.insert(7, range(15), 12.0, [0.25, 0.45], candidate=31)
+    assert a.elite(6) is None
+    e = a.elite(7)
+    assert (e["cell"], e["candidate"], e["objective"]) == (7, 31, 12.0)
+    occupied, found = a.retrieve_single([0.3, 0.5])  # falls in cell (1, 2) = 7
+    assert occupied
+    assert found["candidate"] == 31
+    assert a.retrieve_single([0.9, 0.9]) == (False, None)
+
+
+def test_archive_files_before_the_candidate_rename_still_load():
+    a = Archive((5, 5))
+    a.insert(3, range(15), 9.0, [0.1, 0.7], candidate=12)
+    doc = a.as_dict()
+    for e in doc["elites"]:
+        e["index"] = e.pop("candidate")  # the key older versions wrote
+    assert Archive.from_dict(doc).candidate[3] == 12

@@ -168,7 +168,7 @@ def test_evolve_situational_tiny():
 def test_cli_ga(tmp_path, capsys):
     import json
 
-    from qd.cli import main
+    from hanabi_adhoc.cli import main
 
     args = [
         "ga",

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from qd.cli import main
+from hanabi_adhoc.cli import main
 from qd.config import get_config
 from qd.evaluator import (
     ProcessBackend,
@@ -68,7 +68,7 @@ def test_replacement_is_strictly_better_on_the_candidates_games():
     loop = MapElites(get_config("quick", dims=(2, 2)))
     calls: list = []
     _fake(loop, calls)
-    loop.archive.insert(0, _sol(10), 99.0, [0.1, 0.1], index=-7)
+    loop.archive.insert(0, _sol(10), 99.0, [0.1, 0.1], candidate=-7)
     cands = np.stack([_sol(1, 1), _sol(5, 2), _sol(3, 3), _sol(3, 3), _sol(8, 4)])
     objective = np.array([10.0, 10.5, 12.0, 20.0, 1.0])
     measures = np.array([[0.1, 0.1]] * 4 + [[0.9, 0.9]])
@@ -82,9 +82,9 @@ def test_replacement_is_strictly_better_on_the_candidates_games():
     assert calls == [([10, 10, 10, 10], [3, 6, 4, 5]), ([5, 5], [4, 5])]
     assert loop.archive.solution[0].tolist() == cands[2].tolist()
     assert loop.archive.objective[0] == 12.0  # stored: measured at insertion
-    assert loop.archive.index[0] == 102
+    assert loop.archive.candidate[0] == 102
     assert loop.archive.occupied[3]
-    assert loop.archive.index[3] == 104
+    assert loop.archive.candidate[3] == 104
     c = loop.counters
     assert (c.inserted, c.replaced, c.rejected, c.identical) == (1, 2, 2, 1)
     assert c.incumbent_evaluations == 6
@@ -279,7 +279,7 @@ def test_killed_process_resumes_to_the_same_archive(tmp_path):
     args = [
         sys.executable,
         "-m",
-        "qd.cli",
+        "hanabi_adhoc",
         "map-elites",
         "--candidates",
         "600",

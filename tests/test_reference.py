@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 import reference_replay as RR
 
-from agents import _rules_ref as RRef
 from agents.evaluate import evaluate, game_seeds, play_games
 from agents.policy import Policy, ReferenceGameEnd, RuleAgent, make
 from agents.reference import (
@@ -23,6 +22,7 @@ from agents.reference import (
     reference_bin,
     to_java_card,
 )
+from agents.rules import reference as RRef
 from hanabi_env import HanabiConfig, HanabiGame
 from qd.measures import bin_index
 
@@ -368,7 +368,7 @@ def test_evaluate_cig18_preset_runs_against_the_2018_pool():
 
 def test_cli_play_with_reference_agents_ends_games_as_java_did(capsys):
     """``play --ruleset reference``: rule 78's colourless tell ends every game, as in Java."""
-    from hanabi_env.cli import main
+    from hanabi_adhoc.cli import main
 
     rc = main(
         ["play", "78,8,13,27,19", "78,8,13,27,19", "--ruleset", "reference", "--games", "3",

@@ -1,7 +1,7 @@
 """The reference ruleset through the meta commands and the pipeline (docs/rules.md §12).
 
 * the pool loaders build reference agents, and the ruleset of a meta command is the one asked
-  for, else the one the pools record, else ``corrected`` (:func:`meta.cli.resolve_ruleset`);
+  for, else the one the pools record, else ``corrected`` (:func:`meta.pools.resolve_ruleset`);
 * the compiled meta-agent evaluation plays reference pools (it is the path taken) and gives
   the Python path's numbers game for game;
 * ``meta-eval --ruleset reference`` runs and differs from the corrected evaluation; a table or
@@ -23,15 +23,15 @@ import pytest
 import meta.evaluate as ME
 from agents.evaluate import game_seeds, play_games
 from agents.policy import RuleAgent, make
-from hanabi_env import HanabiConfig
-from hanabi_env.cli import build_parser, main
-from meta import ALL_VARIANTS, build_table, evaluate_meta
-from meta.cli import load_pool, recorded_ruleset, resolve_ruleset
-from meta.pipeline import (
+from hanabi_adhoc.cli import build_parser, main
+from hanabi_adhoc.pipeline import (
     _check_manifest,
     get_pipeline_config,
     run_pipeline,
 )
+from hanabi_env import HanabiConfig
+from meta import ALL_VARIANTS, build_table, evaluate_meta
+from meta.pools import load_pool, recorded_ruleset, resolve_ruleset
 
 CELLS = ["[1,3]", "[2,2]", "[3,4]", "[4,1]"]
 FIELDS = ("scores", "responses", "beliefs", "partner_counters", "niches")

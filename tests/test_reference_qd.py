@@ -18,7 +18,7 @@ import pytest
 from agents.evaluate import evaluate
 from agents.policy import RuleAgent
 from agents.reference import CIG18_POOL
-from hanabi_env.cli import main as cli_main
+from hanabi_adhoc.cli import main as cli_main
 from qd.analysis import (
     action_agreement,
     archive_matchups,

@@ -24,7 +24,7 @@ import pytest
 import reference_replay as RR
 from scipy import stats
 
-from agents import _rules_ref as RRef
+from agents.rules import reference as RRef
 from hanabi_env import _engine as E
 
 # the recorded per-seat counters (ReportAgent's) and our counter columns

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import _rules as R
 from agents import rulebase
+from agents import rules as R
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit

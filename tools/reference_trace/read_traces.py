@@ -58,15 +58,9 @@ def load(path: Path) -> Iterator[tuple[dict, list[dict]]]:
 
 def replay(game: dict) -> list[str]:
     """Replay one game with the Java framework's rules; return a list of problems (empty: ok)."""
-    errs: list[str] = []
+    errs = _deck_problems(game)
     n, h = game["players"], game["hand_size"]
     deck = game["deck"]
-    dj = game["deck_java"]
-    for i, c in enumerate(deck):
-        letter, rank = dj[2 * i], int(dj[2 * i + 1])
-        if JAVA_LETTER_TO_PROJECT[letter] * 5 + rank - 1 != c:
-            errs.append(f"deck[{i}] {c} != java {letter}{rank}")
-            break
     hands = [[deck[p * h + k] for k in range(h)] for p in range(n)]
     ptr = n * h
     fw = [0] * 5
@@ -84,13 +78,7 @@ def replay(game: dict) -> list[str]:
         if info_before != info:
             errs.append(f"move {t}: info {info_before}, replay {info}")
         failed = flags & (F_ILLEGAL | F_FAILED | F_LEGALITY_RAISED | F_NULL)
-        m = metrics[s]
-        if not (flags & F_FAILED) and info > 0:
-            m["possible_hints"] += 1
-            m["hints_given"] += kind in (TELL_COLOUR, TELL_RANK)
-        if kind == PLAY and not (flags & F_FAILED):
-            m["plays"] += 1
-            m["known_attrs_on_plays"] += (known & 1) + (known >> 1 & 1)
+        _count(metrics[s], kind, flags, info, known)
         if failed:
             if t != len(game["moves"]) - 1:
                 errs.append(f"move {t}: failed move is not the last")
@@ -118,15 +106,41 @@ def replay(game: dict) -> list[str]:
     else:
         if not (lives <= 0 or (ptr >= len(deck) and moves_left == 0) or sum(fw) == 25):
             errs.append("moves ran out before the game ended")
-    if sum(fw) != game["score"]:
-        errs.append(f"score {game['score']}, replay {sum(fw)}")
-    if lives != game["lives"]:
-        errs.append(f"lives {game['lives']}, replay {lives}")
-    if info != game["information"]:
-        errs.append(f"information {game['information']}, replay {info}")
-    if applied != game["java_moves"]:
-        errs.append(f"java_moves {game['java_moves']}, replay {applied}")
-    for p in range(n):
+    return errs + _end_problems(game, sum(fw), lives, info, applied, metrics)
+
+
+def _count(m: dict, kind: int, flags: int, info: int, known: int) -> None:
+    """The reference's metric counters of one move, as its ReportAgent counted them."""
+    if not (flags & F_FAILED) and info > 0:
+        m["possible_hints"] += 1
+        m["hints_given"] += kind in (TELL_COLOUR, TELL_RANK)
+    if kind == PLAY and not (flags & F_FAILED):
+        m["plays"] += 1
+        m["known_attrs_on_plays"] += (known & 1) + (known >> 1 & 1)
+
+
+def _deck_problems(game: dict) -> list[str]:
+    """The recorded deck against its Java spelling (the first mismatch, if any)."""
+    dj = game["deck_java"]
+    for i, c in enumerate(game["deck"]):
+        letter, rank = dj[2 * i], int(dj[2 * i + 1])
+        if JAVA_LETTER_TO_PROJECT[letter] * 5 + rank - 1 != c:
+            return [f"deck[{i}] {c} != java {letter}{rank}"]
+    return []
+
+
+def _end_problems(game: dict, score, lives, info, applied, metrics) -> list[str]:
+    """The replay's final state and counters against the recorded ones."""
+    errs = []
+    for name, key, mine in (
+        ("score", "score", score),
+        ("lives", "lives", lives),
+        ("information", "information", info),
+        ("java_moves", "java_moves", applied),
+    ):
+        if mine != game[key]:
+            errs.append(f"{name} {game[key]}, replay {mine}")
+    for p in range(game["players"]):
         for k in ("possible_hints", "hints_given", "plays", "known_attrs_on_plays"):
             if metrics[p][k] != game["metrics"][p][k]:
                 errs.append(f"seat {p} {k} {game['metrics'][p][k]}, replay {metrics[p][k]}")

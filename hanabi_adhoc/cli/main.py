@@ -1,23 +1,26 @@
-"""Command-line interface ``hanabi-adhoc``.
+"""Command-line interface ``hanabi-adhoc``: the parser, the entry point and the game commands.
 
 Subcommands (``hanabi-adhoc <command> --help`` for each):
 
-* ``pipeline``: the whole study (:mod:`meta.pipeline`): three MAP-Elites populations, elite
+* ``pipeline``: the whole study (:mod:`hanabi_adhoc.pipeline`): three MAP-Elites populations, elite
   re-evaluation, match-up tables, the Bayesian meta-agent in and out of distribution, and a
   report folder (Markdown summary, CSV tables, PNG figures); ``--config paper`` for the papers'
   scale; resumable.
 * ``play``: games through ``hanabi_env.env()`` with the agents of your choice in each seat;
   ``human`` seats a person at the terminal (:class:`agents.human.HumanPolicy`), ``meta`` the
   Bayesian meta-agent; ends with each seat's communicativeness and IPP.
+* ``warmup``: compiles every numba kernel now and prints how long it took
+  (:mod:`hanabi_adhoc.warmup`).
 * ``demo``: plays a few games of uniformly random legal moves through ``hanabi_env.env()``
   (the standard PettingZoo loop) and prints each score and the seats' behaviour metrics.
 * ``evaluate``: mirror or mixed evaluation of a baseline agent or a chromosome ([CIG18]), e.g.
   ``hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5``; a table, or
   ``--json``/``--csv``.
 * ``map-elites``, ``ga``, ``population``, ``matchups``: MAP-Elites runs, the 2018 genetic
-  algorithm, population analysis, and a population's match-up table (see :mod:`qd.cli`).
+  algorithm, population analysis, and a population's match-up table (see
+  :mod:`hanabi_adhoc.cli.qd`).
 * ``meta-table``, ``meta-eval``: the meta-agents' offline response table and the papers'
-  evaluation protocol (see :mod:`meta.cli`).
+  evaluation protocol (see :mod:`hanabi_adhoc.cli.meta`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,21 @@ import re
 import sys
 
 import numpy as np
+
+from hanabi_env import stats
+
+
+def _warmup(args: argparse.Namespace) -> int:
+    import time
+
+    from hanabi_adhoc.warmup import warm_up
+    from hanabi_env._jit import cache_root
+
+    print(f"numba cache: {cache_root() or 'none (compiled in memory)'}")
+    t0 = time.perf_counter()
+    warm_up(say=lambda line: print(f"  {line}", flush=True))
+    print(f"all kernels ready in {time.perf_counter() - t0:.1f} s")
+    return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -63,7 +81,7 @@ def _demo(args: argparse.Namespace) -> int:
             f"   {metrics}"
         )
     mean = float(np.mean(scores))
-    sem = float(np.std(scores, ddof=1) / np.sqrt(len(scores))) if len(scores) > 1 else 0.0
+    sem = stats.sem(scores) if len(scores) > 1 else 0.0
     print(f"mean score over {len(scores)} games: {mean:.2f} ± {sem:.2f} (s.e.m.)")
     print(_demo_note(args.scoring, dead, len(scores), float(np.mean(moves))))
     return 0
@@ -226,7 +244,7 @@ def _meta_agent(variant: str, seed: int, train_games: int, ruleset: str = "corre
     from tqdm.auto import tqdm
 
     from meta.bayes import BayesianMetaAgent
-    from meta.cli import load_pool
+    from meta.pools import load_pool
     from meta.table import build_table
 
     pool, ids = load_pool("5x5", ruleset=ruleset)
@@ -236,11 +254,15 @@ def _meta_agent(variant: str, seed: int, train_games: int, ruleset: str = "corre
     return BayesianMetaAgent(table, pool, variant=variant, seed=seed, name=f"meta-{variant}")
 
 
-def _play(args: argparse.Namespace) -> int:
-    import hanabi_env
-    from agents.human import HumanPolicy, render_view
-    from hanabi_env.game import metric_ratios
-    from qd.cli import OptionError
+def _seat_policies(args: argparse.Namespace) -> list:
+    """The policy of every SEAT of ``play``.
+
+    Every seat is checked (models loaded) before the meta-agent's response table is built.
+
+    Raises:
+        OptionError: Not 2–5 seats, a meta-agent in a game of more than 2, or a bad SEAT.
+    """
+    from hanabi_adhoc.cli.options import OptionError
 
     players = len(args.seats)
     if not 2 <= players <= 5:
@@ -249,7 +271,7 @@ def _play(args: argparse.Namespace) -> int:
     if players != 2 and "meta" in kinds:
         raise OptionError("SEAT", "the meta-agent plays 2-player games only")
     policies: list = [None] * players
-    try:  # every seat checked (models loaded) before the meta-agent's response table is built
+    try:
         for i, s in enumerate(args.seats):
             if kinds[i] == "meta":
                 variant = s.strip().partition(":")[2].strip().lower() if ":" in s else "adaptive"
@@ -263,9 +285,41 @@ def _play(args: argparse.Namespace) -> int:
                 policies[i] = parse_seat(s, args.seed + i, args.train_games, ruleset=args.ruleset)
     except (ValueError, ImportError) as err:
         raise OptionError("SEAT", str(err)) from None
-    humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
+    return policies
+
+
+def _play_game(env, policies: list, args: argparse.Namespace, game: int, render: bool) -> None:
+    """Play game number ``game`` of ``play`` through ``env`` (a reference end stops it)."""
     from agents.policy import ReferenceGameEnd, end_game
 
+    players = len(policies)
+    env.reset(seed=args.seed + game)
+    for i, pol in enumerate(policies):
+        if hasattr(pol, "start_game"):
+            pol.start_game("partner")  # one partner id for the whole session
+        pol.reset(args.seed * 1000 + game * players + i)
+    for agent in env.agent_iter():
+        seat = int(agent.split("_")[1])
+        try:
+            action = policies[seat](env, agent)
+        except ReferenceGameEnd as end:  # as the Java reference ended such games
+            end_game(env.unwrapped.game, end.code)
+            print(f"player_{seat} ended the game, as the Java reference did")
+            break
+        if render and action is not None:
+            print(env.render())
+            print(f"player_{seat} -> {env.unwrapped.game.action_to_string(action)}")
+        env.step(action)
+
+
+def _play(args: argparse.Namespace) -> int:
+    import hanabi_env
+    from agents.human import HumanPolicy, render_view
+    from hanabi_env.metrics import metric_ratios
+
+    players = len(args.seats)
+    policies = _seat_policies(args)
+    humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
     hand_order = "fixed" if args.ruleset == "reference" else "shift"
     env = hanabi_env.env(
         players=players, scoring=args.scoring, render_mode="ansi", hand_order=hand_order
@@ -275,23 +329,7 @@ def _play(args: argparse.Namespace) -> int:
     scores = []
     try:
         for game in range(args.games):
-            env.reset(seed=args.seed + game)
-            for i, pol in enumerate(policies):
-                if hasattr(pol, "start_game"):
-                    pol.start_game("partner")  # one partner id for the whole session
-                pol.reset(args.seed * 1000 + game * players + i)
-            for agent in env.agent_iter():
-                seat = int(agent.split("_")[1])
-                try:
-                    action = policies[seat](env, agent)
-                except ReferenceGameEnd as end:  # as the Java reference ended such games
-                    end_game(env.unwrapped.game, end.code)
-                    print(f"player_{seat} ended the game, as the Java reference did")
-                    break
-                if args.render and not humans and action is not None:
-                    print(env.render())
-                    print(f"player_{seat} -> {env.unwrapped.game.action_to_string(action)}")
-                env.step(action)
+            _play_game(env, policies, args, game, render=args.render and not humans)
             base = env.unwrapped
             for i, pol in enumerate(policies):
                 if hasattr(pol, "end_game"):
@@ -312,7 +350,7 @@ def _play(args: argparse.Namespace) -> int:
     if counters is None:
         return 0
     if scores:
-        sem = float(np.std(scores, ddof=1) / np.sqrt(len(scores))) if len(scores) > 1 else 0.0
+        sem = stats.sem(scores) if len(scores) > 1 else 0.0
         print(f"\n{len(scores)} game(s), mean score {np.mean(scores):.2f} ± {sem:.2f}")
     ratios = metric_ratios(counters)
     for i in range(players):
@@ -329,7 +367,7 @@ def _fmt_nan(x: float) -> str:
 
 
 def _train_sb3(args: argparse.Namespace) -> int:
-    from qd.cli import OptionError, check_out_file
+    from hanabi_adhoc.cli.options import OptionError, check_out_file
 
     pool = [p.strip() for p in args.pool.split(",")]
     if not any(pool):
@@ -396,8 +434,8 @@ PIPELINE_OPTIONS = {
 
 
 def _pipeline(args: argparse.Namespace) -> int:
-    from meta.pipeline import get_pipeline_config, run_pipeline
-    from qd.cli import check_out_dir, config_error
+    from hanabi_adhoc.cli.options import check_out_dir, config_error
+    from hanabi_adhoc.pipeline import get_pipeline_config, run_pipeline
 
     check_out_dir("--out", args.out)
     try:  # every option checked before any work
@@ -435,7 +473,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     import json
 
     from agents.evaluate import evaluate
-    from qd.cli import OptionError, check_out_file, check_players
+    from hanabi_adhoc.cli.options import OptionError, check_out_file, check_players
 
     players = check_players("--players", args.players)
     try:
@@ -511,7 +549,13 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``hanabi-adhoc`` (subparsers share its one-line usage errors)."""
-    from qd.cli import nonnegative_int, positive_int, scheduler_address, seed_int, workers_int
+    from hanabi_adhoc.cli.options import (
+        nonnegative_int,
+        positive_int,
+        scheduler_address,
+        seed_int,
+        workers_int,
+    )
 
     parser = _Parser(prog="hanabi-adhoc", description="Ad-hoc cooperation research in Hanabi.")
     sub = parser.add_subparsers(
@@ -706,6 +750,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--scoring", choices=["strict", "lenient"], default="strict", help=SCORING)
     demo.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
     demo.set_defaults(func=_demo)
+    wu = sub.add_parser(
+        "warmup",
+        help="compile every numba kernel now (minutes on a fresh install, seconds after)",
+        description="Compiles (or loads from the cache) every compiled kernel by playing tiny "
+        "workloads through the public API, and prints the seconds each step took "
+        "(hanabi_adhoc.warmup). Run it once after installing, or in a container image build.",
+    )
+    wu.set_defaults(func=_warmup)
     ev = sub.add_parser(
         "evaluate",
         help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
@@ -776,10 +828,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--quiet", action="store_true", help="no progress bar (default: shown)")
     ev.set_defaults(func=_evaluate)
-    from qd.cli import add_subcommands
+    from hanabi_adhoc.cli.qd import add_subcommands
 
     add_subcommands(sub)  # map-elites, ga, population
-    from meta.cli import add_subcommands as add_meta_subcommands
+    from hanabi_adhoc.cli.meta import add_subcommands as add_meta_subcommands
 
     add_meta_subcommands(sub)  # meta-table, meta-eval
     return parser
@@ -787,7 +839,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``hanabi-adhoc``."""
-    from qd.cli import OptionError
+    from hanabi_adhoc.cli.options import OptionError
 
     args = build_parser().parse_args(argv)  # option errors: one error line, exit 2
     try:
@@ -798,7 +850,3 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:  # unreadable input, unwritable output folder, ...
         print(f"error: {err}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,6 @@
-"""Command-line entry points of the meta package: ``meta-table`` and ``meta-eval``.
+"""The meta-agent commands of ``hanabi-adhoc``: ``meta-table`` and ``meta-eval``.
 
-Pools are given as SOURCE strings (:func:`load_pool`): ``5x5``/``20x20``/a population or archive
+Pools are given as SOURCE strings (:func:`meta.pools.load_pool`): ``5x5``/``20x20``/a population
 JSON path or a MAP-Elites run directory (its elites, ids ``"[i,j]"``; docs/rules.md §9.1), or
 ``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4). Elites of a partner population
 other than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
@@ -14,7 +14,7 @@ other than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
 
 **Ruleset** (``--ruleset``, docs/rules.md §12): every agent of every pool plays in one ruleset,
 ``corrected`` or ``reference`` (the papers' Java agents, bug for bug). Without the option the
-ruleset is the one the pools record (:func:`recorded_ruleset`: a MAP-Elites run of this
+ruleset is the one the pools record (:func:`meta.pools.recorded_ruleset`: a MAP-Elites run of this
 toolkit records its ruleset in its archive's binning), else ``corrected``, the toolkit's
 default, also for the published ``5x5``/``20x20`` populations (which the papers' Java code
 made: ``--ruleset reference`` replays them as the papers ran them). Pools that record
@@ -26,171 +26,23 @@ is refused.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import sys
 from pathlib import Path
 
 from agents.evaluate import default_workers
-from agents.policy import RuleAgent, make
 from agents.reference import RULESETS
-from hanabi_env.validate import check_choice
+from meta.pools import load_pool, recorded_ruleset, resolve_ruleset
+from qd.io import load_archive_source
 
-__all__ = [
-    "CONFIGS",
-    "add_subcommands",
-    "load_archive_source",
-    "load_pool",
-    "main",
-    "recorded_ruleset",
-    "resolve_ruleset",
-]
+__all__ = ["CONFIGS", "add_subcommands"]
 
 CONFIGS = {
     "quick": {"train_games": 50, "episodes": 5, "games": 10},
     "paper": {"train_games": 400, "episodes": 200, "games": 10},
 }
 """Presets of ``meta-eval`` (``--train-games``, ``--episodes``, ``--games`` override them)."""
-
-
-def load_archive_source(source: str | Path):
-    """The :class:`qd.archive.Archive` of a population SOURCE.
-
-    Args:
-        source: A MAP-Elites run directory (holding ``archive.json``), an archive JSON written
-            by :mod:`qd` (``"format": "hanabi-adhoc/qd-archive"``), or anything
-            :func:`qd.io.load_population` reads (``5x5``, ``20x20``, fixture files, the
-            reference's formats).
-
-    Raises:
-        FileNotFoundError: No such population.
-        ValueError: Not a population.
-    """
-    return _load_archive(source)[0]
-
-
-def _load_archive(source: str | Path):
-    """``(archive, run)``: the population of SOURCE, and whether it is a qd archive (a run)."""
-    from qd.io import load_archive, load_population
-
-    path = Path(source)
-    if path.is_dir():
-        path = path / "archive.json"
-        if not path.exists():
-            raise FileNotFoundError(f"{source}: a directory without archive.json")
-    if path.is_file() and path.suffix == ".json":
-        try:
-            fmt = json.loads(path.read_text()).get("format")
-        except (json.JSONDecodeError, AttributeError):
-            fmt = None
-        if fmt == "hanabi-adhoc/qd-archive":
-            return load_archive(path), True
-    return load_population(str(source)), False
-
-
-def recorded_ruleset(source: str | Path) -> str | None:
-    """The ruleset a pool SOURCE was made with, when it records one.
-
-    A MAP-Elites run of this toolkit (a run folder or its ``archive.json``) records it in its
-    archive's binning: ``"reference"`` binning for a ``ruleset="reference"`` run
-    (:class:`qd.config.MapElitesConfig`), ``"floor"`` for a corrected one. Baselines, the
-    published populations and other population files record none (None); the published ones
-    were made by the papers' Java code, which ``"reference"`` replays.
-
-    Raises:
-        FileNotFoundError, ValueError: As :func:`load_archive_source`.
-    """
-    if str(source).startswith("baselines:"):
-        return None
-    archive, run = _load_archive(source)
-    if getattr(archive, "binning", "floor") == "reference":
-        return "reference"
-    return "corrected" if run else None
-
-
-def resolve_ruleset(
-    requested: str | None, recorded: dict[str, str | None]
-) -> tuple[str, str, list[str]]:
-    """The ruleset of a meta command: ``(ruleset, why, notes)``.
-
-    Args:
-        requested: ``--ruleset`` (None: not given).
-        recorded: Option name → :func:`recorded_ruleset` of its SOURCE.
-
-    Returns:
-        The ruleset, the reason in words, and notes (a pool played in a ruleset other than the
-        one it records).
-
-    Raises:
-        ValueError: ``requested`` is not a ruleset, or it is None and the pools record
-            different rulesets.
-    """
-    if requested is not None:
-        check_choice("ruleset", requested, RULESETS)
-        notes = [
-            f"{opt} was made with ruleset {rec}; it plays as {requested} here"
-            for opt, rec in recorded.items()
-            if rec is not None and rec != requested
-        ]
-        return requested, "--ruleset", notes
-    known = {opt: rec for opt, rec in recorded.items() if rec is not None}
-    if len(set(known.values())) > 1:
-        made = ", ".join(f"{opt} {rec}" for opt, rec in known.items())
-        raise ValueError(
-            f"the pools were made with different rulesets ({made}); choose the ruleset all of "
-            "them play in with --ruleset corrected or --ruleset reference"
-        )
-    if known:
-        opts = " and ".join(dict.fromkeys(known))
-        ruleset = next(iter(known.values()))
-        return ruleset, f"recorded by the MAP-Elites run of {opts}", []
-    return (
-        "corrected",
-        "the default; --ruleset reference plays the agents as the papers' Java code did, "
-        "the code that made the published populations",
-        [],
-    )
-
-
-def load_pool(
-    source: str, prefix: str = "", ruleset: str = "corrected"
-) -> tuple[list[RuleAgent], list[str]]:
-    """Policies and ids of a pool SOURCE (see the module docstring).
-
-    Args:
-        source: ``baselines:NAME,...`` or a population (:func:`load_archive_source`).
-        prefix: Prepended to every id (e.g. ``"B"`` → ``"B[1,3]"``), to keep the partners of
-            another run apart from H's elites of the same cells.
-        ruleset: ``"corrected"`` (default) or ``"reference"``: the rule agents' semantics
-            (docs/rules.md §12). Reference elites play as the papers' chromosome agents
-            (HistogramAgent), reference baselines as the framework's ProductionRuleAgent
-            (:func:`agents.make`).
-
-    Returns:
-        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1).
-
-    Raises:
-        ValueError: An empty pool, an unknown baseline name or an unknown ``ruleset``.
-        FileNotFoundError: No such population.
-    """
-    check_choice("ruleset", ruleset, RULESETS)
-    if source.startswith("baselines:"):
-        names = [n for n in source.split(":", 1)[1].split(",") if n.strip()]
-        if not names:
-            raise ValueError(f"source={source!r} names no baseline agent")
-        pols = [make(n.strip(), ruleset=ruleset) for n in names]
-        return pols, [prefix + p.name for p in pols]
-    archive = load_archive_source(source)
-    cells = archive.occupied_cells()
-    if len(cells) == 0:
-        raise ValueError(f"source={source!r} has no elites")
-    ids = [prefix + archive.cell_name(int(c)) for c in cells]
-    pols = [
-        RuleAgent([int(g) for g in archive.solution[c]], name=i, ruleset=ruleset)
-        for c, i in zip(cells, ids, strict=True)
-    ]
-    return pols, ids
 
 
 def _bar(total: int, desc: str):
@@ -216,7 +68,7 @@ def _pool_option(option: str, source: str, prefix: str = "", ruleset: str = "cor
 @contextlib.contextmanager
 def _source_errors(option: str, source: str):
     """Turn the errors of reading a pool SOURCE into one-line usage errors naming ``option``."""
-    from qd.cli import OptionError
+    from hanabi_adhoc.cli.options import OptionError
 
     try:
         yield
@@ -232,7 +84,7 @@ def _source_errors(option: str, source: str):
 
 def _recorded_option(option: str, source: str) -> str | None:
     """:func:`recorded_ruleset` of a checked SOURCE, errors as usage errors naming ``option``."""
-    from qd.cli import OptionError, check_archive
+    from hanabi_adhoc.cli.options import OptionError, check_archive
 
     if not str(source).strip():
         raise OptionError(option, "an empty SOURCE is not allowed")
@@ -245,7 +97,7 @@ def _recorded_option(option: str, source: str) -> str | None:
 
 def _ruleset_option(args, sources: dict[str, str]) -> tuple[str, str, list[str]]:
     """:func:`resolve_ruleset` of the pool options ``sources`` (option → SOURCE)."""
-    from qd.cli import OptionError
+    from hanabi_adhoc.cli.options import OptionError
 
     recorded = {opt: _recorded_option(opt, src) for opt, src in sources.items()}
     try:
@@ -284,8 +136,8 @@ def _check_table_file(
     option: str, path: Path, games: int, seed: int, ruleset: str = "corrected"
 ) -> None:
     """An existing table file to resume is a response table made with these settings."""
+    from hanabi_adhoc.cli.options import OptionError
     from meta.table import TableFileError, _read_table
-    from qd.cli import OptionError
 
     if not path.is_file() or path.stat().st_size == 0:
         return
@@ -310,8 +162,8 @@ def _check_table_file(
 
 
 def _table(args) -> int:
+    from hanabi_adhoc.cli.options import check_out_file
     from meta.table import build_table
-    from qd.cli import check_out_file
 
     check_out_file("--out", args.out)
     h_opt = "--hypotheses" if args.hypotheses else "--responses"
@@ -359,8 +211,8 @@ def _table(args) -> int:
 
 
 def _eval(args) -> int:
+    from hanabi_adhoc.cli.options import OptionError, check_out_dir
     from meta.evaluate import ALL_VARIANTS, evaluate_meta, self_play_measures
-    from qd.cli import OptionError, check_out_dir
 
     preset = CONFIGS[args.config]  # --train-games, --episodes, --games override the preset
     train = preset["train_games"] if args.train_games is None else args.train_games
@@ -402,7 +254,7 @@ def _eval(args) -> int:
         table, oracle = _tables(
             args, out, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset, backend
         )
-        dims = (5, 5)
+        dims: tuple[int, ...] = (5, 5)
         if not h_src.startswith("baselines:"):
             dims = tuple(load_archive_source(h_src).dims)
         self_play = None
@@ -517,7 +369,7 @@ SOURCE_HELP = (
 
 
 def _common(p) -> None:
-    from qd.cli import scheduler_address, seed_int, workers_int
+    from hanabi_adhoc.cli.options import scheduler_address, seed_int, workers_int
 
     p.add_argument(
         "--responses",
@@ -564,7 +416,7 @@ def _all_variants() -> tuple[str, ...]:
 
 def add_subcommands(subparsers) -> None:
     """Add ``meta-table`` and ``meta-eval`` to an ``argparse`` subparsers object."""
-    from qd.cli import nonnegative_int, positive_int
+    from hanabi_adhoc.cli.options import nonnegative_int, positive_int
 
     p = subparsers.add_parser(
         "meta-table",
@@ -667,20 +519,3 @@ def add_subcommands(subparsers) -> None:
         "(default runs/meta)",
     )
     p.set_defaults(func=_eval)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Standalone entry point (``python -m meta.cli``)."""
-    parser = argparse.ArgumentParser(prog="python -m meta.cli", description=__doc__.split("\n")[0])
-    add_subcommands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    from qd.cli import OptionError
-
-    try:
-        return args.func(args)
-    except OptionError as err:
-        return _error(err)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

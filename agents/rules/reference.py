@@ -2,7 +2,7 @@
 
 ``ruleset="reference"`` plays the papers' agents bug for bug: the fossgalaxy framework v0.2.1
 with the Hanabi-Map-Elites rules, as recorded in ``tests/data/reference_traces/``. Most genes
-behave in the reference exactly as their corrected kernels in :mod:`agents._rules` once two
+behave in the reference exactly as their corrected kernels (:mod:`agents.rules`) once two
 global conventions are in place, which the evaluator sets for reference agents:
 
 * **fixed hand slots** (``CFG_HAND_ORDER = HAND_FIXED``): a new card takes the emptied slot;
@@ -10,10 +10,11 @@ global conventions are in place, which the evaluator sets for reference agents:
   ascending colour scans break ties in the Java order. Colours are symmetric in the game, so a
   shuffled deck needs no relabelling; only a recorded Java deck does (the differential tests).
 
-The genes whose reference behaviour differs have their own kernels: :mod:`agents._ref_play`
-(the finesse rules 0 and 16, 9, HailMary 41/42, PlayJustHinted 50–66), :mod:`agents._ref_tell`
-(12, 14, TellUnambiguous 67–77, TellAtLeastNUseless 78–82) and :mod:`agents._ref_mistake`
-(TellHighProbabilityMistake 83–104). Each difference is one row of docs/rules.md §12.1.
+The genes whose reference behaviour differs have their own kernels:
+:mod:`agents.rules.ref_play` (the finesse rules 0 and 16, 9, HailMary 41/42, PlayJustHinted
+50–66), :mod:`agents.rules.ref_tell` (12, 14, TellUnambiguous 67–77, TellAtLeastNUseless
+78–82) and :mod:`agents.rules.ref_mistake` (TellHighProbabilityMistake 83–104). Each
+difference is one row of docs/rules.md §12.1.
 
 **Return codes of a reference rule** (beyond a move uid ``>= 0`` and -1, "does not fire"):
 :data:`RULE_RAISED` (-2) the Java rule throws; :data:`RULE_NULL` (-3) it fires (``canFire``)
@@ -41,21 +42,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import _ref_mistake, _ref_play, _ref_tell
-from agents import _rules as R
-from agents.rulebase import N_RULE_IDS
+from agents.rules import knowledge as K
+from agents.rules import pools as P
+from agents.rules import ref_mistake, ref_play, ref_tell
+from agents.rules.dispatch import apply_rule_view, choose_action_table, first_firing_table
+from agents.rules.other import draw_legal
+from agents.rules.table import (
+    N_REF_IDS,
+    RULE_DPU_1,
+    RULE_NULL,
+    RULE_RAISED,
+    RULE_REJECTED,
+    RULE_REJECTED_PLAY,
+)
 from hanabi_env import _engine as E
-from hanabi_env._jit import njit
-from hanabi_env._rng import rng_below
-from hanabi_env._view import V_DONE, expand_view
-
-_kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy", _nrt=False)
-_inline = njit(inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True, error_model="numpy")
-
-RULE_RAISED = R.RULE_RAISED  # -2
-RULE_NULL = -3
-RULE_REJECTED = -4
-RULE_REJECTED_PLAY = -5
+from hanabi_env import _view as V
+from hanabi_env._jit import inline, kernel, njit
 
 MODE_FALLBACK = 0
 """Corrected rules; no rule fires: a random legal move (the default, docs/rules.md §2.9)."""
@@ -71,10 +73,6 @@ END_NULL = -3
 END_REJECTED = -4
 END_REJECTED_PLAY = -5
 
-RULE_DPU_1 = N_RULE_IDS
-"""Reference-only id: DiscardProbablyUselessCard(1.0), the 2018 VanDenBergh's second rule."""
-N_REF_IDS = N_RULE_IDS + 1
-
 _OWNER_PLAY = 1
 _OWNER_TELL = 2
 _OWNER_MISTAKE = 3
@@ -83,9 +81,9 @@ _OWNER_MISTAKE = 3
 def _owner_table() -> np.ndarray:
     owner = np.zeros(N_REF_IDS, dtype=np.int64)
     for mod, code in (
-        (_ref_play, _OWNER_PLAY),
-        (_ref_tell, _OWNER_TELL),
-        (_ref_mistake, _OWNER_MISTAKE),
+        (ref_play, _OWNER_PLAY),
+        (ref_tell, _OWNER_TELL),
+        (ref_mistake, _OWNER_MISTAKE),
     ):
         for g in mod.GENES:
             if owner[g]:
@@ -99,38 +97,38 @@ REFERENCE_GENES = tuple(int(g) for g in np.flatnonzero(_OWNER))
 """Genes with a reference kernel of their own (the others run their corrected kernel)."""
 
 
-@_inline
+@inline
 def _apply_reference(rule_id, v, rng, tab):
-    if rule_id < 0 or rule_id >= N_REF_IDS or v.scal[V_DONE] != 0:
+    if rule_id < 0 or rule_id >= N_REF_IDS or v.scal[V.V_DONE] != 0:
         return -1
     owner = _OWNER[rule_id]
     if owner == _OWNER_PLAY:
-        a = _ref_play.ref_apply(rule_id, v.packed, rng, tab)
+        a = ref_play.ref_apply(rule_id, v.packed, rng, tab)
         # rule 9's play of an emptied slot: the runner rejects a play, not a tell
         return RULE_REJECTED_PLAY if a == RULE_REJECTED else a
     if owner == _OWNER_TELL:
-        return _ref_tell.ref_apply(rule_id, v.packed, rng, tab)
+        return ref_tell.ref_apply(rule_id, v.packed, rng, tab)
     if owner == _OWNER_MISTAKE:
-        return _ref_mistake.ref_apply(rule_id, v.packed, rng, tab)
+        return ref_mistake.ref_apply(rule_id, v.packed, rng, tab)
     if rule_id == RULE_DPU_1:
-        if v.scal[R.V_INFO] >= v.cfg[E.CFG_MAX_INFO]:
+        if v.scal[V.V_INFO] >= v.cfg[E.CFG_MAX_INFO]:
             return -1
-        if tab[R.TAB_META, 1] == 0:
-            R._card_table(v.packed, tab)
-        return R.rule_discard_probably_useless(v.packed, tab, 1, 1)
-    return R._apply_rule_table(rule_id, v, rng, tab)
+        if tab[P.TAB_META, 1] == 0:
+            P.fill_card_table(v.packed, tab)
+        return P.best_own_move(v.packed, tab, P.STAT_USELESS, K.FALSE, K.ONE, K.ONE)
+    return apply_rule_view(rule_id, v, rng, tab)
 
 
-@_kernel
+@kernel
 def _apply_reference_call(rule_id, pv, rng, tab):
-    v = expand_view(pv)
+    v = V.expand_view(pv)
     return _apply_reference(rule_id, v, rng, tab)
 
 
-@_kernel
+@kernel
 def _choose_reference(rules, n_rules, pv, rng, mask, tab, mode):
-    v = expand_view(pv)
-    tab[R.TAB_META, 1] = 0  # the card table is filled when a rule first needs it
+    v = V.expand_view(pv)
+    tab[P.TAB_META, 1] = 0  # the card table is filled when a rule first needs it
     production = mode == MODE_PRODUCTION
     for i in range(n_rules):
         a = _apply_reference(rules[i], v, rng, tab)
@@ -148,23 +146,15 @@ def _choose_reference(rules, n_rules, pv, rng, mask, tab, mode):
             return END_REJECTED_PLAY
     if production:
         return END_RAISED
-    n = R._legal_mask(v.packed, mask)
-    if n == 0:
-        return END_RAISED
-    x = rng_below(rng, n)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if x == 0:
-                return a
-            x -= 1
-    return END_RAISED
+    a = draw_legal(v, rng, mask)
+    return a if a >= 0 else END_RAISED
 
 
 @njit(inline="always")
 def choose_reference_table(rules, n_rules, v, rng, mask, tab, mode):
     """Run a reference rule list in a compiled loop.
 
-    Arguments as :func:`agents._rules.choose_action_table`, plus ``mode``:
+    Arguments as :func:`agents.rules.choose_action_table`, plus ``mode``:
     :data:`MODE_HISTOGRAM` or :data:`MODE_PRODUCTION`.
 
     Returns:
@@ -176,8 +166,8 @@ def choose_reference_table(rules, n_rules, v, rng, mask, tab, mode):
 @njit
 def choose_reference(rules, n_rules, v, rng, mask, mode):
     """:func:`choose_reference_table` on a :class:`~hanabi_env._view.View` (allocates a table)."""
-    v = R._expanded(v)
-    return _choose_reference(rules, n_rules, v.packed, rng, mask, R._new_table(v), mode)
+    v = K.expanded(v)
+    return _choose_reference(rules, n_rules, v.packed, rng, mask, P.new_table(v), mode)
 
 
 @njit
@@ -188,8 +178,8 @@ def apply_reference_gene(rule_id, v, rng):
         A legal move uid, -1 (does not fire), or :data:`RULE_RAISED`, :data:`RULE_NULL`,
         :data:`RULE_REJECTED`.
     """
-    v = R._expanded(v)
-    return _apply_reference_call(rule_id, v.packed, rng, R._new_table(v))
+    v = K.expanded(v)
+    return _apply_reference_call(rule_id, v.packed, rng, P.new_table(v))
 
 
 @njit(inline="always")
@@ -213,14 +203,37 @@ def count_final_turn(s, code):
 def choose_by_mode(rules, n_rules, v, rng, mask, tab, mode):
     """One decision of a rule agent of any mode (``MODE_*``), for compiled game loops.
 
-    Arguments as :func:`agents._rules.choose_action_table`, plus ``mode``. Returns a legal
+    Arguments as :func:`agents.rules.choose_action_table`, plus ``mode``. Returns a legal
     move uid, or a negative code when the game ends here: -1 (:data:`MODE_END_GAME`, no rule
     fired) or an ``END_*`` code (reference modes); pass it to :func:`count_final_turn`, then
     end the game.
     """
     if mode == MODE_FALLBACK:
-        return R.choose_action_table(rules, n_rules, v, rng, mask, tab)
+        return choose_action_table(rules, n_rules, v, rng, mask, tab)
     if mode == MODE_END_GAME:
-        a = R.first_firing_table(rules, n_rules, v, rng, tab)
+        a = first_firing_table(rules, n_rules, v, rng, tab)
         return a if a >= 0 else -1
     return _choose_reference(rules, n_rules, v, rng, mask, tab, mode)
+
+
+__all__ = [
+    "END_NULL",
+    "END_RAISED",
+    "END_REJECTED",
+    "END_REJECTED_PLAY",
+    "MODE_END_GAME",
+    "MODE_FALLBACK",
+    "MODE_HISTOGRAM",
+    "MODE_PRODUCTION",
+    "REFERENCE_GENES",
+    "RULE_DPU_1",
+    "RULE_NULL",
+    "RULE_RAISED",
+    "RULE_REJECTED",
+    "RULE_REJECTED_PLAY",
+    "apply_reference_gene",
+    "choose_by_mode",
+    "choose_reference",
+    "choose_reference_table",
+    "count_final_turn",
+]

@@ -1,0 +1,227 @@
+"""Saved ``MaskablePPO`` models as policies: :class:`SB3Policy` and :func:`load_model`.
+
+:class:`SB3Policy` — a saved ``MaskablePPO`` model as a :class:`~agents.policy.Policy`: acts from
+the player view with the legal mask, deterministic or sampled from its own generator. It pickles
+without the model (the path only) and loads it once per process (:func:`load_model`), so it
+works in the AEC loop, :func:`agents.evaluate.play_games`/``evaluate`` (worker processes), the
+GA's mixed fitness (:func:`qd.ga.population_fitness`), :func:`meta.table.build_table` and
+:func:`meta.evaluate.evaluate_meta`. Torch runs on ``torch_threads`` threads (default 1; see
+"Torch threads" in :mod:`agents.sb3`).
+
+``torch`` and ``sb3_contrib`` are imported only when a model is loaded or run, so this module
+imports without them.
+
+Source: sb3-contrib's ``MaskablePPO`` documentation
+(https://sb3-contrib.readthedocs.io/en/master/modules/ppo_mask.html).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.policy import Policy
+from agents.sb3._threads import _check_torch_threads, _torch_threads
+from agents.sb3.env import _ViewMask
+from hanabi_env import _view as V
+from hanabi_env.game import PlayerView
+
+_MODELS: dict[tuple, Any] = {}
+
+
+def load_model(path: str | Path, algo: str = "MaskablePPO"):
+    """Load a saved SB3 model on the CPU, once per process (cached by path and file version).
+
+    A forked worker reuses a model its parent had loaded. Torch's thread count is not changed
+    here: :class:`SB3Policy` sets it around each load and forward pass (``torch_threads``).
+
+    Args:
+        path: The ``.zip`` written by ``model.save``.
+        algo: ``"MaskablePPO"`` (sb3-contrib).
+
+    Returns:
+        The model (``sb3_contrib.MaskablePPO``).
+
+    Raises:
+        ValueError: Unknown ``algo``.
+        FileNotFoundError: No such file.
+        ImportError: sb3-contrib is not installed (``pip install ".[rl]"``).
+    """
+    if algo != "MaskablePPO":
+        raise ValueError(f"algo={algo!r} is not allowed; allowed: 'MaskablePPO'")
+    p = Path(path).expanduser().resolve()
+    if not p.exists() and p.with_suffix(".zip").exists():
+        p = p.with_suffix(".zip")
+    if not p.is_file():
+        raise FileNotFoundError(f"no SB3 model at {path}")
+    st = p.stat()
+    key = (str(p), algo, st.st_mtime_ns, st.st_size)
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            'SB3 policies need the rl extra: pip install ".[rl]" (torch, sb3-contrib)'
+        ) from exc
+    model = _MODELS.get(key)
+    if model is None:
+        model = MaskablePPO.load(str(p), device="cpu")
+        _MODELS[key] = model
+    return model
+
+
+class SB3Policy(Policy):
+    """A saved ``MaskablePPO`` model as a policy (see the module docstring).
+
+    The model sees the canonical observation vector of the seat (``view.encode``) and the
+    legal-move mask computed from the view (:func:`legal_mask`), passed as ``action_masks`` to
+    ``model.predict``. Deterministic policies take the most likely legal move; sampled ones
+    draw from the masked action distribution with their own generator, re-seeded by
+    :meth:`reset`, so results depend only on the seeds (never on torch's global generator).
+
+    The policy pickles without the model: only the path travels to worker processes, and
+    :func:`load_model` loads it once per process.
+
+    Torch runs on ``torch_threads`` threads (default 1) in whichever process acts: the policy
+    sets ``torch.set_num_threads(torch_threads)`` around each model load and forward pass and
+    restores the previous value afterwards, so torch's setting is unchanged between moves.
+
+    Args:
+        path: The model's ``.zip`` (``model.save(path)``).
+        deterministic: Argmax (True) or sample (False).
+        seed: Seed of the sampling generator.
+        name: Display name (default ``"sb3:<file stem>"``).
+        observation_type: ``"card_knowledge"`` or ``"minimal"``; None infers it from the
+            model's observation size and the game configuration.
+        torch_threads: Torch threads while loading and acting (int >= 1), or None to leave
+            torch's setting alone.
+
+    Raises:
+        FileNotFoundError: No model at ``path``.
+        ValueError: Bad ``observation_type``, or ``torch_threads`` < 1.
+        TypeError: ``torch_threads`` is not an int or None.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        deterministic: bool = True,
+        seed: int = 0,
+        name: str | None = None,
+        observation_type: str | None = None,
+        torch_threads: int | None = 1,
+    ):
+        """See the class docstring."""
+        threads = _check_torch_threads(torch_threads)
+        p = Path(path).expanduser().resolve()
+        if not p.exists() and p.with_suffix(".zip").exists():
+            p = p.with_suffix(".zip")
+        if not p.is_file():
+            raise FileNotFoundError(f"no SB3 model at {path}")
+        if observation_type not in (None, "card_knowledge", "minimal"):
+            raise ValueError(
+                f"observation_type={observation_type!r} is not allowed; allowed: None, "
+                "'card_knowledge', 'minimal'"
+            )
+        self.path = str(p)
+        self.deterministic = bool(deterministic)
+        self.seed = int(seed)
+        self.name = name or f"sb3:{p.stem}"
+        self.observation_type = observation_type
+        self.torch_threads = threads
+        self.rng = np.random.default_rng(self.seed)
+        self._model = None
+        self._mask = _ViewMask()
+
+    @property
+    def model(self):
+        """The loaded model (``MaskablePPO``; loaded on first use, once per process)."""
+        if self._model is None:
+            with _torch_threads(self.torch_threads):
+                self._model = load_model(self.path)
+        return self._model
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_model"] = None  # workers reload from the path (cached per process)
+        state["_mask"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state.setdefault("torch_threads", 1)  # pickled before the option existed
+        self.__dict__.update(state)
+        self._mask = _ViewMask()
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the sampling generator when ``seed`` is given (the policy has no memory)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(int(seed))
+
+    def _obs_type(self, view: PlayerView) -> str:
+        size = int(self.model.observation_space.shape[0])
+        names = (self.observation_type,) if self.observation_type else ("card_knowledge", "minimal")
+        for name in names:
+            if V.observation_size(view.raw.cfg, V.OBSERVATION_TYPES[name]) == size:
+                return name
+        raise ValueError(
+            f"{self.name}: the model takes observations of size {size}, which matches no "
+            f"observation type in {names} of this game ({view.n_players} players, hand size "
+            f"{view.hand_size}); it was trained for another configuration"
+        )
+
+    def action_probabilities(self, view: PlayerView) -> np.ndarray:
+        """The masked action distribution of the model at ``view``.
+
+        Returns:
+            ``(n_actions,)`` float64 probabilities, zero on illegal moves, summing to 1.
+
+        Raises:
+            ValueError: The view has no legal move (game over), or the observation size does
+                not fit the model.
+        """
+        obs, mask = self._inputs(view)
+        with _torch_threads(self.torch_threads):
+            return self._probs(obs, mask)
+
+    def _inputs(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+        obs = view.encode(self._obs_type(view))
+        mask = self._mask(view).astype(bool)
+        if not mask.any():
+            raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
+        return obs, mask
+
+    def _probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            obs_t, _ = policy.obs_to_tensor(obs)
+            dist = policy.get_distribution(obs_t, action_masks=mask[None, :])
+            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+        probs = np.where(mask, probs, 0.0)
+        return probs / probs.sum()
+
+    def act(self, view: PlayerView) -> int:
+        """A legal move uid for ``view``'s seat (must be on turn)."""
+        obs, mask = self._inputs(view)
+        model = self.model
+        with _torch_threads(self.torch_threads):
+            if self.deterministic:
+                action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+            else:
+                probs = self._probs(obs, mask)
+        if self.deterministic:
+            action = int(np.asarray(action).reshape(-1)[0])
+        else:
+            cdf = np.cumsum(probs)
+            action = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+            action = min(action, len(cdf) - 1)
+        if not mask[action]:  # pragma: no cover - the mask forbids it
+            raise RuntimeError(f"{self.name} chose the illegal move {action}")
+        return action
+
+    def __repr__(self) -> str:
+        """Name, path and mode."""
+        mode = "deterministic" if self.deterministic else "sampled"
+        return f"SB3Policy({self.name!r}, path={self.path!r}, {mode})"

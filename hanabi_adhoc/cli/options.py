@@ -1,0 +1,311 @@
+"""What every ``hanabi-adhoc`` command shares: option types, checks and their one-line errors.
+
+Every check runs before any work and raises :class:`OptionError`, which the entry point prints
+as ``error: argument OPTION: MESSAGE`` (exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+from hanabi_env.validate import writable_ancestor
+from qd.io import load_archive_source
+
+__all__ = [
+    "MAX_COUNT",
+    "MAX_WORKERS",
+    "SEED_LIMIT",
+    "OptionError",
+    "add_backend_options",
+    "backend_from",
+    "check_archive",
+    "check_out_dir",
+    "check_out_file",
+    "check_players",
+    "config_error",
+    "int_range",
+    "load_source",
+    "nonnegative_int",
+    "parse_players",
+    "positive_int",
+    "scheduler_address",
+    "seed_int",
+    "unit_float",
+    "workers_int",
+]
+
+
+MAX_COUNT = 10**9
+"""Largest count an option accepts (games, candidates, steps, ...): more could never finish."""
+MAX_WORKERS = 1024
+"""Largest ``--workers``."""
+SEED_LIMIT = 2**32
+"""Seeds on the command line are ints in ``[0, 2**32)`` (derived seeds stay below 2**62)."""
+
+
+class OptionError(ValueError):
+    """A user error in one option, found before any work: ``error: argument OPTION: MESSAGE``.
+
+    The ``hanabi-adhoc`` entry point prints it on one line and exits with code 2.
+    """
+
+    def __init__(self, option: str, message: str):
+        """See the class docstring."""
+        super().__init__(f"argument {option}: {message}")
+        self.option = option
+
+
+def _to_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def int_range(lo: int, hi: int | None = None, name: str = "int"):
+    """An ``argparse`` type: an integer in ``[lo, hi]`` (a one-line usage error otherwise)."""
+
+    def convert(text: str) -> int:
+        value = _to_int(text)
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: >= {lo}")
+        if hi is not None and value > hi:
+            raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: <= {hi}")
+        return value
+
+    convert.__name__ = name
+    return convert
+
+
+positive_int = int_range(1, MAX_COUNT, "positive_int")
+positive_int.__doc__ = "An ``argparse`` type: an integer in ``[1, 10**9]``."
+nonnegative_int = int_range(0, MAX_COUNT, "nonnegative_int")
+nonnegative_int.__doc__ = "An ``argparse`` type: an integer in ``[0, 10**9]``."
+workers_int = int_range(1, MAX_WORKERS, "workers_int")
+workers_int.__doc__ = "An ``argparse`` type: a process/thread count in ``[1, 1024]``."
+
+
+def seed_int(text: str) -> int:
+    """An ``argparse`` type: a seed, an integer in ``[0, 2**32)``."""
+    value = _to_int(text)
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: [0, 2**32)")
+    return value
+
+
+def unit_float(text: str) -> float:
+    """An ``argparse`` type: a probability, a finite float in ``[0, 1]``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: [0, 1]")
+    return value
+
+
+def scheduler_address(text: str) -> str:
+    """An ``argparse`` type: a Dask scheduler address, ``[PROTOCOL://]HOST:PORT``."""
+    if not re.fullmatch(r"(\w+://)?[^\s:/]+:\d{1,5}", text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a scheduler address; allowed: [PROTOCOL://]HOST:PORT, e.g. "
+            "tcp://127.0.0.1:8786"
+        )
+    return text.strip()
+
+
+def parse_players(text: str) -> tuple[int, ...]:
+    """``"2"``, ``"2-5"`` or ``"2,4"`` → a tuple of distinct player counts in ``[2, 5]``.
+
+    Raises:
+        argparse.ArgumentTypeError: Malformed text, a count outside ``[2, 5]``, an empty range
+            or a repeated count (a size listed twice would count its games twice).
+    """
+    out: list[int] = []
+    try:
+        for part in str(text).split(","):
+            if "-" in part.strip()[1:]:
+                a, b = part.split("-")
+                lo, hi = int(a), int(b)
+                if lo > hi:
+                    raise argparse.ArgumentTypeError(
+                        f"empty range {part.strip()!r} in {text!r} (e.g. 2-5)"
+                    )
+                out.extend(range(lo, hi + 1))
+            else:
+                out.append(int(part))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad player counts {text!r} (e.g. 2, 2-5, 2,4)") from None
+    bad = [p for p in out if not 2 <= p <= 5]
+    if bad:
+        raise argparse.ArgumentTypeError(
+            f"player count {bad[0]} in {text!r} is out of range; allowed: 2 to 5"
+        )
+    repeated = sorted({p for p in out if out.count(p) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(
+            f"player count {repeated[0]} is repeated in {text!r} (its games would count twice)"
+        )
+    return tuple(out)
+
+
+def check_players(option: str, text: str) -> tuple[int, ...]:
+    """:func:`parse_players` raising :class:`OptionError` naming ``option``."""
+    try:
+        return parse_players(text)
+    except argparse.ArgumentTypeError as exc:
+        raise OptionError(option, str(exc)) from None
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def _writable_folder(option: str, path: Path, shown: str) -> None:
+    """The nearest existing ancestor of ``path`` (itself included) is a folder we can write."""
+    probe, why = writable_ancestor(path)
+    if why == "is not a folder":
+        raise OptionError(option, f"cannot create {shown!r}: {str(probe)!r} {why}")
+    if why is not None:
+        raise OptionError(option, f"cannot write {shown!r}: {str(probe)!r} {why}")
+
+
+def check_out_dir(option: str, text: str | None) -> None:
+    """An output folder: empty or missing (created later) or a folder, in a writable place.
+
+    Raises:
+        OptionError: Empty, an existing file, a file on the way, or not writable.
+    """
+    if text is None:
+        return
+    if not str(text).strip():
+        raise OptionError(option, "an empty path is not allowed; give a folder")
+    path = Path(text).expanduser()
+    if _exists(path) and not path.is_dir():
+        raise OptionError(option, f"{text!r} exists and is not a folder")
+    _writable_folder(option, path, str(text))
+
+
+def check_out_file(option: str, text: str | None) -> None:
+    """An output file: missing (its folders created later) or a writable regular file.
+
+    Raises:
+        OptionError: Empty, a folder, a file on the way, or not writable.
+    """
+    if text is None:
+        return
+    if not str(text).strip() or str(text).endswith(("/", os.sep)):
+        raise OptionError(option, f"{text!r} is not a file path")
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise OptionError(option, f"{text!r} is a folder; give a file path")
+    if _exists(path):
+        if not path.is_file():
+            raise OptionError(option, f"{text!r} is not a regular file")
+        try:
+            with open(path, "r+b"):
+                pass
+        except OSError as exc:
+            raise OptionError(option, f"cannot write {text!r} ({exc.strerror})") from None
+        return
+    _writable_folder(option, path.parent, str(text))
+
+
+def config_error(exc: ValueError, options: dict[str, str]) -> OptionError:
+    """A configuration's ``ValueError`` (``"<field>=<v> is out of range; ..."``) naming the option.
+
+    Args:
+        exc: The error of a configuration's validation.
+        options: Configuration field -> command-line option (e.g. ``"crossover_rate"`` ->
+            ``"--crossover-rate"``).
+    """
+    msg = str(exc)
+    m = re.match(r"(\w+)=", msg)
+    field = m.group(1) if m else None
+    option = options.get(field or "", "--config")
+    for name, opt in sorted(options.items(), key=lambda kv: -len(kv[0])):
+        msg = re.sub(rf"\b{name}\b", opt, msg)
+    if field in options:
+        msg = msg[len(options[field]) + 1 :]  # "--opt=v is ..." -> "v is ..."
+    return OptionError(option, msg)
+
+
+def load_source(option: str, source: str):
+    """The archive of a population SOURCE, checked for usable elites.
+
+    SOURCE is what :func:`qd.io.load_archive_source` reads.
+
+    Raises:
+        OptionError: No such population, not a population, no elites, or elites with
+            chromosomes that are not rule lists.
+    """
+    if not str(source).strip():
+        raise OptionError(option, "an empty SOURCE is not allowed; give 5x5, 20x20 or a path")
+    try:
+        archive = load_archive_source(source)
+    except FileNotFoundError as exc:
+        raise OptionError(option, str(exc)) from None
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OSError) as exc:
+        raise OptionError(option, f"{source}: not a population or archive ({exc})") from None
+    check_archive(option, archive, source)
+    return archive
+
+
+def check_archive(option: str, archive, source: str) -> None:
+    """Elites exist and every chromosome is a valid rule list."""
+    from agents.policy import rule_ids
+
+    cells = archive.occupied_cells()
+    if len(cells) == 0:
+        raise OptionError(option, f"{source}: the population has no elites")
+    for c in cells:
+        try:
+            rule_ids([int(g) for g in archive.solution[c]])
+        except (ValueError, TypeError) as exc:
+            raise OptionError(
+                option, f"{source}: elite {archive.cell_name(int(c))} is not a rule list ({exc})"
+            ) from None
+
+
+def add_backend_options(p: argparse.ArgumentParser, prefix: str) -> None:
+    """``--workers``, ``--dask`` and ``--scheduler-address`` (dests ``<prefix>_...``)."""
+    g = p.add_argument_group("parallelism (results never depend on it)")
+    g.add_argument(
+        "--workers",
+        dest=f"{prefix}_workers",
+        type=workers_int,
+        default=None,
+        help="local threads or LocalCluster workers, >= 1 (default: all cores; 1 = serial)",
+        metavar="N",
+    )
+    g.add_argument(
+        "--dask",
+        dest=f"{prefix}_dask",
+        action="store_true",
+        help="evaluate on a Dask LocalCluster (default: local threads)",
+    )
+    g.add_argument(
+        "--scheduler-address",
+        dest=f"{prefix}_scheduler",
+        default=None,
+        help="evaluate on an existing Dask cluster, e.g. tcp://host:8786 (default: none)",
+        metavar="ADDRESS",
+        type=scheduler_address,
+    )
+
+
+def backend_from(args: argparse.Namespace, prefix: str):
+    """The :class:`agents.backend.Backend` that :func:`add_backend_options` asked for."""
+    from agents.backend import make_backend
+
+    return make_backend(
+        getattr(args, f"{prefix}_workers"),
+        getattr(args, f"{prefix}_scheduler"),
+        getattr(args, f"{prefix}_dask"),
+    )

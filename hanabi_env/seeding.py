@@ -1,0 +1,34 @@
+"""Seeds: their range and how every stochastic entry point derives its seeds from one master seed.
+
+Every seed of the project is an int in ``[0, SEED_LIMIT)`` (the engine's generator takes 62
+bits; :func:`hanabi_env.validate.check_seed` checks it). Sub-seeds are never drawn from a
+generator whose state depends on what ran before: :func:`derive_seed` is a pure function of
+integers (the master seed and the coordinates of the thing seeded, e.g. the run seed and a
+candidate's number), so results do not depend on the order work is done in, nor on the number
+of workers (docs/rules.md §6).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["SEED_LIMIT", "derive_seed"]
+
+SEED_LIMIT = 2**62
+"""Seeds are ints in ``[0, SEED_LIMIT)``."""
+
+
+def derive_seed(*keys: int) -> int:
+    """A seed in ``[0, 2**62)`` derived from integers (``numpy.random.SeedSequence``).
+
+    Args:
+        keys: Ints >= 0 (e.g. a master seed, then a stage number and an index).
+
+    Returns:
+        The derived seed (an int).
+
+    Example: the evaluation seed of candidate ``k`` of a MAP-Elites run is
+    ``derive_seed(seed, 1, k)`` (:mod:`qd.evaluator`).
+    """
+    words = np.random.SeedSequence([int(k) for k in keys]).generate_state(2, np.uint32)
+    return int((int(words[0]) << 32 | int(words[1])) % SEED_LIMIT)

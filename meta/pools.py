@@ -1,0 +1,127 @@
+"""Pools of partners and responses, loaded from SOURCE strings.
+
+A SOURCE is ``5x5``/``20x20``/a population or archive JSON path/a MAP-Elites run folder (its
+elites, ids ``"[i,j]"``; docs/rules.md §9.1; :func:`qd.io.load_archive_source`), or
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4).
+
+**Ruleset** (docs/rules.md §12): a MAP-Elites run of this toolkit records the ruleset it was
+made in (its archive's binning; :func:`recorded_ruleset`); baselines and the published
+populations record none (the papers' Java code made the published ones: ``"reference"``
+replays them as the papers ran them). :func:`resolve_ruleset` chooses the one ruleset every
+pool of a command plays in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agents.policy import RuleAgent, make
+from agents.reference import RULESETS
+from hanabi_env.validate import check_choice
+from qd.io import archive_source, load_archive_source
+
+__all__ = ["load_pool", "recorded_ruleset", "resolve_ruleset"]
+
+
+def recorded_ruleset(source: str | Path) -> str | None:
+    """The ruleset a pool SOURCE was made with, when it records one.
+
+    A MAP-Elites run of this toolkit (a run folder or its ``archive.json``) records it in its
+    archive's binning: ``"reference"`` binning for a ``ruleset="reference"`` run
+    (:class:`qd.config.MapElitesConfig`), ``"floor"`` for a corrected one. Baselines, the
+    published populations and other population files record none (None); the published ones
+    were made by the papers' Java code, which ``"reference"`` replays.
+
+    Raises:
+        FileNotFoundError, ValueError: As :func:`qd.io.load_archive_source`.
+    """
+    if str(source).startswith("baselines:"):
+        return None
+    archive, run = archive_source(source)
+    if getattr(archive, "binning", "floor") == "reference":
+        return "reference"
+    return "corrected" if run else None
+
+
+def resolve_ruleset(
+    requested: str | None, recorded: dict[str, str | None]
+) -> tuple[str, str, list[str]]:
+    """The ruleset of a meta command: ``(ruleset, why, notes)``.
+
+    Args:
+        requested: ``--ruleset`` (None: not given).
+        recorded: Option name → :func:`recorded_ruleset` of its SOURCE.
+
+    Returns:
+        The ruleset, the reason in words, and notes (a pool played in a ruleset other than the
+        one it records).
+
+    Raises:
+        ValueError: ``requested`` is not a ruleset, or it is None and the pools record
+            different rulesets.
+    """
+    if requested is not None:
+        check_choice("ruleset", requested, RULESETS)
+        notes = [
+            f"{opt} was made with ruleset {rec}; it plays as {requested} here"
+            for opt, rec in recorded.items()
+            if rec is not None and rec != requested
+        ]
+        return requested, "--ruleset", notes
+    known = {opt: rec for opt, rec in recorded.items() if rec is not None}
+    if len(set(known.values())) > 1:
+        made = ", ".join(f"{opt} {rec}" for opt, rec in known.items())
+        raise ValueError(
+            f"the pools were made with different rulesets ({made}); choose the ruleset all of "
+            "them play in with --ruleset corrected or --ruleset reference"
+        )
+    if known:
+        opts = " and ".join(dict.fromkeys(known))
+        ruleset = next(iter(known.values()))
+        return ruleset, f"recorded by the MAP-Elites run of {opts}", []
+    return (
+        "corrected",
+        "the default; --ruleset reference plays the agents as the papers' Java code did, "
+        "the code that made the published populations",
+        [],
+    )
+
+
+def load_pool(
+    source: str, prefix: str = "", ruleset: str = "corrected"
+) -> tuple[list[RuleAgent], list[str]]:
+    """Policies and ids of a pool SOURCE (see the module docstring).
+
+    Args:
+        source: ``baselines:NAME,...`` or a population (:func:`qd.io.load_archive_source`).
+        prefix: Prepended to every id (e.g. ``"B"`` → ``"B[1,3]"``), to keep the partners of
+            another run apart from H's elites of the same cells.
+        ruleset: ``"corrected"`` (default) or ``"reference"``: the rule agents' semantics
+            (docs/rules.md §12). Reference elites play as the papers' chromosome agents
+            (HistogramAgent), reference baselines as the framework's ProductionRuleAgent
+            (:func:`agents.make`).
+
+    Returns:
+        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1).
+
+    Raises:
+        ValueError: An empty pool, an unknown baseline name or an unknown ``ruleset``.
+        FileNotFoundError: No such population.
+    """
+    check_choice("ruleset", ruleset, RULESETS)
+    if source.startswith("baselines:"):
+        names = [n for n in source.split(":", 1)[1].split(",") if n.strip()]
+        if not names:
+            raise ValueError(f"source={source!r} names no baseline agent")
+        pols = [make(n.strip(), ruleset=ruleset) for n in names]
+        return pols, [prefix + p.name for p in pols]
+    archive = load_archive_source(source)
+    cells = archive.occupied_cells()
+    if len(cells) == 0:
+        raise ValueError(f"source={source!r} has no elites")
+    ids = [prefix + archive.cell_name(int(c)) for c in cells]
+    pols = [
+        RuleAgent([int(g) for g in archive.solution[c]], name=i, ruleset=ruleset)
+        for c, i in zip(cells, ids, strict=True)
+    ]
+    return pols, ids
