@@ -455,7 +455,7 @@ class raw_env(AECEnv, EzPickle):
         return agent  # type: ignore[return-value]
 
     def _require_reset(self, what: str) -> None:
-        if not self.game._dealt:
+        if not self.game.is_dealt:
             raise RuntimeError(f"call reset() before {what}")
 
     # ----------------------------------------------------------------------------------------
@@ -487,9 +487,7 @@ class raw_env(AECEnv, EzPickle):
                 "'deck' or 'deal_seed'"
             )
         deal_seed = check_seed("options['deal_seed']", options.get("deal_seed"), allow_none=True)
-        start = options.get("start_player")
-        if start is not None:
-            start = self.game._check_start_player(start)
+        start = options.get("start_player")  # checked by the game before anything changes
         if seed is not None or self._np_random is None:
             rng, saved = np.random.default_rng(seed), None
         else:
@@ -589,8 +587,7 @@ class raw_env(AECEnv, EzPickle):
         """``{"observation": int8 (n,), "action_mask": int8 (n_actions,)}`` for ``agent``."""
         self._require_reset("observe()")
         i = self._agent_index[self._check_agent(agent)]
-        obs = np.zeros(self.game.observation_size, dtype=np.int8)
-        V.observe_into(self.game.state, i, self.game._view_buf, self.game._obs_type, obs)
+        obs = self.game.observation(i)
         if i == self.game.current_player and not self.game.is_terminal:
             mask = self.game.legal_mask()  # from the live state, never a cached one
         else:

@@ -446,6 +446,11 @@ class HanabiGame:
         """Length of the observation vector for the configured observation type."""
         return V.observation_size(self.state.cfg, self._obs_type)
 
+    @property
+    def is_dealt(self) -> bool:
+        """Whether a game has been dealt (:meth:`reset` or :meth:`reset_with_deck`)."""
+        return self._dealt
+
     def _check_start_player(self, start_player) -> int:
         return check_int("start_player", start_player, 0, self.config.players - 1)
 
