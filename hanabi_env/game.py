@@ -433,6 +433,7 @@ class HanabiGame:
         self._view_buf = V.new_view(self.state)
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._obs_type = V.OBSERVATION_TYPES[config.observation_type]
+        self._obs_size = V.observation_size(self.state.cfg, self._obs_type)
         self._dealt = False
         self._full_deck: np.ndarray | None = None
 
@@ -597,7 +598,7 @@ class HanabiGame:
         """Canonical observation vector (int8) of ``seat`` for the configured type."""
         self._require_dealt()
         seat = self._check_seat(seat)
-        out = np.zeros(self.observation_size, dtype=np.int8)
+        out = np.zeros(self._obs_size, dtype=np.int8)
         V.observe_into(self.state, seat, self._view_buf, self._obs_type, out)
         return out
 
@@ -613,6 +614,8 @@ class HanabiGame:
         return metrics_from_counters(self.state.counters[seat])
 
     def _check_seat(self, seat, name: str = "seat") -> int:
+        if type(seat) is int and 0 <= seat < self.config.players:  # the common case, fast
+            return seat
         return check_int(name, seat, 0, self.config.players - 1)
 
     def action_to_string(self, action: int, seat: int | None = None) -> str:
