@@ -57,7 +57,6 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.policy import RuleAgent
 from agents.reference import RULESETS
 from hanabi_adhoc.report import write_report
 from hanabi_env.config import check_field
@@ -202,12 +201,10 @@ def _pool(archive, prefix: str, ruleset: str = "corrected") -> dict:
 
     The policies are rule agents of ``ruleset`` (reference: the papers' chromosome agents).
     """
+    from meta.pools import archive_pool
+
     cells = archive.occupied_cells()
-    ids = [f"{prefix}:{archive.cell_name(int(c))}" for c in cells]
-    pols = [
-        RuleAgent([int(g) for g in archive.solution[c]], name=i, ruleset=ruleset)
-        for c, i in zip(cells, ids, strict=True)
-    ]
+    pols, ids = archive_pool(archive, f"{prefix}:", ruleset)
     grid = [tuple(int(x) for x in archive.int_to_grid_index(int(c))) for c in cells]
     names = ("reeval_communicativeness", "reeval_ipp")
     if all(n in archive.fields for n in names):

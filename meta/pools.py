@@ -20,7 +20,7 @@ from agents.reference import RULESETS
 from hanabi_env.validate import check_choice
 from qd.io import archive_source, load_archive_source
 
-__all__ = ["load_pool", "recorded_ruleset", "resolve_ruleset"]
+__all__ = ["archive_pool", "load_pool", "recorded_ruleset", "resolve_ruleset"]
 
 
 def recorded_ruleset(source: str | Path) -> str | None:
@@ -116,9 +116,25 @@ def load_pool(
         pols = [make(n.strip(), ruleset=ruleset) for n in names]
         return pols, [prefix + p.name for p in pols]
     archive = load_archive_source(source)
-    cells = archive.occupied_cells()
-    if len(cells) == 0:
+    if len(archive) == 0:
         raise ValueError(f"source={source!r} has no elites")
+    return archive_pool(archive, prefix, ruleset)
+
+
+def archive_pool(
+    archive, prefix: str = "", ruleset: str = "corrected"
+) -> tuple[list[RuleAgent], list[str]]:
+    """Rule agents and ids of an archive's elites, in cell order.
+
+    Args:
+        archive: A :class:`qd.archive.Archive`.
+        prefix: Prepended to every cell id (e.g. ``"run0:"`` → ``"run0:[1,3]"``).
+        ruleset: ``"corrected"`` or ``"reference"`` (docs/rules.md §12).
+
+    Returns:
+        ``(policies, ids)``; ids are ``prefix`` + the cell name ``"[i,j]"``.
+    """
+    cells = archive.occupied_cells()
     ids = [prefix + archive.cell_name(int(c)) for c in cells]
     pols = [
         RuleAgent([int(g) for g in archive.solution[c]], name=i, ruleset=ruleset)
