@@ -110,6 +110,8 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc pipeline --config paper --out runs/paper": Case(
         PIPELINE, outputs=("runs/paper/report/summary.md",)
     ),
+    "hanabi-adhoc pipeline --config paper --ruleset reference --workers 2 --out "
+    "runs/pipeline_paper_ref": Case(PIPELINE, outputs=("runs/pipeline_paper_ref/report/summary.md",)),
     "hanabi-adhoc pipeline --runs 2 --candidates 2000 --episodes 10 --out runs/small": Case(
         PIPELINE, outputs=("runs/small/report/summary.md",)
     ),
@@ -132,6 +134,8 @@ COMMANDS: dict[str, Case] = {
     "bench_results/me_5x5_paper_v5": Case(
         MAP_ELITES, outputs=("bench_results/me_5x5_paper_v5/summary.json",)
     ),
+    "hanabi-adhoc map-elites --config paper --ruleset reference --seed 0 --workers 2 --out "
+    "runs/me_ref": Case(MAP_ELITES, outputs=("runs/me_ref/summary.json",)),
     "hanabi-adhoc population 5x5 --reeval 1000 --matchups 400 --out runs/pop1": Case(
         POPULATION, outputs=("runs/pop1/report.json", "runs/pop1/matchups.csv")
     ),
