@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents import rules as R
-from agents.policy import Policy, ReferenceGameEnd, RuleAgent, end_game, make
+from agents.policy import Policy, RuleAgent, make, play_out
 from agents.reference import CIG18_POOL, PRESETS, RULESETS
 from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
@@ -37,11 +37,15 @@ from hanabi_env import _view as V
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
 from hanabi_env._workers import process_pool
-from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig, check_choice
-from hanabi_env.game import metric_ratios
+from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig
+from hanabi_env.jsonable import json_ready
+from hanabi_env.metrics import metric_ratios
+from hanabi_env.seeding import SEED_LIMIT
+from hanabi_env.stats import sem
 from hanabi_env.validate import (
     check_bool,
     check_callable,
+    check_choice,
     check_int,
     check_int_sequence,
     check_seed,
@@ -55,13 +59,12 @@ __all__ = [
     "evaluate",
     "game_seeds",
     "hle_hand_size",
+    "kernel_scratch",
     "play",
     "play_games",
     "play_rule_table",
     "rule_table",
 ]
-
-SEED_LIMIT = 2**62
 
 
 def hle_hand_size(players: int) -> int:
@@ -291,8 +294,15 @@ def rule_table(
 _NO_STOP = (np.zeros(0, np.int64),) * 3
 
 
-def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    cfg, table, lens, modes, seat_agents, deals, agent_seeds, record, stop = args
+def kernel_scratch(cfg: HanabiConfig) -> tuple[E.State, np.ndarray, np.ndarray, np.ndarray]:
+    """A fresh state of ``cfg`` and the scratch arrays every compiled game loop takes.
+
+    Returns:
+        The (un-dealt) state, the ``(n_actions,)`` int8 legal mask, the rules' ``(TAB_ROWS, W)``
+        int64 scratch table (:func:`agents.rules.scratch_shape`) and the ``(players, 4)`` int64
+        generator states of the seats: the first four arguments of
+        :func:`play_rule_games_kernel` and :func:`meta._kernels.play_response_games_kernel`.
+    """
     s = E.new_state(
         cfg.players,
         cfg.colors,
@@ -306,6 +316,12 @@ def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarra
     mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
     tab = np.zeros(R.scratch_shape(s.cfg), dtype=np.int64)
     rngs = np.zeros((cfg.players, 4), dtype=np.int64)
+    return s, mask, tab, rngs
+
+
+def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    cfg, table, lens, modes, seat_agents, deals, agent_seeds, record, stop = args
+    s, mask, tab, rngs = kernel_scratch(cfg)
     scores = np.zeros(len(deals), dtype=np.int64)
     counters = np.zeros((len(deals), cfg.players, E.N_COUNTERS), dtype=np.float64)
     shape = (len(deals), int(s.cfg[E.CFG_MAX_MOVES])) if record else (0, 0)
@@ -391,16 +407,7 @@ def _run_policy_games(
         seat_policies = [per_seat[p][a] for p, a in enumerate(seat_agents[g])]
         for p, pol in enumerate(seat_policies):
             pol.reset(int(agent_seeds[g, p]))
-        while not game.is_terminal:
-            cur = game.current_player
-            try:
-                action = int(seat_policies[cur].act(game.view(cur)))
-            except ReferenceGameEnd as end:  # the reference ended the game here
-                end_game(game, end.code)
-                break
-            actions[g, game.n_moves] = action
-            game.step(action)
-            moves += 1
+        moves += play_out(game, seat_policies, actions[g])
         scores[g] = game.score
         counters[g] = game.state.counters
     return scores, counters, moves, actions
@@ -651,17 +658,7 @@ class EvaluationResult:
 
     def to_dict(self) -> dict:
         """JSON-serialisable dict (NaN becomes None)."""
-
-        def clean(x):
-            if isinstance(x, float) and math.isnan(x):
-                return None
-            if isinstance(x, dict):
-                return {k: clean(v) for k, v in x.items()}
-            if isinstance(x, (list, tuple)):
-                return [clean(v) for v in x]
-            return x
-
-        return clean(
+        return json_ready(
             {
                 "agent": self.agent,
                 "mode": self.mode,
@@ -709,10 +706,6 @@ def _int_array(name: str, value: object, ndim: int, lo: int, hi: int) -> np.ndar
         bad = raw[(raw < lo) | (raw > hi)].flat[0]
         raise ValueError(f"{name} holds {int(bad)}, out of range; allowed: [{lo}, {hi}]")
     return np.ascontiguousarray(raw, dtype=np.int64)
-
-
-def _sem(x: np.ndarray) -> float:
-    return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else math.nan
 
 
 def evaluate(
@@ -852,7 +845,7 @@ def evaluate(
                         "players": p,
                         "games": int(games),
                         "mean": float(batch.scores.mean()),
-                        "sem": _sem(batch.scores.astype(float)),
+                        "sem": sem(batch.scores),
                         "communicativeness": m["communicativeness"],
                         "ipp": m["ipp"],
                         "risk_aversion": m["risk_aversion"],

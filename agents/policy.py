@@ -27,7 +27,7 @@ from hanabi_env._rng import new_rng, rng_seed
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_choice, check_seed, check_str, type_error
 
-__all__ = ["Policy", "ReferenceGameEnd", "RuleAgent", "make", "rule_ids"]
+__all__ = ["Policy", "ReferenceGameEnd", "RuleAgent", "make", "play_out", "rule_ids"]
 
 
 class ReferenceGameEnd(RuntimeError):
@@ -58,6 +58,35 @@ def end_game(game, code: int) -> None:
     """
     RR.count_final_turn(game.state, int(code))
     game.state.scal[E.S_DONE] = 1
+
+
+def play_out(game, seats: Sequence[Policy], actions: np.ndarray | None = None) -> int:
+    """Play ``game`` (a dealt :class:`hanabi_env.HanabiGame`) to its end, ``seats[p]`` in seat p.
+
+    Each move is the seat's ``act`` on its view; a :class:`ReferenceGameEnd` ends the game as
+    the reference did (:func:`end_game`). The policies must have been reset for this game.
+
+    Args:
+        game: The game, dealt.
+        seats: One policy per seat.
+        actions: If given, ``actions[i]`` receives the action of move ``i`` (``(max_moves,)``).
+
+    Returns:
+        The number of moves played (a move ended by :class:`ReferenceGameEnd` does not count).
+    """
+    moves = 0
+    while not game.is_terminal:
+        cur = game.current_player
+        try:
+            action = int(seats[cur].act(game.view(cur)))
+        except ReferenceGameEnd as end:  # the reference ended the game here
+            end_game(game, end.code)
+            break
+        if actions is not None:
+            actions[game.n_moves] = action
+        game.step(action)
+        moves += 1
+    return moves
 
 
 class Policy(ABC):

@@ -4,9 +4,9 @@
   bug of the Java reference fixed, in an HLE-style engine.
 * ``ruleset="reference"``: the agents as the papers ran them — the fossgalaxy framework v0.2.1
   with the Hanabi-Map-Elites rules — bug for bug, checked move for move against recorded Java
-  games (``tests/test_reference_traces.py``). Reference agents need the framework's fixed hand
-  slots (``HanabiConfig(hand_order="fixed")``; the evaluators set it) and score leniently as
-  the framework did.
+  games (``tests/agents/test_reference_traces.py``). Reference agents need the framework's
+  fixed hand slots (``HanabiConfig(hand_order="fixed")``; the evaluators set it) and score
+  leniently as the framework did.
 
 This module is pure Python (no kernels): the vocabulary, the baseline lists of each era, the
 [CIG18] pool (:data:`CIG18_POOL`) and the reference's MAP-Elites binning (:func:`reference_bin`).

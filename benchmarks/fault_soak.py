@@ -1,11 +1,11 @@
 """Fault soak: SIGKILL real runs at many random points; resumed results must be identical.
 
-The scenarios of ``tests/test_faults.py`` (MAP-Elites, the GA, match-up tables, response
-tables, the pipeline), each run once uninterrupted (the reference) and then, round after round
-in fresh folders, killed ``--per-round`` times at random points (delays from a generator seeded
-with ``--seed``) and rerun to completion, until ``--kills`` kills have landed. Every round's
-final outputs must equal the reference's, and after every kill all descendants of the killed
-process (pool and Dask workers) must be gone within 5 s.
+The scenarios of ``tests/hanabi_adhoc/test_faults.py`` (MAP-Elites, the GA, match-up tables,
+response tables, the pipeline), each run once uninterrupted (the reference) and then, round
+after round in fresh folders, killed ``--per-round`` times at random points (delays from a
+generator seeded with ``--seed``) and rerun to completion, until ``--kills`` kills have landed.
+Every round's final outputs must equal the reference's, and after every kill all descendants of
+the killed process (pool and Dask workers) must be gone within 5 s.
 
     python benchmarks/fault_soak.py --kills 20 --seed 1
     python benchmarks/fault_soak.py --kills 5 --scenarios map-elites pipeline
@@ -17,7 +17,7 @@ an orphan.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import sys
 import tempfile
 import time
@@ -29,12 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _faults():
-    """``tests/test_faults.py`` as a module (its scenarios and kill helpers)."""
-    spec = importlib.util.spec_from_file_location("test_faults", ROOT / "tests" / "test_faults.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    """``tests/hanabi_adhoc/test_faults.py`` as a module (its scenarios and kill helpers)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module("tests.hanabi_adhoc.test_faults")
 
 
 def main(argv: list[str] | None = None) -> int:

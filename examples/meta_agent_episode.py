@@ -17,6 +17,7 @@ import argparse
 import numpy as np
 
 from agents.evaluate import game_seeds
+from agents.policy import play_out
 from hanabi_env import HanabiConfig, HanabiGame
 from meta.bayes import BayesianMetaAgent
 from meta.pools import load_pool
@@ -50,10 +51,7 @@ def main() -> None:
         game.reset(int(deals[g]))
         agent.reset(int(seeds[g, 0]))
         partner.reset(int(seeds[g, 1]))
-        seats = (agent, partner)
-        while not game.is_terminal:
-            cur = game.current_player
-            game.step(int(seats[cur].act(game.view(cur))))
+        play_out(game, (agent, partner))  # each seat acts on its own view until the end
         agent.end_game(game.view(0))
         belief = agent.belief("partner")
         top = np.argsort(-belief)[:3]

@@ -286,21 +286,24 @@ def _timing_lines(timing: Timing) -> list[str]:
         )
     else:
         text += " Everything was computed by this invocation."
-    resumed = timing.resumed_units()
-    if resumed:
-        text += (
-            " Resumed from a checkpoint (the search time of earlier sessions is included): "
-            + ", ".join(f"`{u}`" for u in resumed)
-            + "."
-        )
-    unknown = timing.unknown()
-    if unknown:
-        text += (
-            " No time was recorded for "
-            + ", ".join(f"`{u}`" for u in unknown)
-            + " (computed by an older version of the pipeline)."
-        )
+    text += _units(
+        " Resumed from a checkpoint (the search time of earlier sessions is included): ",
+        timing.resumed_units(),
+        ".",
+    )
+    text += _units(
+        " No time was recorded for ",
+        timing.unknown(),
+        " (computed by an older version of the pipeline).",
+    )
     return [text, ""]
+
+
+def _units(before: str, units, after: str) -> str:
+    """``before``, the units of work in backquotes, comma-separated, ``after``; "" for none."""
+    if not units:
+        return ""
+    return before + ", ".join(f"`{u}`" for u in units) + after
 
 
 def write_report(
@@ -420,48 +423,14 @@ def write_report(
                         }
                     )
         _write_csv(tab_dir / "meta_agents.csv", meta_rows)
-        lines += [
-            "",
-            "Welch's t-tests on the episode scores (scipy; mean difference = first variant "
-            "minus second, in points; a small p means the difference is unlikely to be noise):",
-            "",
-            "| H | E | test | mean difference | t | p |",
-            "|---|---|---|---|---|---|",
-        ]
-        t_rows = []
-        for (h, e), doc in meta_docs.items():
-            for name, t in (doc.get("ttests") or {}).items():
-                md, tt, p = t.get("mean_diff"), t.get("t"), t.get("p")
-                lines.append(
-                    f"| run{h} | run{e} | {name.replace('_', ' ')} | "
-                    f"{_num(md, '+.2f')} | {_num(tt, '.2f')} | {_num(p, '.3g')} |"
-                )
-                t_rows.append({"hypotheses": f"run{h}", "partners": f"run{e}", "test": name, **t})
-        _write_csv(tab_dir / "ttests.csv", t_rows)
+        lines += ["", TTESTS_TEXT, ""]
+        header = ["test", "mean difference", "t", "p"]
+        lines += _pair_table(meta_docs, "ttests", header, _ttest_row, tab_dir / "ttests.csv")
         lines += ["", _findings(meta_docs), ""]
-        lines += [
-            "Niche-estimate error ([ToG20], docs/papers.md §4.1): the partner's "
-            "communicativeness and IPP observed while the meta-agent played, against the "
-            "partner's re-evaluated self-play behaviour (mean absolute error over (partner, "
-            "response) pairs; [ToG20] reported 0.11 and 0.27; `in niche` = fraction of pairs "
-            "whose observed behaviour falls in the partner's self-play niche):",
-            "",
-            "| H | E | variant | MAE communicativeness | MAE IPP | in niche |",
-            "|---|---|---|---|---|---|",
-        ]
-        mae_rows = []
-        for (h, e), doc in meta_docs.items():
-            for v, m in (doc.get("niche_mae") or {}).items():
-                if v not in ("adaptive", "response-adaptive"):
-                    continue
-                lines.append(
-                    f"| run{h} | run{e} | {v} | {_num(m.get('comm'), '.3f')} | "
-                    f"{_num(m.get('ipp'), '.3f')} | {_num(m.get('niche_accuracy'), '.2f')} |"
-                )
-                mae_rows.append({"hypotheses": f"run{h}", "partners": f"run{e}", "variant": v,
-                                 **{k: m.get(k) for k in ("comm", "ipp", "niche_accuracy",
-                                                          "n_pairs")}})  # fmt: skip
-        _write_csv(tab_dir / "niche_mae.csv", mae_rows)
+        lines += [NICHE_MAE_TEXT, ""]
+        header = ["variant", "MAE communicativeness", "MAE IPP", "in niche"]
+        path = tab_dir / "niche_mae.csv"
+        lines += _pair_table(meta_docs, "niche_mae", header, _niche_mae_row, path)
         lines.append("")
     figures = _figures(out, report, archives, matchups, meta_docs, config)
     lines += ["## Figures", ""]
@@ -497,6 +466,53 @@ def write_report(
 
     atomic_write_text(path, "\n".join(lines))
     return path
+
+
+TTESTS_TEXT = (
+    "Welch's t-tests on the episode scores (scipy; mean difference = first variant minus "
+    "second, in points; a small p means the difference is unlikely to be noise):"
+)
+NICHE_MAE_TEXT = (
+    "Niche-estimate error ([ToG20], docs/papers.md §4.1): the partner's communicativeness and "
+    "IPP observed while the meta-agent played, against the partner's re-evaluated self-play "
+    "behaviour (mean absolute error over (partner, response) pairs; [ToG20] reported 0.11 and "
+    "0.27; `in niche` = fraction of pairs whose observed behaviour falls in the partner's "
+    "self-play niche):"
+)
+
+
+def _ttest_row(name: str, t: dict) -> tuple[list[str], dict] | None:
+    """A t-test's table cells and CSV fields (see :func:`_pair_table`)."""
+    md, tt, p = t.get("mean_diff"), t.get("t"), t.get("p")
+    cells = [name.replace("_", " "), _num(md, "+.2f"), _num(tt, ".2f"), _num(p, ".3g")]
+    return cells, {"test": name, **t}
+
+
+def _niche_mae_row(v: str, m: dict) -> tuple[list[str], dict] | None:
+    """An adaptive variant's niche-estimate errors, cells and CSV fields; None for the others."""
+    if v not in ("adaptive", "response-adaptive"):
+        return None
+    fields = ("comm", "ipp", "niche_accuracy")
+    cells = [v, *(_num(m.get(k), s) for k, s in zip(fields, (".3f", ".3f", ".2f"), strict=True))]
+    return cells, {"variant": v, **{k: m.get(k) for k in (*fields, "n_pairs")}}
+
+
+def _pair_table(meta_docs: dict, key: str, header: list[str], row, path: Path) -> list[str]:
+    """A Markdown table of one entry of every (H, E) evaluation, also written as CSV ``path``.
+
+    ``row(name, value)`` turns each item of ``doc[key]`` into its cells under ``header`` (after
+    H and E) and its CSV fields after ``hypotheses`` and ``partners`` (None: left out).
+    """
+    lines = ["| H | E | " + " | ".join(header) + " |", "|---|---|" + "---|" * len(header)]
+    rows = []
+    for (h, e), doc in meta_docs.items():
+        for name, value in (doc.get(key) or {}).items():
+            made = row(name, value)
+            if made is not None:
+                lines.append(f"| run{h} | run{e} | " + " | ".join(made[0]) + " |")
+                rows.append({"hypotheses": f"run{h}", "partners": f"run{e}", **made[1]})
+    _write_csv(path, rows)
+    return lines
 
 
 def _num(x, spec: str) -> str:

@@ -44,6 +44,8 @@ from numba.core import caching
 from numba.core.dispatcher import Dispatcher
 
 _ROOT = Path(__file__).resolve().parents[1]
+#: Package folders of a checkout that are not installed code, so never kernel sources.
+_NOT_SHIPPED = ("tests",)
 _DISTRIBUTION = "hanabi-adhoc"  # this project's distribution (its name, not a package's)
 _IMPORTS_JIT = re.compile(
     r"^[ \t]*(?:from[ \t]+(?:hanabi_env)?\._jit[ \t]+import\b"
@@ -58,11 +60,14 @@ KERNEL_SOURCE_MARKER = "# kernel-source:"
 def _package_dirs(root: Path) -> list[Path]:
     """The folders of the project's top-level packages under ``root``.
 
-    A source checkout (``root`` holds ``pyproject.toml``): every package folder in it. An
-    installed copy: the packages the installed distribution names (``top_level.txt``).
+    A source checkout (``root`` holds ``pyproject.toml``): every package folder in it but the
+    test suite's (:data:`_NOT_SHIPPED`: tests may compile helpers of their own, and editing a
+    test must not invalidate the cache). An installed copy: the packages the installed
+    distribution names (``top_level.txt``).
     """
     if (root / "pyproject.toml").is_file():
-        return sorted(d for d in root.iterdir() if (d / "__init__.py").is_file())
+        shipped = (d for d in root.iterdir() if d.name not in _NOT_SHIPPED)
+        return sorted(d for d in shipped if (d / "__init__.py").is_file())
     try:
         names = (metadata.distribution(_DISTRIBUTION).read_text("top_level.txt") or "").split()
     except metadata.PackageNotFoundError:  # pragma: no cover - neither installed nor a checkout

@@ -3,7 +3,7 @@
 Scores are reported as mean ± s.e.m. (docs/rules.md §6); the s.e.m. is
 ``scipy.stats.sem(x, ddof=1)``, i.e. the sample standard deviation over √n, and NaN for fewer
 than two values. Welch's t-tests are ``scipy.stats.ttest_ind(equal_var=False)``, called where
-they are reported (:mod:`meta.evaluate`).
+they are reported (:mod:`meta.results`).
 """
 
 from __future__ import annotations

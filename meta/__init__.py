@@ -6,8 +6,10 @@
   Oracle and Random-Response variants.
 * :mod:`meta.response` — the response-table meta-agent of [ToG20] (docs/papers.md §4.1): Generalist
   until a confidence threshold, then the specialised response of the estimated niche.
-* :mod:`meta.evaluate` — the papers' protocol (k episodes × g games per partner), mean ± s.e.m.
-  per variant, Welch's t-tests and the niche-estimate error of [ToG20].
+* :mod:`meta.evaluate` — the papers' protocol (k episodes × g games per partner), the partners'
+  self-play measures and the niche-estimate error of an offline table.
+* :mod:`meta.results` — its results (:class:`MetaEvaluation`): mean ± s.e.m. per variant, Welch's
+  t-tests, the niche-estimate error of [ToG20], and the JSON and CSV files.
 * :mod:`meta.compiled` — the same protocol in compiled kernels for pools of rule agents
   (chosen automatically by :func:`meta.evaluate.evaluate_meta`; identical results).
 * :mod:`meta.plot` — belief evolution, variant scores and niche-estimate figures (PNG).

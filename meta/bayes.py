@@ -305,13 +305,18 @@ class PartnerTracker(Policy):
     Subclasses keep ``self.partners`` (partner id → record, each with a ``games`` count),
     ``self.partner`` (current id), ``self._seen`` (moves of the current game already
     observed), ``self._seat`` (own seat, None until the first observation) and
-    ``self._in_game``; :meth:`_begin_game` resets the per-game ones.
+    ``self._in_game``; :meth:`_begin_game` resets the per-game ones. :meth:`reset` starts the
+    next game of the current partner through the subclass's :meth:`_next_game`.
     """
 
     partners: dict
     partner: str | None
+    responses: list[Policy]
+    response: int
     _seen: int
     _seat: int | None
+    _in_game: bool
+    _game_seed: int | None
 
     def record(self, partner_id: str | None = None):
         """The record of ``partner_id`` (default: the current partner).
@@ -324,6 +329,28 @@ class PartnerTracker(Policy):
     def start_episode(self, partner_id: str) -> None:
         """Forget ``partner_id``: its next game starts a fresh record (a new episode)."""
         self.partners.pop(str(partner_id), None)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Prepare the current response policy for a new game (seeded with ``seed``).
+
+        If :meth:`start_game` was not called since the last game, the previous partner
+        continues (a new game with the same partner id).
+
+        Raises:
+            RuntimeError: No partner was ever declared.
+            TypeError, ValueError: ``seed`` is not None or an int in ``[0, 2**62)``.
+        """
+        seed = check_seed("seed", seed, allow_none=True)
+        if not self._in_game:
+            if self.partner is None:
+                raise RuntimeError("call start_game(partner_id) before the first game")
+            self._next_game(self.partner)
+        self._game_seed = None if seed is None else int(seed)
+        self.responses[self.response].reset(self._game_seed)
+
+    def _next_game(self, partner_id: str) -> None:
+        """``start_game`` for another game with ``partner_id``, as declared before."""
+        raise NotImplementedError
 
     def _begin_game(self, rec) -> None:
         """Count a new game with the partner of ``rec`` and clear the per-game state."""
@@ -479,23 +506,8 @@ class BayesianMetaAgent(PartnerTracker):
         self._begin_game(rec)
         return self.response
 
-    def reset(self, seed: int | None = None) -> None:
-        """Prepare the current response policy for a new game (seeded with ``seed``).
-
-        If :meth:`start_game` was not called since the last game, the previous partner
-        continues (a new game with the same partner id).
-
-        Raises:
-            RuntimeError: No partner was ever declared.
-            TypeError, ValueError: ``seed`` is not None or an int in ``[0, 2**62)``.
-        """
-        seed = check_seed("seed", seed, allow_none=True)
-        if not self._in_game:
-            if self.partner is None:
-                raise RuntimeError("call start_game(partner_id) before the first game")
-            self.start_game(self.partner)
-        self._game_seed = None if seed is None else int(seed)
-        self.responses[self.response].reset(self._game_seed)
+    def _next_game(self, partner_id: str) -> None:
+        self.start_game(partner_id)
 
     def end_game(self, view: PlayerView | None = None) -> None:
         """Finish the current game: observe the partner's last moves from ``view``.

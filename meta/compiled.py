@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from agents.backend import Backend, make_backend
-from agents.evaluate import game_seeds, play_rule_table, rule_table
+from agents.evaluate import game_seeds, kernel_scratch, play_rule_table, rule_table
 from agents.policy import Policy, RuleAgent
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
@@ -444,22 +444,8 @@ def _run_switching(
     cfg, rt, rl, rm, partner, deals, seeds, observed, niche_table, threshold, gen, nr
 ):
     """One chunk of :func:`~meta._kernels.play_response_games_kernel` (allocates its scratch)."""
-    from agents import rules as R
-
-    s = E.new_state(
-        cfg.players,
-        cfg.colors,
-        cfg.ranks,
-        cfg.hand_size,
-        cfg.max_information_tokens,
-        cfg.max_life_tokens,
-        cfg.lenient,
-        cfg.fixed_slots,
-    )
+    s, mask, tab, rngs = kernel_scratch(cfg)
     n = len(deals)
-    mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
-    tab = np.zeros(R.scratch_shape(s.cfg), dtype=np.int64)
-    rngs = np.zeros((cfg.players, 4), dtype=np.int64)
     scores = np.zeros(n, dtype=np.int64)
     counters = np.zeros((n, E.N_COUNTERS), dtype=np.float64)
     used = np.zeros(n, dtype=np.int64)

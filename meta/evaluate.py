@@ -15,10 +15,11 @@ Variants (:data:`ALL_VARIANTS`): the Bayesian agent's :data:`~meta.bayes.VARIANT
 of [ToG20] (:mod:`meta.response`) as ``response-adaptive``, ``response-generalist`` and
 ``response-oracle`` (docs/papers.md §4.1), all under the same protocol and seeds.
 
-Results: per-game scores, responses and (first episode) beliefs; per-variant mean ± s.e.m. of
-the episode scores (the mean score over an episode's games), per partner and over the pool;
-Welch's t-tests (``scipy.stats.ttest_ind(equal_var=False)``) between Adaptive and Generalist
-and between Oracle and Adaptive on the episode scores, as in [Bayes21] Table IV.
+Results: a :class:`~meta.results.MetaEvaluation` (:mod:`meta.results`, re-exported here) with
+per-game scores, responses and (first episode) beliefs, and the statistics computed from them:
+per-variant mean ± s.e.m. of the episode scores (the mean score over an episode's games), per
+partner and over the pool, and Welch's t-tests between Adaptive and Generalist and between
+Oracle and Adaptive on the episode scores, as in [Bayes21] Table IV.
 
 **Niche-estimate error** ([ToG20], docs/papers.md §4.1: "the partner's measured behaviour depends on
 the meta-agent's own behaviour"): every variant records the partner's counters while each
@@ -31,27 +32,23 @@ same for every (r, h) pair of an offline table.
 from __future__ import annotations
 
 import copy
-import csv
-import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.backend import Backend, play_policies
 from agents.evaluate import game_seeds
-from agents.policy import Policy, ReferenceGameEnd, end_game
+from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
 from hanabi_env._workers import process_pool
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
-from hanabi_env.metrics import metric_ratios, ratio
+from hanabi_env.metrics import metric_ratios
 from hanabi_env.seeding import derive_seed
-from hanabi_env.stats import nanmean, sem
+from hanabi_env.stats import nanmean
 from hanabi_env.validate import (
     check_bool,
     check_choice,
@@ -71,6 +68,7 @@ from meta.response import (
     niche_of,
     parse_cell_id,
 )
+from meta.results import COUNTER_NAMES, TTESTS, MetaEvaluation
 from meta.table import ResponseTable, policy_ids
 
 __all__ = [
@@ -90,325 +88,6 @@ RESPONSE_VARIANT_NAMES = tuple(f"response-{v}" for v in RESPONSE_VARIANTS)
 
 ALL_VARIANTS = (*VARIANTS, *RESPONSE_VARIANT_NAMES)
 """Every variant :func:`evaluate_meta` accepts."""
-
-TTESTS = (
-    ("adaptive", "generalist"),
-    ("oracle", "adaptive"),
-    ("response-adaptive", "generalist"),
-    ("adaptive", "response-adaptive"),
-)
-"""Pairs of variants compared by Welch's t-test when both are present ([Bayes21])."""
-
-COUNTER_NAMES = ("hint_opportunities", "hints", "plays", "known_attrs")
-"""Columns of :attr:`MetaEvaluation.partner_counters` (the partner's moves; docs/rules.md §5)."""
-
-
-def _array(x) -> np.ndarray:
-    """float64 array from nested lists with None for NaN."""
-    return np.array(x, dtype=np.float64)  # numpy turns None into NaN
-
-
-def _isnan(x) -> bool:
-    return isinstance(x, (float, np.floating)) and math.isnan(x)
-
-
-def _clean(x):
-    if isinstance(x, float) and math.isnan(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _clean(x.tolist())
-    if isinstance(x, np.generic):
-        return _clean(x.item())
-    return x
-
-
-@dataclass
-class MetaEvaluation:
-    """Result of :func:`evaluate_meta`.
-
-    Attributes:
-        variants: Variants evaluated.
-        partner_ids: Ids of the evaluation pool E.
-        hypothesis_ids: Ids of H (belief columns).
-        response_ids: Ids of R (response indices).
-        episodes: Episodes per partner (k).
-        games: Games per episode (g).
-        seed: Master seed.
-        scores: variant → ``(nE, k, g)`` int64 game scores.
-        responses: variant → ``(nE, k, g)`` int64 response index in use at the end of each game.
-        beliefs: variant → ``(nE, g, nH)`` belief at the end of each game of episode 0 (the
-            belief in force during that game; NaN for the response-table variants, which hold
-            none).
-        partner_counters: variant → ``(nE, nR, 4)`` int64 sums over all episodes of the
-            partner's counters (:data:`COUNTER_NAMES`) observed while each response was in use.
-        niches: variant → ``(nE, k, g, 2)`` int64 niche estimated by a response-table variant
-            at the end of each game (-1 while undefined); response-table variants only.
-        self_play: ``(nE, 2)`` float64 self-play (communicativeness, IPP) of each partner, the
-            reference of :meth:`niche_mae` (None if not given).
-        niche_dims: Grid ``(d1, d2)`` of the niches.
-    """
-
-    variants: list[str]
-    partner_ids: list[str]
-    hypothesis_ids: list[str]
-    response_ids: list[str]
-    episodes: int
-    games: int
-    seed: int
-    scores: dict[str, np.ndarray] = field(default_factory=dict)
-    responses: dict[str, np.ndarray] = field(default_factory=dict)
-    beliefs: dict[str, np.ndarray] = field(default_factory=dict)
-    partner_counters: dict[str, np.ndarray] = field(default_factory=dict)
-    niches: dict[str, np.ndarray] = field(default_factory=dict)
-    self_play: np.ndarray | None = None
-    niche_dims: tuple[int, int] = (5, 5)
-
-    def episode_scores(self, variant: str) -> np.ndarray:
-        """``(nE, k)`` mean score of each episode."""
-        return self.scores[variant].mean(axis=2)
-
-    def summary(self) -> dict[str, dict]:
-        """Per-variant mean ± s.e.m. of the episode scores ([Bayes21] Table IV rows).
-
-        Returns:
-            variant → ``mean``, ``sem`` (over all episodes of all partners), ``n_episodes``
-            and ``per_partner`` {id: (mean, sem)}.
-        """
-        out = {}
-        for v in self.variants:
-            ep = self.episode_scores(v)
-            out[v] = {
-                "mean": float(ep.mean()),
-                "sem": sem(ep),
-                "n_episodes": int(ep.size),
-                "per_partner": {
-                    pid: (float(ep[e].mean()), sem(ep[e])) for e, pid in enumerate(self.partner_ids)
-                },
-            }
-        return out
-
-    def ttests(self) -> dict[str, dict]:
-        """Welch's t-tests on the episode scores for :data:`TTESTS` pairs present.
-
-        Returns:
-            ``{"adaptive_vs_generalist": {"t", "p", "mean_diff"}, ...}`` (NaN when undefined).
-        """
-        from scipy import stats
-
-        out = {}
-        for a, b in TTESTS:
-            if a in self.scores and b in self.scores:
-                xa, xb = self.episode_scores(a).ravel(), self.episode_scores(b).ravel()
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    res = stats.ttest_ind(xa, xb, equal_var=False)
-                out[f"{a}_vs_{b}"] = {
-                    "t": float(res.statistic),
-                    "p": float(res.pvalue),
-                    "mean_diff": float(xa.mean() - xb.mean()),
-                }
-        return out
-
-    def observed_measures(self, variant: str, by_response: bool = True) -> np.ndarray:
-        """The partner's behaviour observed by ``variant`` (ratios of sums, docs/rules.md §5).
-
-        Args:
-            variant: An evaluated variant.
-            by_response: Per response in use (``(nE, nR, 2)``) or pooled over responses
-                (``(nE, 2)``).
-
-        Returns:
-            float64 (communicativeness, IPP), NaN where a denominator is 0 (e.g. a response
-            never used).
-
-        Raises:
-            KeyError: ``variant`` was not evaluated (or has no counters).
-        """
-        c = self.partner_counters[variant].astype(np.float64)
-        if not by_response:
-            c = c.sum(axis=1)
-        comm = ratio(c[..., 1], c[..., 0])
-        ipp = ratio(c[..., 3], c[..., 2], 2.0)
-        return np.stack([comm, ipp], axis=-1)
-
-    def niche_mae(self, self_play: np.ndarray | None = None) -> dict[str, dict]:
-        """Mean absolute error of the niche estimates, as [ToG20] reported (docs/papers.md §4.1).
-
-        For every variant, the partner's (communicativeness, IPP) observed while the meta-agent
-        played each response is compared with the partner's self-play measures.
-
-        Args:
-            self_play: ``(nE, 2)`` self-play (communicativeness, IPP) of the partners (default:
-                :attr:`self_play`).
-
-        Returns:
-            variant → ``comm``, ``ipp`` (MAE over the (partner, response) pairs that occurred,
-            each pair weighted equally; NaN terms left out), ``n_pairs``, ``comm_pooled``,
-            ``ipp_pooled`` (MAE over partners of the behaviour pooled over all responses) and
-            ``niche_accuracy`` (fraction of pairs whose observed behaviour falls in the
-            partner's self-play niche on :attr:`niche_dims`). Empty if no reference is known.
-
-        Raises:
-            ValueError: ``self_play`` is not ``(nE, 2)``.
-        """
-        ref = self.self_play if self_play is None else np.asarray(self_play, dtype=np.float64)
-        if ref is None:
-            return {}
-        ref = np.asarray(ref, dtype=np.float64)
-        if ref.shape != (len(self.partner_ids), 2):
-            raise ValueError(
-                f"self_play must have shape ({len(self.partner_ids)}, 2), got {ref.shape}"
-            )
-        out = {}
-        for v in self.variants:
-            if v not in self.partner_counters:
-                continue
-            obs = self.observed_measures(v)  # (nE, nR, 2)
-            used = self.partner_counters[v].sum(axis=2) > 0
-            err = np.abs(obs - ref[:, None, :])
-            pooled = np.abs(self.observed_measures(v, by_response=False) - ref)
-            hits = [
-                niche_of(obs[e, r, 0], obs[e, r, 1], self.niche_dims)
-                == niche_of(ref[e, 0], ref[e, 1], self.niche_dims)
-                for e, r in zip(*np.nonzero(used), strict=True)
-            ]
-            out[v] = {
-                "comm": nanmean(err[..., 0][used]),
-                "ipp": nanmean(err[..., 1][used]),
-                "n_pairs": int(used.sum()),
-                "comm_pooled": nanmean(pooled[:, 0]),
-                "ipp_pooled": nanmean(pooled[:, 1]),
-                "niche_accuracy": float(np.mean(hits)) if hits else math.nan,
-            }
-        return out
-
-    def to_dict(self) -> dict:
-        """JSON-serialisable results (NaN → None).
-
-        Summary, t-tests, niche MAE, observed partner counters and first-episode beliefs.
-        """
-        return _clean(
-            {
-                "variants": self.variants,
-                "partner_ids": self.partner_ids,
-                "hypothesis_ids": self.hypothesis_ids,
-                "response_ids": self.response_ids,
-                "episodes": self.episodes,
-                "games": self.games,
-                "seed": self.seed,
-                "summary": self.summary(),
-                "ttests": self.ttests(),
-                "niche_mae": self.niche_mae(),
-                "niche_dims": list(self.niche_dims),
-                "self_play": self.self_play,
-                "counter_names": list(COUNTER_NAMES),
-                "partner_counters": dict(self.partner_counters),
-                "niches": dict(self.niches),
-                "beliefs_episode0": dict(self.beliefs),
-            }
-        )
-
-    @classmethod
-    def load(cls, json_path: str | Path, games_csv: str | Path) -> MetaEvaluation:
-        """Rebuild an evaluation from :meth:`to_json` and :meth:`to_csv` files.
-
-        Scores and responses come from the CSV; beliefs (episode 0), partner counters,
-        niches and self-play measures from the JSON (absent ones stay empty).
-
-        Raises:
-            ValueError: The CSV does not cover every (variant, partner, episode, game).
-        """
-        doc = json.loads(Path(json_path).read_text())
-        ev = cls(
-            list(doc["variants"]),
-            list(doc["partner_ids"]),
-            list(doc["hypothesis_ids"]),
-            list(doc["response_ids"]),
-            int(doc["episodes"]),
-            int(doc["games"]),
-            int(doc["seed"]),
-            niche_dims=tuple(doc.get("niche_dims") or (5, 5)),
-        )
-        if doc.get("self_play") is not None:
-            ev.self_play = _array(doc["self_play"])
-        shape = (len(ev.partner_ids), ev.episodes, ev.games)
-        e_pos = {p: i for i, p in enumerate(ev.partner_ids)}
-        r_pos = {r: i for i, r in enumerate(ev.response_ids)}
-        seen = {v: np.zeros(shape, dtype=bool) for v in ev.variants}
-        for v in ev.variants:
-            ev.scores[v] = np.zeros(shape, dtype=np.int64)
-            ev.responses[v] = np.zeros(shape, dtype=np.int64)
-        with open(games_csv, newline="") as fh:
-            for row in csv.DictReader(fh):
-                v = row["variant"]
-                idx = (e_pos[row["partner_id"]], int(row["episode"]), int(row["game"]))
-                ev.scores[v][idx] = int(row["score"])
-                ev.responses[v][idx] = r_pos[row["response_id"]]
-                seen[v][idx] = True
-        missing = [v for v in ev.variants if not seen[v].all()]
-        if missing:
-            raise ValueError(f"{games_csv}: games missing for variants {missing}")
-        for v, b in (doc.get("beliefs_episode0") or {}).items():
-            ev.beliefs[v] = _array(b)
-        for v, c in (doc.get("partner_counters") or {}).items():
-            ev.partner_counters[v] = np.asarray(c, dtype=np.int64)
-        for v, n in (doc.get("niches") or {}).items():
-            ev.niches[v] = np.asarray(n, dtype=np.int64)
-        return ev
-
-    def observed_to_csv(self, path: str | Path) -> None:
-        """Write the observed partner behaviour, one row per (variant, partner, response used).
-
-        Columns: ``variant, partner_id, response_id``, the :data:`COUNTER_NAMES` sums,
-        ``communicativeness, ipp`` (observed) and ``self_play_communicativeness,
-        self_play_ipp`` (empty when unknown).
-        """
-        with open(path, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(
-                [
-                    "variant",
-                    "partner_id",
-                    "response_id",
-                    *COUNTER_NAMES,
-                    "communicativeness",
-                    "ipp",
-                    "self_play_communicativeness",
-                    "self_play_ipp",
-                ]
-            )
-            for v in self.variants:
-                if v not in self.partner_counters:
-                    continue
-                cnt, obs = self.partner_counters[v], self.observed_measures(v)
-                for e, pid in enumerate(self.partner_ids):
-                    sp = [math.nan] * 2 if self.self_play is None else list(self.self_play[e])
-                    for r, rid in enumerate(self.response_ids):
-                        if cnt[e, r].sum() == 0:
-                            continue
-                        row = [v, pid, rid, *(int(x) for x in cnt[e, r]), *obs[e, r], *sp]
-                        w.writerow(["" if _isnan(x) else x for x in row])
-
-    def to_json(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` as JSON."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
-
-    def to_csv(self, path: str | Path) -> None:
-        """Write one row per game: ``variant, partner_id, episode, game, score, response_id``."""
-        with open(path, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["variant", "partner_id", "episode", "game", "score", "response_id"])
-            for v in self.variants:
-                sc, rs = self.scores[v], self.responses[v]
-                for e, pid in enumerate(self.partner_ids):
-                    for j in range(self.episodes):
-                        for g in range(self.games):
-                            w.writerow(
-                                [v, pid, j, g, int(sc[e, j, g]), self.response_ids[rs[e, j, g]]]
-                            )
 
 
 def _make_agent(task: dict, vi: int, variant: str):
@@ -477,13 +156,7 @@ def _play_partner(task: dict) -> dict:
                 game.reset(int(deals[g]))
                 agent.reset(int(agent_seeds[g, 0]))
                 mate.reset(int(agent_seeds[g, 1]))
-                seats = (agent, mate)
-                while not game.is_terminal:
-                    cur = game.current_player
-                    try:
-                        game.step(int(seats[cur].act(game.view(cur))))
-                    except ReferenceGameEnd as end:  # a reference agent ended the game
-                        end_game(game, end.code)
+                play_out(game, (agent, mate))
                 agent.end_game(game.view(0))
                 scores[j, g] = game.score
                 used[j, g] = agent.response
@@ -540,7 +213,7 @@ def evaluate_meta(
     subclass anywhere in R or E), the general Python path steps :class:`HanabiGame` with the
     meta-agent objects of :mod:`meta.bayes` and :mod:`meta.response`, one process-pool task
     per partner. Both paths give identical per-game scores, responses, beliefs, partner
-    counters and niches on the same seeds (tests/test_meta_compiled.py). The Bayesian
+    counters and niches on the same seeds (tests/meta/test_meta_compiled.py). The Bayesian
     ``adaptive`` variant with a ``turns_threshold`` updates mid-game and always takes the
     Python path (the other variants of the same call may still run compiled).
 

@@ -318,20 +318,8 @@ class ResponseMetaAgent(PartnerTracker):
         self._begin_game(rec)
         return self.response
 
-    def reset(self, seed: int | None = None) -> None:
-        """Prepare the current response policy for a new game (seeded with ``seed``).
-
-        Raises:
-            RuntimeError: No partner was ever declared.
-            TypeError, ValueError: ``seed`` is not None or an int in ``[0, 2**62)``.
-        """
-        seed = check_seed("seed", seed, allow_none=True)
-        if not self._in_game:
-            if self.partner is None:
-                raise RuntimeError("call start_game(partner_id) before the first game")
-            self.start_game(self.partner, self.true_niche)
-        self._game_seed = None if seed is None else int(seed)
-        self.responses[self.response].reset(self._game_seed)
+    def _next_game(self, partner_id: str) -> None:
+        self.start_game(partner_id, self.true_niche)
 
     def end_game(self, view: PlayerView | None = None) -> None:
         """Finish the current game, observing the partner's last moves from ``view``."""

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hanabi_env.jsonable import json_ready
 from qd.archive import Archive
 
 __all__ = [
@@ -84,26 +85,6 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         raise
 
 
-def _json_default(x):
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return _nan_to_none(float(x))
-    if isinstance(x, np.ndarray):
-        return [_json_default(v) if isinstance(v, np.generic) else v for v in x.tolist()]
-    raise TypeError(f"not JSON-serialisable: {type(x).__name__}")
-
-
-def _nan_to_none(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _nan_to_none(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_nan_to_none(v) for v in x]
-    return x
-
-
 def atomic_write_csv(path: str | Path, fieldnames: Sequence[str], rows: Iterable[dict]) -> None:
     """Atomically write ``rows`` as CSV with a header (NaN floats become empty fields)."""
     buf = io.StringIO(newline="")
@@ -116,7 +97,7 @@ def atomic_write_csv(path: str | Path, fieldnames: Sequence[str], rows: Iterable
 
 def atomic_write_json(path: str | Path, obj, indent: int | None = 1) -> None:
     """Atomically write ``obj`` as strict JSON (NaN and infinities become ``null``)."""
-    text = json.dumps(_nan_to_none(obj), indent=indent, default=_json_default, allow_nan=False)
+    text = json.dumps(json_ready(obj, finite=True), indent=indent, allow_nan=False)
     atomic_write_text(path, text + "\n")
 
 

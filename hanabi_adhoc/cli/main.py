@@ -434,36 +434,23 @@ PIPELINE_OPTIONS = {
 
 
 def _pipeline(args: argparse.Namespace) -> int:
-    from hanabi_adhoc.cli.options import check_out_dir, config_error
+    from hanabi_adhoc.cli.options import check_out_dir, command_errors, config_error, option_dest
     from hanabi_adhoc.pipeline import get_pipeline_config, run_pipeline
 
-    check_out_dir("--out", args.out)
+    check_out_dir("--out", args.pl_out)
     try:  # every option checked before any work
-        config = get_pipeline_config(
-            args.config,
-            runs=args.runs,
-            candidates=args.candidates,
-            me_games=args.me_games,
-            seed=args.seed,
-            matchup_games=args.matchup_games,
-            train_games=args.train_games,
-            episodes=args.episodes,
-            games=args.pl_games,
-            ruleset=args.pl_ruleset,
-        )
+        overrides = {f: getattr(args, option_dest("pl", o)) for f, o in PIPELINE_OPTIONS.items()}
+        config = get_pipeline_config(args.pl_config, **overrides)
     except ValueError as err:
         raise config_error(err, PIPELINE_OPTIONS) from None
-    try:
+    with command_errors(ValueError):
         path = run_pipeline(
             config,
-            args.out,
-            workers=args.workers,
-            scheduler_address=args.scheduler_address,
-            quiet=args.quiet,
+            args.pl_out,
+            workers=args.pl_workers,
+            scheduler_address=args.pl_scheduler_address,
+            quiet=args.pl_quiet,
         )
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
     print(f"report: {path}")
     return 0
 
@@ -473,7 +460,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     import json
 
     from agents.evaluate import evaluate
-    from hanabi_adhoc.cli.options import OptionError, check_out_file, check_players
+    from hanabi_adhoc.cli.options import (
+        OptionError,
+        check_out_file,
+        check_players,
+        command_errors,
+    )
 
     players = check_players("--players", args.players)
     try:
@@ -484,7 +476,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
-    try:
+    with command_errors(ValueError):
         result = evaluate(
             agent,
             mode=args.mode,
@@ -499,9 +491,6 @@ def _evaluate(args: argparse.Namespace) -> int:
             ruleset=args.ruleset,
             preset=args.preset,
         )
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
     from pathlib import Path
 
     for path in (args.json, args.csv):
@@ -550,11 +539,11 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``hanabi-adhoc`` (subparsers share its one-line usage errors)."""
     from hanabi_adhoc.cli.options import (
-        nonnegative_int,
+        QUIET_HELP,
+        SCORING_HELP,
+        SEED_HELP,
+        add_command,
         positive_int,
-        scheduler_address,
-        seed_int,
-        workers_int,
     )
 
     parser = _Parser(prog="hanabi-adhoc", description="Ad-hoc cooperation research in Hanabi.")
@@ -564,270 +553,114 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COMMAND",
         help="one of the subcommands below; 'hanabi-adhoc COMMAND --help' for its options",
     )
-    pl = sub.add_parser(
-        "pipeline",
-        help="the whole study: populations -> match-ups -> meta-agents -> report",
+    add_command(sub, "pipeline", _pipeline, "pl", (
+        ("--config", {"choices": ["quick", "paper"]}, "quick (minutes on 2 cores) or paper "
+         "([Bayes21] scale); the options below override it (default quick)", "quick"),
+        ("--out", "DIR", "output folder; rerun with the same folder to resume (default "
+         "runs/pipeline)", "runs/pipeline"),
+        ("--runs", "N", "MAP-Elites populations (default 3)"),
+        ("--candidates", "N", "candidates per MAP-Elites run (default: quick 4000, paper 10^6)"),
+        ("--me-games", "N", "self-play games per MAP-Elites candidate (default: quick 25, "
+         "paper 100)"),
+        ("--seed", "SEED_N", "master seed (default 0)"),
+        ("--matchup-games", "N", "games per match-up pair (default: quick 100, paper 400)"),
+        ("--train-games", "N", "games per response-table pair (default: quick 50, paper 400)"),
+        ("--episodes", {"type": positive_int, "metavar": "K"}, "meta-agent episodes per "
+         "partner, k (default: quick 5, paper 200)"),
+        ("--games", {"type": positive_int, "metavar": "G"}, "games per meta-agent episode, g "
+         "(default 10)"),
+        ("--ruleset", "corrected|reference", "corrected or reference: every stage (MAP-Elites "
+         "search and binning, match-ups, response tables, meta-agents) plays the rule agents as "
+         "the papers' Java code ran them, bugs included (docs/rules.md §12); a study folder is "
+         "resumed only in its own ruleset (default corrected)"),
+        ("--workers", "WORKERS", "local threads (and processes for policies that are not rule "
+         "agents), >= 1 (default: all cores)"),
+        ("--scheduler-address", "ADDRESS", "Dask scheduler that plays every stage's games "
+         "(MAP-Elites, match-ups, response tables, meta-agent evaluation), e.g. "
+         "tcp://host:8786; the report's numbers are identical to a local run (default: local "
+         "threads)"),
+        ("--quiet", "FLAG", "no progress bars (default: shown)"),
+    ), help="the whole study: populations -> match-ups -> meta-agents -> report",
         description="Runs (or resumes) the study of meta.pipeline and writes OUT/report/ "
         "(summary.md, tables/*.csv, figures/*.png). Rerun the same command to resume.",
-    )
-    pl.add_argument(
-        "--config",
-        choices=["quick", "paper"],
-        default="quick",
-        help="quick (minutes on 2 cores) or paper ([Bayes21] scale); the options below "
-        "override it (default quick)",
-    )
-    pl.add_argument(
-        "--out",
-        default="runs/pipeline",
-        metavar="DIR",
-        help="output folder; rerun with the same folder to resume (default runs/pipeline)",
-    )
-    pl.add_argument(
-        "--runs", type=positive_int, metavar="N", help="MAP-Elites populations (default 3)"
-    )
-    pl.add_argument(
-        "--candidates",
-        type=positive_int,
-        metavar="N",
-        help="candidates per MAP-Elites run (default: quick 4000, paper 10^6)",
-    )
-    pl.add_argument(
-        "--me-games",
-        type=positive_int,
-        metavar="N",
-        help="self-play games per MAP-Elites candidate (default: quick 25, paper 100)",
-    )
-    pl.add_argument("--seed", type=seed_int, metavar="N", help="master seed (default 0)")
-    pl.add_argument(
-        "--matchup-games",
-        type=positive_int,
-        metavar="N",
-        help="games per match-up pair (default: quick 100, paper 400)",
-    )
-    pl.add_argument(
-        "--train-games",
-        type=positive_int,
-        metavar="N",
-        help="games per response-table pair (default: quick 50, paper 400)",
-    )
-    pl.add_argument(
-        "--episodes",
-        type=positive_int,
-        metavar="K",
-        help="meta-agent episodes per partner, k (default: quick 5, paper 200)",
-    )
-    pl.add_argument(
-        "--games",
-        dest="pl_games",
-        type=positive_int,
-        metavar="G",
-        help="games per meta-agent episode, g (default 10)",
-    )
-    pl.add_argument(
-        "--ruleset",
-        dest="pl_ruleset",
-        choices=["corrected", "reference"],
-        default=None,
-        help="corrected or reference: every stage (MAP-Elites search and binning, match-ups, "
-        "response tables, meta-agents) plays the rule agents as the papers' Java code ran "
-        "them, bugs included (docs/rules.md §12); a study folder is resumed only in its own "
-        "ruleset (default corrected)",
-    )
-    pl.add_argument(
-        "--workers",
-        type=workers_int,
-        default=None,
-        metavar="N",
-        help="local threads (and processes for policies that are not rule agents), >= 1 "
-        "(default: all cores)",
-    )
-    pl.add_argument(
-        "--scheduler-address",
-        default=None,
-        type=scheduler_address,
-        metavar="ADDRESS",
-        help="Dask scheduler that plays every stage's games (MAP-Elites, match-ups, response "
-        "tables, meta-agent evaluation), e.g. tcp://host:8786; the report's numbers are "
-        "identical to a local run (default: local threads)",
-    )
-    pl.add_argument("--quiet", action="store_true", help="no progress bars (default: shown)")
-    pl.set_defaults(func=_pipeline)
-    play = sub.add_parser(
-        "play",
-        help="play games with the agents of your choice (a person included: 'human')",
-        description=SEAT_HELP,
-    )
-    play.add_argument("seats", nargs="+", metavar="SEAT", help="one per seat, 2 to 5")
-    play.add_argument("--games", type=positive_int, default=1, help="number of games (default 1)")
-    play.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
-    play.add_argument("--scoring", choices=["strict", "lenient"], default="strict", help=SCORING)
-    play.add_argument(
-        "--render",
-        action="store_true",
-        help="print the board at every move (agents only; default: off)",
-    )
-    play.add_argument(
-        "--train-games",
-        type=positive_int,
-        default=20,
-        help="games per pair of the meta-agent's response table (default 20)",
-    )
-    play.add_argument(
-        "--ruleset",
-        choices=["corrected", "reference"],
-        default="corrected",
-        help="rules of the rule agents and of the meta-agent's pool: corrected (default) or "
-        "reference, as the papers' Java code ran them (fixed hand slots; docs/rules.md §12)",
-    )
-    play.add_argument(
-        "--trust-model",
-        action="store_true",
-        help="allow sb3:PATH seats: loading a Stable-Baselines3 model executes code stored in "
-        "the file (cloudpickle), so pass it only for files you trust (default: refused)",
-    )
-    play.set_defaults(func=_play)
-    tr = sub.add_parser(
-        "train-sb3",
-        help="train a MaskablePPO partner against a rule-based pool (needs the rl extra)",
-    )
-    tr.add_argument(
-        "--pool",
-        default="IGGI,Piers,Outer",
-        help="training partners: comma-separated baseline names (default IGGI,Piers,Outer)",
-    )
-    tr.add_argument(
-        "--steps",
-        type=positive_int,
-        default=200_000,
-        metavar="N",
-        help="learner decisions (default 200000)",
-    )
-    tr.add_argument("--players", type=int, choices=range(2, 6), default=2, help="2..5 (default 2)")
-    tr.add_argument(
-        "--scoring",
-        choices=["strict", "lenient"],
-        default="lenient",
-        help="lenient (the papers) or strict (HLE) (default lenient)",
-    )
-    tr.add_argument(
-        "--games",
-        type=nonnegative_int,
-        default=100,
-        metavar="N",
-        help="evaluation games per partner after training, 0 = skip (default 100)",
-    )
-    tr.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
-    tr.add_argument(
-        "--workers",
-        type=workers_int,
-        default=None,
-        metavar="N",
-        help="evaluation processes (default: all cores)",
-    )
-    tr.add_argument(
-        "--torch-threads",
-        type=workers_int,
-        default=1,
-        metavar="N",
-        help="torch CPU threads for training (default 1)",
-    )
-    tr.add_argument(
-        "--out",
-        default="runs/sb3_partner.zip",
-        metavar="PATH",
-        help="model path, .zip added if missing (default runs/sb3_partner.zip)",
-    )
-    tr.add_argument(
-        "--quiet", action="store_true", help="no training log or progress bar (default: shown)"
-    )
-    tr.set_defaults(func=_train_sb3)
-    demo = sub.add_parser("demo", help="play a few random games through hanabi_env.env()")
-    demo.add_argument("--games", type=positive_int, default=5, help="number of games (default 5)")
-    demo.add_argument(
-        "--players", type=int, choices=range(2, 6), default=2, help="2..5 (default 2)"
-    )
-    demo.add_argument("--scoring", choices=["strict", "lenient"], default="strict", help=SCORING)
-    demo.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
-    demo.set_defaults(func=_demo)
-    wu = sub.add_parser(
+    )  # fmt: skip
+    add_command(sub, "play", _play, None, (
+        ("seats", {"nargs": "+", "metavar": "SEAT"}, "one per seat, 2 to 5"),
+        ("--games", "COUNT", "number of games (default 1)", 1),
+        ("--seed", "SEED", SEED_HELP, 0),
+        ("--scoring", "strict|lenient", SCORING, "strict"),
+        ("--render", "FLAG", "print the board at every move (agents only; default: off)"),
+        ("--train-games", "COUNT", "games per pair of the meta-agent's response table (default "
+         "20)", 20),
+        ("--ruleset", "corrected|reference", "rules of the rule agents and of the meta-agent's "
+         "pool: corrected (default) or reference, as the papers' Java code ran them (fixed "
+         "hand slots; docs/rules.md §12)", "corrected"),
+        ("--trust-model", "FLAG", "allow sb3:PATH seats: loading a Stable-Baselines3 model "
+         "executes code stored in the file (cloudpickle), so pass it only for files you trust "
+         "(default: refused)"),
+    ), help="play games with the agents of your choice (a person included: 'human')",
+        description=SEAT_HELP)  # fmt: skip
+    add_command(sub, "train-sb3", _train_sb3, None, (
+        ("--pool", {}, "training partners: comma-separated baseline names (default "
+         "IGGI,Piers,Outer)", "IGGI,Piers,Outer"),
+        ("--steps", "N", "learner decisions (default 200000)", 200_000),
+        ("--players", "PLAYERS", "2..5 (default 2)", 2),
+        ("--scoring", "strict|lenient", SCORING_HELP, "lenient"),
+        ("--games", "N0", "evaluation games per partner after training, 0 = skip (default 100)",
+         100),
+        ("--seed", "SEED", SEED_HELP, 0),
+        ("--workers", "WORKERS", "evaluation processes (default: all cores)"),
+        ("--torch-threads", "WORKERS", "torch CPU threads for training (default 1)", 1),
+        ("--out", "PATH", "model path, .zip added if missing (default runs/sb3_partner.zip)",
+         "runs/sb3_partner.zip"),
+        ("--quiet", "FLAG", "no training log or progress bar (default: shown)"),
+    ), help="train a MaskablePPO partner against a rule-based pool (needs the rl extra)",
+    )  # fmt: skip
+    add_command(sub, "demo", _demo, None, (
+        ("--games", "COUNT", "number of games (default 5)", 5),
+        ("--players", "PLAYERS", "2..5 (default 2)", 2),
+        ("--scoring", "strict|lenient", SCORING, "strict"),
+        ("--seed", "SEED", SEED_HELP, 0),
+    ), help="play a few random games through hanabi_env.env()")  # fmt: skip
+    add_command(
+        sub,
         "warmup",
+        _warmup,
+        None,
+        (),
         help="compile every numba kernel now (minutes on a fresh install, seconds after)",
         description="Compiles (or loads from the cache) every compiled kernel by playing tiny "
         "workloads through the public API, and prints the seconds each step took "
         "(hanabi_adhoc.warmup). Run it once after installing, or in a container image build.",
     )
-    wu.set_defaults(func=_warmup)
-    ev = sub.add_parser(
-        "evaluate",
-        help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
+    add_command(sub, "evaluate", _evaluate, None, (
+        ("agent", {"metavar": "AGENT"}, "a baseline name (e.g. piers) or a comma-separated "
+         "chromosome of rule indices"),
+        ("--mode", {"choices": ["mirror", "mixed"]}, "mirror (self-play) or mixed (with each "
+         "agent of the test pool) (default mirror)", "mirror"),
+        ("--games", "COUNT", "games per size (and partner) (default 100)", 100),
+        ("--players", {}, "e.g. 2-5, 2,4 or 3 (default 2-5)", "2-5"),
+        ("--scoring", "strict|lenient", SCORING_HELP, "lenient"),
+        ("--seed", "SEED", SEED_HELP, 0),
+        ("--hand-order", {"choices": ["shift", "fixed"]}, "shift (HLE; default for the "
+         "corrected ruleset) or fixed (the Java framework's fixed slots; default and required "
+         "for --ruleset reference), docs/rules.md §12"),
+        ("--ruleset", "corrected|reference", "corrected (default) or reference: the rules, "
+         "baseline lists and agent wrappers exactly as the papers' Java code ran them, bugs "
+         "included (docs/rules.md §12)", "corrected"),
+        ("--preset", {"choices": ["cig18"]}, "cig18: [CIG18] Table III's setting (the 2018 pool "
+         "as the framework built it, reference rules, random seat, lenient scoring; "
+         "docs/rules.md §12.3); needs --mode mixed"),
+        ("--strict-era", "FLAG", "a turn on which no rule fires ends the game (the 2018-2020 "
+         "Java reference)"),
+        ("--workers", "WORKERS", "processes (default: all cores)"),
+        ("--json", "PATH", "write the full result as JSON (default: none)"),
+        ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
+        ("--quiet", "FLAG", QUIET_HELP),
+    ), help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
         description="AGENT is a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, "
         "Flawed, Piers, Cautious) or a comma-separated chromosome of rule indices.",
-    )
-    ev.add_argument(
-        "agent",
-        metavar="AGENT",
-        help="a baseline name (e.g. piers) or a comma-separated chromosome of rule indices",
-    )
-    ev.add_argument(
-        "--mode",
-        choices=["mirror", "mixed"],
-        default="mirror",
-        help="mirror (self-play) or mixed (with each agent of the test pool) (default mirror)",
-    )
-    ev.add_argument(
-        "--games",
-        type=positive_int,
-        default=100,
-        help="games per size (and partner) (default 100)",
-    )
-    ev.add_argument("--players", default="2-5", help="e.g. 2-5, 2,4 or 3 (default 2-5)")
-    ev.add_argument(
-        "--scoring",
-        choices=["strict", "lenient"],
-        default="lenient",
-        help="lenient (the papers) or strict (HLE) (default lenient)",
-    )
-    ev.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
-    ev.add_argument(
-        "--hand-order",
-        choices=["shift", "fixed"],
-        default=None,
-        help="shift (HLE; default for the corrected ruleset) or fixed (the Java framework's "
-        "fixed slots; default and required for --ruleset reference), docs/rules.md §12",
-    )
-    ev.add_argument(
-        "--ruleset",
-        choices=["corrected", "reference"],
-        default="corrected",
-        help="corrected (default) or reference: the rules, baseline lists and agent wrappers "
-        "exactly as the papers' Java code ran them, bugs included (docs/rules.md §12)",
-    )
-    ev.add_argument(
-        "--preset",
-        choices=["cig18"],
-        default=None,
-        help="cig18: [CIG18] Table III's setting (the 2018 pool as the framework built it, "
-        "reference rules, random seat, lenient scoring; docs/rules.md §12.3); needs --mode mixed",
-    )
-    ev.add_argument(
-        "--strict-era",
-        action="store_true",
-        help="a turn on which no rule fires ends the game (the 2018-2020 Java reference)",
-    )
-    ev.add_argument(
-        "--workers",
-        type=workers_int,
-        default=None,
-        metavar="N",
-        help="processes (default: all cores)",
-    )
-    ev.add_argument("--json", metavar="PATH", help="write the full result as JSON (default: none)")
-    ev.add_argument(
-        "--csv", metavar="PATH", help="write one row per (partner, size) as CSV (default: none)"
-    )
-    ev.add_argument("--quiet", action="store_true", help="no progress bar (default: shown)")
-    ev.set_defaults(func=_evaluate)
+    )  # fmt: skip
     from hanabi_adhoc.cli.qd import add_subcommands
 
     add_subcommands(sub)  # map-elites, ga, population
@@ -839,14 +672,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``hanabi-adhoc``."""
-    from hanabi_adhoc.cli.options import OptionError
+    from hanabi_adhoc.cli.options import CommandError, OptionError
 
     args = build_parser().parse_args(argv)  # option errors: one error line, exit 2
     try:
         return args.func(args)  # checks every option before any work (OptionError)
-    except OptionError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:  # unreadable input, unwritable output folder, ...
+    except (OptionError, CommandError, OSError) as err:  # OSError: unreadable input, ...
         print(f"error: {err}", file=sys.stderr)
         return 2

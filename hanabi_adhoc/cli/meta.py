@@ -33,6 +33,7 @@ from pathlib import Path
 
 from agents.evaluate import default_workers
 from agents.reference import RULESETS
+from hanabi_adhoc.cli.options import SEED_HELP, add_command, positive_int
 from meta.pools import load_pool, recorded_ruleset, resolve_ruleset
 from qd.io import load_archive_source
 
@@ -368,44 +369,23 @@ SOURCE_HELP = (
 )
 
 
-def _common(p) -> None:
-    from hanabi_adhoc.cli.options import scheduler_address, seed_int, workers_int
-
-    p.add_argument(
-        "--responses",
-        default="5x5",
-        metavar="SOURCE",
-        help="pool R of responses the meta-agent can play (default 5x5)",
-    )
-    p.add_argument(
-        "--hypotheses", metavar="SOURCE", help="pool H of partner hypotheses (default: R)"
-    )
-    p.add_argument(
-        "--ruleset",
-        choices=RULESETS,
-        default=None,
-        help="corrected or reference: every rule agent of every pool plays with the rules as "
-        "the papers' Java code ran them, bugs included (docs/rules.md §12) (default: the "
-        "ruleset the pools' MAP-Elites run recorded, else corrected, also for the published "
-        "5x5/20x20; the command prints which it uses)",
-    )
-    p.add_argument("--seed", type=seed_int, default=0, help="random seed (default 0)")
-    p.add_argument(
-        "--workers",
-        type=workers_int,
-        default=None,
-        metavar="N",
-        help="processes, >= 1 (default: all cores; results do not depend on it)",
-    )
-    p.add_argument(
-        "--scheduler-address",
-        default=None,
-        type=scheduler_address,
-        metavar="ADDRESS",
-        help="play the rule agents' games on this Dask cluster, e.g. tcp://host:8786: response "
-        "tables, self-play measures and the compiled meta-agent evaluation (default: local; "
-        "results are identical)",
-    )
+def _common_rows() -> tuple:
+    """The options ``meta-table`` and ``meta-eval`` share (:func:`add_options` rows)."""
+    return (
+        ("--responses", "SOURCE", "pool R of responses the meta-agent can play (default 5x5)",
+         "5x5"),
+        ("--hypotheses", "SOURCE", "pool H of partner hypotheses (default: R)"),
+        ("--ruleset", {"choices": RULESETS}, "corrected or reference: every rule agent of every "
+         "pool plays with the rules as the papers' Java code ran them, bugs included "
+         "(docs/rules.md §12) (default: the ruleset the pools' MAP-Elites run recorded, else "
+         "corrected, also for the published 5x5/20x20; the command prints which it uses)"),
+        ("--seed", "SEED", SEED_HELP, 0),
+        ("--workers", "WORKERS", "processes, >= 1 (default: all cores; results do not depend "
+         "on it)"),
+        ("--scheduler-address", "ADDRESS", "play the rule agents' games on this Dask cluster, "
+         "e.g. tcp://host:8786: response tables, self-play measures and the compiled "
+         "meta-agent evaluation (default: local; results are identical)"),
+    )  # fmt: skip
 
 
 def _all_variants() -> tuple[str, ...]:
@@ -416,106 +396,43 @@ def _all_variants() -> tuple[str, ...]:
 
 def add_subcommands(subparsers) -> None:
     """Add ``meta-table`` and ``meta-eval`` to an ``argparse`` subparsers object."""
-    from hanabi_adhoc.cli.options import nonnegative_int, positive_int
-
-    p = subparsers.add_parser(
-        "meta-table",
-        help="offline table I(r, h) (resumable CSV)",
+    add_command(subparsers, "meta-table", _table, None, (
+        *_common_rows(),
+        ("--train-games", "N", "games per (r, h) pair (default 400, as [Bayes21])", 400),
+        ("--out", {"metavar": "CSV"}, "table path; an existing table is resumed (default "
+         "runs/meta/table.csv)", "runs/meta/table.csv"),
+    ), help="offline table I(r, h) (resumable CSV)",
         description="Plays every (response r, hypothesis h) pair and writes the response table "
         "I(r, h) (score, h's communicativeness and IPP) as a resumable CSV. " + SOURCE_HELP,
-    )
-    _common(p)
-    p.add_argument(
-        "--train-games",
-        type=positive_int,
-        default=400,
-        metavar="N",
-        help="games per (r, h) pair (default 400, as [Bayes21])",
-    )
-    p.add_argument(
-        "--out",
-        default="runs/meta/table.csv",
-        metavar="CSV",
-        help="table path; an existing table is resumed (default runs/meta/table.csv)",
-    )
-    p.set_defaults(func=_table)
-    p = subparsers.add_parser(
-        "meta-eval",
-        aliases=["meta-evaluate"],
+    )  # fmt: skip
+    quick, paper = CONFIGS["quick"], CONFIGS["paper"]
+    add_command(subparsers, "meta-eval", _eval, None, (
+        *_common_rows(),
+        ("--partners", "SOURCE", "pool E of partners (default: H)"),
+        ("--config", {"choices": sorted(CONFIGS)}, "preset of --train-games/--episodes/--games: "
+         f"quick = {quick['train_games']}/{quick['episodes']}/{quick['games']}, paper = "
+         f"{paper['train_games']}/{paper['episodes']}/{paper['games']} (default quick)",
+         "quick"),
+        ("--train-games", "N", "games per pair of the response tables (default: from --config)"),
+        ("--episodes", {"type": positive_int, "metavar": "K"}, "episodes per partner and "
+         "variant (default: from --config)"),
+        ("--games", {"type": positive_int, "metavar": "G"}, "games per episode (default: from "
+         "--config)"),
+        ("--variants", {}, "comma-separated subset of: " + ",".join(_all_variants())
+         + " (default adaptive,generalist,oracle,random)", "adaptive,generalist,oracle,random"),
+        ("--response-threshold", "N0", "response-adaptive: partner moves observed before "
+         "leaving the Generalist (default 0, as [ToG20])", 0),
+        ("--empty-niche", {"choices": ("generalist", "nearest")}, "response-* variants: what to "
+         "play when the estimated niche has no response (default generalist)", "generalist"),
+        ("--self-play-games", "N0", "mirror games per partner for the niche-estimate MAE, 0 = "
+         "skip (default 200)", 200),
+        ("--figures", "DIR", "write the PNG figures of meta.plot here (default: no figures)"),
+        ("--out", "DIR", "output folder: table.csv, evaluation.json, games.csv, observed.csv "
+         "(default runs/meta)", "runs/meta"),
+    ), aliases=["meta-evaluate"],
         help="evaluate the meta-agent variants ([Bayes21], [ToG20])",
         description="Builds the response table I(R, H) (and I(R, E) for the Oracle), then "
         "plays K episodes of G games with every partner of E for each variant; writes "
         "OUT/evaluation.json, games.csv, observed.csv and prints mean +- s.e.m., Welch's "
         "t-tests and the niche-estimate MAE. " + SOURCE_HELP,
-    )
-    _common(p)
-    p.add_argument("--partners", metavar="SOURCE", help="pool E of partners (default: H)")
-    quick, paper = CONFIGS["quick"], CONFIGS["paper"]
-    p.add_argument(
-        "--config",
-        choices=sorted(CONFIGS),
-        default="quick",
-        help="preset of --train-games/--episodes/--games: quick = "
-        f"{quick['train_games']}/{quick['episodes']}/{quick['games']}, paper = "
-        f"{paper['train_games']}/{paper['episodes']}/{paper['games']} (default quick)",
-    )
-    p.add_argument(
-        "--train-games",
-        type=positive_int,
-        metavar="N",
-        help="games per pair of the response tables (default: from --config)",
-    )
-    p.add_argument(
-        "--episodes",
-        type=positive_int,
-        metavar="K",
-        help="episodes per partner and variant (default: from --config)",
-    )
-    p.add_argument(
-        "--games",
-        type=positive_int,
-        metavar="G",
-        help="games per episode (default: from --config)",
-    )
-    p.add_argument(
-        "--variants",
-        default="adaptive,generalist,oracle,random",
-        help="comma-separated subset of: "
-        + ",".join(_all_variants())
-        + " (default adaptive,generalist,oracle,random)",
-    )
-    p.add_argument(
-        "--response-threshold",
-        type=nonnegative_int,
-        default=0,
-        metavar="N",
-        help="response-adaptive: partner moves observed before leaving the Generalist "
-        "(default 0, as [ToG20])",
-    )
-    p.add_argument(
-        "--empty-niche",
-        choices=("generalist", "nearest"),
-        default="generalist",
-        help="response-* variants: what to play when the estimated niche has no response "
-        "(default generalist)",
-    )
-    p.add_argument(
-        "--self-play-games",
-        type=nonnegative_int,
-        default=200,
-        metavar="N",
-        help="mirror games per partner for the niche-estimate MAE, 0 = skip (default 200)",
-    )
-    p.add_argument(
-        "--figures",
-        metavar="DIR",
-        help="write the PNG figures of meta.plot here (default: no figures)",
-    )
-    p.add_argument(
-        "--out",
-        default="runs/meta",
-        metavar="DIR",
-        help="output folder: table.csv, evaluation.json, games.csv, observed.csv "
-        "(default runs/meta)",
-    )
-    p.set_defaults(func=_eval)
+    )  # fmt: skip

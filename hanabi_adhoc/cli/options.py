@@ -1,12 +1,17 @@
 """What every ``hanabi-adhoc`` command shares: option types, checks and their one-line errors.
 
 Every check runs before any work and raises :class:`OptionError`, which the entry point prints
-as ``error: argument OPTION: MESSAGE`` (exit code 2).
+as ``error: argument OPTION: MESSAGE`` (exit code 2); an error of the work itself that is the
+user's (:func:`command_errors`) is printed as ``error: MESSAGE`` (exit code 2).
+
+Subcommands are built from tables (:func:`add_command`, :func:`add_options`): one row per
+option, ``(flag, kind, help[, default])``, the kinds in :data:`OPTION_KINDS`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -17,18 +22,29 @@ from qd.io import load_archive_source
 __all__ = [
     "MAX_COUNT",
     "MAX_WORKERS",
+    "OPTION_KINDS",
+    "QUIET_HELP",
+    "SCORING_HELP",
+    "SEED_HELP",
     "SEED_LIMIT",
+    "CommandError",
     "OptionError",
     "add_backend_options",
+    "add_command",
+    "add_option",
+    "add_options",
     "backend_from",
+    "backend_settings",
     "check_archive",
     "check_out_dir",
     "check_out_file",
     "check_players",
+    "command_errors",
     "config_error",
     "int_range",
     "load_source",
     "nonnegative_int",
+    "option_dest",
     "parse_players",
     "positive_int",
     "scheduler_address",
@@ -56,6 +72,22 @@ class OptionError(ValueError):
         """See the class docstring."""
         super().__init__(f"argument {option}: {message}")
         self.option = option
+
+
+class CommandError(Exception):
+    """An error of the work a command does, not of one option: ``error: MESSAGE``.
+
+    The ``hanabi-adhoc`` entry point prints it on one line and exits with code 2.
+    """
+
+
+@contextlib.contextmanager
+def command_errors(*kinds: type[Exception]):
+    """An error of ``kinds`` raised inside ends the command as a :class:`CommandError`."""
+    try:
+        yield
+    except kinds as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _to_int(text: str) -> int:
@@ -273,39 +305,110 @@ def check_archive(option: str, archive, source: str) -> None:
             ) from None
 
 
+SEED_HELP = "random seed (default 0)"
+"""Help of a ``--seed`` that defaults to 0."""
+SCORING_HELP = "lenient (the papers) or strict (HLE) (default lenient)"
+"""Help of a ``--scoring`` that defaults to lenient."""
+QUIET_HELP = "no progress bar (default: shown)"
+"""Help of ``--quiet``."""
+
+OPTION_KINDS: dict[str, dict] = {
+    "N": {"type": positive_int, "metavar": "N"},
+    "N0": {"type": nonnegative_int, "metavar": "N"},
+    "COUNT": {"type": positive_int},
+    "GAMES": {"type": nonnegative_int, "metavar": "GAMES"},
+    "P": {"type": unit_float, "metavar": "P"},
+    "SIZES": {"type": parse_players, "metavar": "SIZES"},
+    "PLAYERS": {"type": int, "choices": range(2, 6)},
+    "SEED": {"type": seed_int},
+    "SEED_N": {"type": seed_int, "metavar": "N"},
+    "WORKERS": {"type": workers_int, "metavar": "N"},
+    "ADDRESS": {"type": scheduler_address, "metavar": "ADDRESS"},
+    "DIR": {"metavar": "DIR"},
+    "SOURCE": {"metavar": "SOURCE"},
+    "PATH": {"metavar": "PATH"},
+    "FLAG": {"action": "store_true"},
+    "strict|lenient": {"choices": ["strict", "lenient"]},
+    "lenient|strict": {"choices": ["lenient", "strict"]},
+    "corrected|reference": {"choices": ["corrected", "reference"]},
+}
+"""Kinds of option for :func:`add_options`: ``argparse`` type, metavar, action or choices.
+
+Without a metavar, ``argparse`` shows the option's dest in capitals (``--seed SEED``).
+"""
+
+
+def option_dest(prefix: str, flag: str) -> str:
+    """The dest of ``flag`` under ``prefix``: ``--reeval-games``, ``me`` -> ``me_reeval_games``."""
+    return f"{prefix}_{flag.lstrip('-').replace('-', '_')}"
+
+
+def add_option(p, flag: str, help: str, prefix: str | None = None, **kw) -> None:
+    """``p.add_argument(flag, help=help, **kw)``, the dest :func:`option_dest` under ``prefix``.
+
+    Without ``prefix`` (or with an explicit ``dest``), ``argparse`` names the dest; a positional
+    ``flag`` is its own dest.
+    """
+    if prefix is not None and flag.startswith("-"):
+        kw.setdefault("dest", option_dest(prefix, flag))
+    p.add_argument(flag, help=help, **kw)
+
+
+def add_options(p, prefix: str | None, rows) -> None:
+    """One option per row ``(flag, kind, help[, default])``, in order, with :func:`add_option`.
+
+    ``kind`` is a key of :data:`OPTION_KINDS` or the ``argparse`` keywords themselves; without
+    a default the option's value is None when it is not given.
+    """
+    for flag, kind, text, *default in rows:
+        kw = dict(OPTION_KINDS[kind] if isinstance(kind, str) else kind)
+        if default:
+            kw["default"] = default[0]
+        add_option(p, flag, text, prefix, **kw)
+
+
 def add_backend_options(p: argparse.ArgumentParser, prefix: str) -> None:
     """``--workers``, ``--dask`` and ``--scheduler-address`` (dests ``<prefix>_...``)."""
     g = p.add_argument_group("parallelism (results never depend on it)")
-    g.add_argument(
-        "--workers",
-        dest=f"{prefix}_workers",
-        type=workers_int,
-        default=None,
-        help="local threads or LocalCluster workers, >= 1 (default: all cores; 1 = serial)",
-        metavar="N",
-    )
-    g.add_argument(
-        "--dask",
-        dest=f"{prefix}_dask",
-        action="store_true",
-        help="evaluate on a Dask LocalCluster (default: local threads)",
-    )
-    g.add_argument(
-        "--scheduler-address",
-        dest=f"{prefix}_scheduler",
-        default=None,
-        help="evaluate on an existing Dask cluster, e.g. tcp://host:8786 (default: none)",
-        metavar="ADDRESS",
-        type=scheduler_address,
-    )
+    add_options(g, prefix, (
+        ("--workers", "WORKERS", "local threads or LocalCluster workers, >= 1 (default: all "
+         "cores; 1 = serial)"),
+        ("--dask", "FLAG", "evaluate on a Dask LocalCluster (default: local threads)"),
+        ("--scheduler-address", {**OPTION_KINDS["ADDRESS"], "dest": f"{prefix}_scheduler"},
+         "evaluate on an existing Dask cluster, e.g. tcp://host:8786 (default: none)"),
+    ))  # fmt: skip
+
+
+def add_command(sub, name: str, func, prefix: str | None, rows, backend=False, **texts):
+    """Subcommand ``name`` of ``sub`` (an ``argparse`` subparsers object), run by ``func``.
+
+    Its options are those of ``rows`` (:func:`add_options`, dests under ``prefix``), then with
+    ``backend`` those of :func:`add_backend_options`; ``texts`` go to ``add_parser`` (``help``,
+    ``description``, ``aliases``). Returns the subcommand's parser.
+    """
+    p = sub.add_parser(name, **texts)
+    add_options(p, prefix, rows)
+    if backend:
+        assert prefix is not None, "the parallelism options need a dest prefix"
+        add_backend_options(p, prefix)
+    p.set_defaults(func=func)
+    return p
+
+
+def backend_settings(args: argparse.Namespace, prefix: str) -> dict:
+    """``workers``, ``scheduler_address`` and ``dask`` as :func:`add_backend_options` took them.
+
+    The keywords of :func:`agents.backend.make_backend` and :func:`qd.run.run_map_elites`.
+    """
+    return {
+        "workers": getattr(args, f"{prefix}_workers"),
+        "scheduler_address": getattr(args, f"{prefix}_scheduler"),
+        "dask": getattr(args, f"{prefix}_dask"),
+    }
 
 
 def backend_from(args: argparse.Namespace, prefix: str):
     """The :class:`agents.backend.Backend` that :func:`add_backend_options` asked for."""
     from agents.backend import make_backend
 
-    return make_backend(
-        getattr(args, f"{prefix}_workers"),
-        getattr(args, f"{prefix}_scheduler"),
-        getattr(args, f"{prefix}_dask"),
-    )
+    return make_backend(**backend_settings(args, prefix))

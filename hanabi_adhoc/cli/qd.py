@@ -32,9 +32,13 @@ from pathlib import Path
 
 from hanabi_adhoc.cli.options import (
     MAX_COUNT,
+    QUIET_HELP,
+    SCORING_HELP,
+    SEED_HELP,
     OptionError,
-    add_backend_options,
+    add_command,
     backend_from,
+    backend_settings,
     check_out_dir,
     check_out_file,
     check_players,
@@ -42,10 +46,7 @@ from hanabi_adhoc.cli.options import (
     int_range,
     load_source,
     nonnegative_int,
-    parse_players,
-    positive_int,
-    seed_int,
-    unit_float,
+    option_dest,
 )
 
 __all__ = ["add_subcommands"]
@@ -76,18 +77,13 @@ MAX_CELLS = 1_000_000
 """Largest MAP-Elites grid (cells)."""
 
 
-def _add_source_ruleset(p: argparse.ArgumentParser, dest: str) -> None:
-    """``--ruleset`` of a command that plays the elites of a SOURCE (default: the SOURCE's)."""
-    p.add_argument(
-        "--ruleset",
-        dest=dest,
-        choices=["corrected", "reference"],
-        default=None,
-        help="corrected or reference: the elites play as the papers' Java code ran them "
-        "(HistogramAgent, bugs included, fixed hand slots; docs/rules.md §12) (default: the "
-        "SOURCE's: reference for the archive of a --ruleset reference MAP-Elites run, "
-        "corrected otherwise, the published 5x5 and 20x20 included)",
-    )
+SOURCE_RULESET_HELP = (
+    "corrected or reference: the elites play as the papers' Java code ran them (HistogramAgent, "
+    "bugs included, fixed hand slots; docs/rules.md §12) (default: the SOURCE's: reference for "
+    "the archive of a --ruleset reference MAP-Elites run, corrected otherwise, the published "
+    "5x5 and 20x20 included)"
+)
+"""Help of ``--ruleset`` of a command that plays the elites of a SOURCE (``None``: its own)."""
 
 
 def _map_elites(args: argparse.Namespace) -> int:
@@ -98,22 +94,9 @@ def _map_elites(args: argparse.Namespace) -> int:
     dims = None
     if args.me_grid is not None:
         dims = tuple(args.me_grid) if len(args.me_grid) > 1 else (args.me_grid[0],) * 2
-    overrides = {
-        "candidates": args.me_candidates,
-        "random_candidates": args.me_random,
-        "games": args.me_games,
-        "reeval_games": args.me_reeval_games,
-        "dims": dims,
-        "measures": tuple(args.me_measures) if args.me_measures else None,
-        "players": args.me_players,
-        "crossover_rate": args.me_crossover_rate,
-        "mutation_rate": args.me_mutation_rate,
-        "batch_size": args.me_batch_size,
-        "seed": args.me_seed,
-        "scoring": args.me_scoring,
-        "checkpoint_every": args.me_checkpoint_every,
-        "ruleset": args.me_ruleset,
-    }
+    overrides = {f: getattr(args, option_dest("me", o)) for f, o in ME_OPTIONS.items()}
+    overrides["dims"] = dims
+    overrides["measures"] = tuple(args.me_measures) if args.me_measures else None
     name = args.me_config or "quick"
     out = Path(args.me_out or f"runs/map-elites-{name}-seed{args.me_seed or 0}")
     check_out_dir("--out", str(out))
@@ -143,10 +126,8 @@ def _map_elites(args: argparse.Namespace) -> int:
             config,
             out,
             resume=args.me_resume,
-            workers=args.me_workers,
-            scheduler_address=args.me_scheduler,
-            dask=args.me_dask,
             progress=not args.me_quiet,
+            **backend_settings(args, "me"),
         )
     except CheckpointError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -191,153 +172,59 @@ def _print_summary(summary: dict, out: Path) -> None:
     print(f"  outputs in {out}/")
 
 
+def _configured(what: str, default: str) -> str:
+    """The help of an option that overrides a setting of the named configuration."""
+    return f"{what} (default: the configuration's; {default})"
+
+
 def _add_map_elites(sub) -> None:
     from qd.config import CONFIGS
     from qd.measures import MEASURES
 
-    p = sub.add_parser(
-        "map-elites",
-        help="MAP-Elites over rule-based agents ([CoG19] Algorithm 1)",
+    config = {"choices": list(CONFIGS), "default": None}
+    grid = {"type": int_range(1, 1000, "grid_int"), "nargs": "+", "metavar": "D"}
+    measures = {"nargs": "+", "choices": list(MEASURES), "metavar": "NAME"}
+    matchups = {"type": nonnegative_int, "metavar": "GAMES"}
+    add_command(sub, "map-elites", _map_elites, "me", (
+        ("--config", config, "named configuration (default quick; with --resume, the "
+         "checkpoint's settings); every other option overrides one of its settings"),
+        ("--candidates", "N", _configured("total candidates, phase 1 included",
+                                          "quick 4000, paper 10^6")),
+        ("--random", "N", _configured("phase-1 uniformly random candidates", "quick 400")),
+        ("--games", "N", _configured("self-play games per candidate evaluation",
+                                     "quick 25, paper 100")),
+        ("--reeval-games", "N0", _configured("games per elite in the final re-evaluation, "
+                                             "0 = none", "quick 200")),
+        ("--grid", grid, _configured("cells per dimension, e.g. 5 or 20 20", "quick 5 5")),
+        ("--measures", measures, _configured("measure names, one per grid dimension; allowed: "
+                                             + ", ".join(MEASURES),
+                                             "quick communicativeness ipp")),
+        ("--players", "SIZES", _configured("player counts, e.g. 2, 2-5 or 2,4", "quick 2")),
+        ("--crossover-rate", "P", _configured("probability of crossover per child, in [0, 1]",
+                                              "quick 0.5")),
+        ("--mutation-rate", "P", _configured("probability of mutation per gene, in [0, 1]",
+                                             "quick 0.1")),
+        ("--batch-size", "N", _configured("candidates per batch; part of the algorithm, not a "
+                                          "parallelism knob", "quick 100")),
+        ("--seed", "SEED_N", SEED_HELP),
+        ("--scoring", "lenient|strict", _configured("lenient keeps the fireworks total when "
+                                                    "the last life is lost (the papers), strict "
+                                                    "scores 0 (HLE)", "lenient")),
+        ("--ruleset", "corrected|reference", _configured(
+            "corrected or reference: candidates play as the papers' Java code ran them, bugs "
+            "included, and measures are binned as it binned them (docs/rules.md §12)",
+            "corrected")),
+        ("--checkpoint-every", "N", _configured("candidates between checkpoints", "quick 1000")),
+        ("--out", "DIR", "output folder (default runs/map-elites-NAME-seedS)"),
+        ("--resume", "FLAG", "continue from OUT/checkpoint.json (default: start a new run)"),
+        ("--matchups", matchups, "also write OUT/matchups.csv with GAMES games per ordered pair "
+         "(default 0: none)"),
+        ("--quiet", "FLAG", QUIET_HELP),
+    ), backend=True, help="MAP-Elites over rule-based agents ([CoG19] Algorithm 1)",
         description="Run MAP-Elites from a named configuration; every option overrides it. "
         "Outputs (checkpoint.json, archive.json, elites.csv, summary.json, heatmap.png) go "
         "to --out.",
-    )
-    p.add_argument(
-        "--config",
-        dest="me_config",
-        choices=list(CONFIGS),
-        default=None,
-        help="named configuration (default quick; with --resume, the checkpoint's settings); "
-        "every other option overrides one of its settings",
-    )
-    p.add_argument(
-        "--candidates",
-        dest="me_candidates",
-        type=positive_int,
-        help="total candidates, phase 1 included (default: the configuration's; quick 4000, "
-        "paper 10^6)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--random",
-        dest="me_random",
-        type=positive_int,
-        help="phase-1 uniformly random candidates (default: the configuration's; quick 400)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--games",
-        dest="me_games",
-        type=positive_int,
-        help="self-play games per candidate evaluation (default: the configuration's; quick 25, "
-        "paper 100)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--reeval-games",
-        dest="me_reeval_games",
-        type=nonnegative_int,
-        help="games per elite in the final re-evaluation, 0 = none (default: the "
-        "configuration's; quick 200)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--grid",
-        dest="me_grid",
-        type=int_range(1, 1000, "grid_int"),
-        nargs="+",
-        metavar="D",
-        help="cells per dimension, e.g. 5 or 20 20 (default: the configuration's; quick 5 5)",
-    )
-    p.add_argument(
-        "--measures",
-        dest="me_measures",
-        nargs="+",
-        choices=list(MEASURES),
-        metavar="NAME",
-        help=f"measure names, one per grid dimension; allowed: {', '.join(MEASURES)} "
-        "(default: the configuration's; quick communicativeness ipp)",
-    )
-    p.add_argument(
-        "--players",
-        dest="me_players",
-        type=parse_players,
-        help="player counts, e.g. 2, 2-5 or 2,4 (default: the configuration's; quick 2)",
-        metavar="SIZES",
-    )
-    p.add_argument(
-        "--crossover-rate",
-        dest="me_crossover_rate",
-        type=unit_float,
-        metavar="P",
-        help="probability of crossover per child, in [0, 1] (default: the configuration's; "
-        "quick 0.5)",
-    )
-    p.add_argument(
-        "--mutation-rate",
-        dest="me_mutation_rate",
-        type=unit_float,
-        metavar="P",
-        help="probability of mutation per gene, in [0, 1] (default: the configuration's; "
-        "quick 0.1)",
-    )
-    p.add_argument(
-        "--batch-size",
-        dest="me_batch_size",
-        type=positive_int,
-        help="candidates per batch; part of the algorithm, not a parallelism knob (default: "
-        "the configuration's; quick 100)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--seed", dest="me_seed", type=seed_int, metavar="N", help="random seed (default 0)"
-    )
-    p.add_argument(
-        "--scoring",
-        dest="me_scoring",
-        choices=["lenient", "strict"],
-        help="lenient keeps the fireworks total when the last life is lost (the papers), "
-        "strict scores 0 (HLE) (default: the configuration's; lenient)",
-    )
-    p.add_argument(
-        "--ruleset",
-        dest="me_ruleset",
-        choices=["corrected", "reference"],
-        help="corrected or reference: candidates play as the papers' Java code ran them, bugs "
-        "included, and measures are binned as it binned them (docs/rules.md §12) (default: "
-        "the configuration's; corrected)",
-    )
-    p.add_argument(
-        "--checkpoint-every",
-        dest="me_checkpoint_every",
-        type=positive_int,
-        help="candidates between checkpoints (default: the configuration's; quick 1000)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--out",
-        dest="me_out",
-        metavar="DIR",
-        help="output folder (default runs/map-elites-NAME-seedS)",
-    )
-    p.add_argument(
-        "--resume",
-        dest="me_resume",
-        action="store_true",
-        help="continue from OUT/checkpoint.json (default: start a new run)",
-    )
-    p.add_argument(
-        "--matchups",
-        dest="me_matchups",
-        type=nonnegative_int,
-        metavar="GAMES",
-        help="also write OUT/matchups.csv with GAMES games per ordered pair (default 0: none)",
-    )
-    p.add_argument(
-        "--quiet", dest="me_quiet", action="store_true", help="no progress bar (default: shown)"
-    )
-    add_backend_options(p, "me")
-    p.set_defaults(func=_map_elites)
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,25 +295,8 @@ def _ga(args: argparse.Namespace) -> int:
             )
         ruleset = "reference"  # the preset implies the reference ruleset
     try:
-        config = GA_CONFIGS[args.ga_config].replace(
-            population=args.ga_population,
-            generations=args.ga_generations,
-            n_rules=args.ga_rules,
-            n_genes=args.ga_genes,
-            elitism=args.ga_elitism,
-            tournament=args.ga_tournament,
-            crossover_rate=args.ga_crossover_rate,
-            mutation_rate=args.ga_mutation_rate,
-            mode=args.ga_mode,
-            players=args.ga_players,
-            games=args.ga_games,
-            final_top=args.ga_final_top,
-            final_games=args.ga_final_games,
-            seed=args.ga_seed,
-            scoring=args.ga_scoring,
-            ruleset=ruleset,
-            preset=args.ga_preset,
-        )
+        overrides = {f: getattr(args, option_dest("ga", o)) for f, o in GA_OPTIONS.items()}
+        config = GA_CONFIGS[args.ga_config].replace(**{**overrides, "ruleset": ruleset})
     except ValueError as exc:
         raise config_error(exc, GA_OPTIONS) from None
     check_out_dir("--out", args.ga_out)
@@ -504,178 +374,57 @@ def _report_seed(seed: int) -> int:
 def _add_ga(sub) -> None:
     from qd.ga import GA_CONFIGS
 
-    p = sub.add_parser(
-        "ga",
-        help="the 2018 genetic algorithm over rule permutations ([CIG18])",
+    config = {"choices": list(GA_CONFIGS), "default": "quick"}
+    population = {"type": int_range(2, MAX_COUNT, "population_int"), "metavar": "N"}
+    rules = {"type": int_range(2, 105, "rules_int"), "metavar": "N"}
+    genes = {"type": int_range(2, 105, "genes_int"), "metavar": "N"}
+    add_command(sub, "ga", _ga, "ga", (
+        ("--config", config, "named configuration; every other option overrides one of its "
+         "settings (default quick: 20 chromosomes x 5 generations)"),
+        ("--population", population, _configured("chromosomes per generation", "quick 20")),
+        ("--generations", "N", _configured("generations", "quick 5")),
+        ("--rules", rules, _configured("rule indices permuted: 50 (the old base) or 72 (the "
+                                       "new one)", "quick 50")),
+        ("--genes", genes, _configured("keep only the first N genes", "quick: all")),
+        ("--elitism", "N0", _configured("best chromosomes copied unchanged into the next "
+                                        "generation", "quick 4")),
+        ("--tournament", "N", _configured("tournament size of the selection", "quick 3")),
+        ("--crossover-rate", "P", _configured("probability of ordered crossover, in [0, 1]",
+                                              "quick 0.9")),
+        ("--mutation-rate", "P", _configured("probability of a swap mutation, in [0, 1]",
+                                             "quick 0.1")),
+        ("--mode", {"choices": ["mirror", "mixed"]}, _configured(
+            "fitness: mirror (self-play) or mixed (with the test pool)", "quick mirror")),
+        ("--players", "SIZES", _configured("player counts, e.g. 2-5, 2,4 or 3", "quick 2-5")),
+        ("--games", "N", _configured("games per size (and partner) per generation", "quick 5")),
+        ("--final-top", "N", _configured("best chromosomes re-evaluated at the end", "quick 3")),
+        ("--final-games", "N", _configured("games per size (and partner) of that final "
+                                           "evaluation", "quick 50")),
+        ("--seed", "SEED_N", SEED_HELP),
+        ("--scoring", "lenient|strict", _configured("lenient (the papers) or strict (HLE)",
+                                                    "lenient")),
+        ("--ruleset", "corrected|reference", "corrected or reference: chromosomes play as the "
+         "papers' Java code ran them (HistogramAgent, bugs included, fixed hand slots) and "
+         "mixed-mode partners are its baselines (docs/rules.md §12) (default: the "
+         "configuration's, corrected; reference with --preset cig18)"),
+        ("--preset", {"choices": ["cig18"]}, "cig18: [CIG18]'s mixed fitness, against the 2018 "
+         "pool as the framework built it (reference rules, random seat, lenient scoring; "
+         "docs/rules.md §12.3); needs --mode mixed or a mixed --config (default: none)"),
+        ("--situational", "FLAG", "evolve one chromosome per group of sizes, see --groups "
+         "(default: one chromosome for all sizes)"),
+        ("--groups", {"metavar": "GROUPS"}, "size groups for --situational, each size in one "
+         "group (default '2;3-5')"),
+        ("--json", "PATH", "write the result as JSON (default: none)"),
+        ("--out", "DIR", "checkpoint every generation into DIR (checkpoint.json; with "
+         "--situational checkpoint-SIZESp.json per group) and write DIR/result.json at the end "
+         "(default: none)"),
+        ("--resume", "FLAG", "continue from the checkpoint in --out, with the same settings "
+         "(default: start a new run)"),
+        ("--quiet", "FLAG", QUIET_HELP),
+    ), backend=True, help="the 2018 genetic algorithm over rule permutations ([CIG18])",
         description="Evolve rule permutations with ordered crossover, tournament selection, "
         "swap mutation and elitism; mirror or mixed fitness over game sizes.",
-    )
-    p.add_argument(
-        "--config",
-        dest="ga_config",
-        choices=list(GA_CONFIGS),
-        default="quick",
-        help="named configuration; every other option overrides one of its settings (default "
-        "quick: 20 chromosomes x 5 generations)",
-    )
-    p.add_argument(
-        "--population",
-        dest="ga_population",
-        type=int_range(2, MAX_COUNT, "population_int"),
-        metavar="N",
-        help="chromosomes per generation (default: the configuration's; quick 20)",
-    )
-    p.add_argument(
-        "--generations",
-        dest="ga_generations",
-        type=positive_int,
-        metavar="N",
-        help="generations (default: the configuration's; quick 5)",
-    )
-    p.add_argument(
-        "--rules",
-        dest="ga_rules",
-        type=int_range(2, 105, "rules_int"),
-        help="rule indices permuted: 50 (the old base) or 72 (the new one) (default: the "
-        "configuration's; quick 50)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--genes",
-        dest="ga_genes",
-        type=int_range(2, 105, "genes_int"),
-        help="keep only the first N genes (default: the configuration's; quick: all)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--elitism",
-        dest="ga_elitism",
-        type=nonnegative_int,
-        metavar="N",
-        help="best chromosomes copied unchanged into the next generation (default: the "
-        "configuration's; quick 4)",
-    )
-    p.add_argument(
-        "--tournament",
-        dest="ga_tournament",
-        type=positive_int,
-        metavar="N",
-        help="tournament size of the selection (default: the configuration's; quick 3)",
-    )
-    p.add_argument(
-        "--crossover-rate",
-        dest="ga_crossover_rate",
-        type=unit_float,
-        metavar="P",
-        help="probability of ordered crossover, in [0, 1] (default: the configuration's; "
-        "quick 0.9)",
-    )
-    p.add_argument(
-        "--mutation-rate",
-        dest="ga_mutation_rate",
-        type=unit_float,
-        metavar="P",
-        help="probability of a swap mutation, in [0, 1] (default: the configuration's; quick 0.1)",
-    )
-    p.add_argument(
-        "--mode",
-        dest="ga_mode",
-        choices=["mirror", "mixed"],
-        help="fitness: mirror (self-play) or mixed (with the test pool) (default: the "
-        "configuration's; quick mirror)",
-    )
-    p.add_argument(
-        "--players",
-        dest="ga_players",
-        type=parse_players,
-        help="player counts, e.g. 2-5, 2,4 or 3 (default: the configuration's; quick 2-5)",
-        metavar="SIZES",
-    )
-    p.add_argument(
-        "--games",
-        dest="ga_games",
-        type=positive_int,
-        help="games per size (and partner) per generation (default: the configuration's; quick 5)",
-        metavar="N",
-    )
-    p.add_argument(
-        "--final-top",
-        dest="ga_final_top",
-        type=positive_int,
-        metavar="N",
-        help="best chromosomes re-evaluated at the end (default: the configuration's; quick 3)",
-    )
-    p.add_argument(
-        "--final-games",
-        dest="ga_final_games",
-        type=positive_int,
-        metavar="N",
-        help="games per size (and partner) of that final evaluation (default: the "
-        "configuration's; quick 50)",
-    )
-    p.add_argument(
-        "--seed", dest="ga_seed", type=seed_int, metavar="N", help="random seed (default 0)"
-    )
-    p.add_argument(
-        "--scoring",
-        dest="ga_scoring",
-        choices=["lenient", "strict"],
-        help="lenient (the papers) or strict (HLE) (default: the configuration's; lenient)",
-    )
-    p.add_argument(
-        "--ruleset",
-        dest="ga_ruleset",
-        choices=["corrected", "reference"],
-        help="corrected or reference: chromosomes play as the papers' Java code ran them "
-        "(HistogramAgent, bugs included, fixed hand slots) and mixed-mode partners are its "
-        "baselines (docs/rules.md §12) (default: the configuration's, corrected; reference "
-        "with --preset cig18)",
-    )
-    p.add_argument(
-        "--preset",
-        dest="ga_preset",
-        choices=["cig18"],
-        help="cig18: [CIG18]'s mixed fitness, against the 2018 pool as the framework built it "
-        "(reference rules, random seat, lenient scoring; docs/rules.md §12.3); needs --mode "
-        "mixed or a mixed --config (default: none)",
-    )
-    p.add_argument(
-        "--situational",
-        dest="ga_situational",
-        action="store_true",
-        help="evolve one chromosome per group of sizes, see --groups (default: one "
-        "chromosome for all sizes)",
-    )
-    p.add_argument(
-        "--groups",
-        dest="ga_groups",
-        default=None,
-        metavar="GROUPS",
-        help="size groups for --situational, each size in one group (default '2;3-5')",
-    )
-    p.add_argument(
-        "--json", dest="ga_json", metavar="PATH", help="write the result as JSON (default: none)"
-    )
-    p.add_argument(
-        "--out",
-        dest="ga_out",
-        metavar="DIR",
-        default=None,
-        help="checkpoint every generation into DIR (checkpoint.json; with --situational "
-        "checkpoint-SIZESp.json per group) and write DIR/result.json at the end (default: none)",
-    )
-    p.add_argument(
-        "--resume",
-        dest="ga_resume",
-        action="store_true",
-        help="continue from the checkpoint in --out, with the same settings (default: start "
-        "a new run)",
-    )
-    p.add_argument(
-        "--quiet", dest="ga_quiet", action="store_true", help="no progress bar (default: shown)"
-    )
-    add_backend_options(p, "ga")
-    p.set_defaults(func=_ga)
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------
@@ -683,14 +432,43 @@ def _add_ga(sub) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def _source(args: argparse.Namespace, prefix: str):
+    """The archive of a command's SOURCE (its ``--out`` checked first) and the ruleset to play.
+
+    The ruleset is ``--ruleset``, else the SOURCE's own (:func:`qd.analysis.archive_ruleset`).
+    """
+    from qd.analysis import archive_ruleset
+
+    check_out_dir("--out", getattr(args, f"{prefix}_out"))
+    archive = load_source("SOURCE", getattr(args, f"{prefix}_source"))
+    return archive, getattr(args, f"{prefix}_ruleset") or archive_ruleset(archive)
+
+
+def _add_source_command(sub, name: str, func, prefix: str, rows, scoring, texts: dict) -> None:
+    """A command on the elites of a SOURCE population (``population``, ``matchups``).
+
+    SOURCE, the command's own ``rows`` (:func:`add_options`), ``--seed``, the ``scoring`` rows,
+    ``--ruleset`` (default: the SOURCE's), ``--out`` and the parallelism options; ``texts``
+    holds the command's ``help``, ``description``, ``source`` (SOURCE's help) and ``out`` (the
+    help and default of ``--out``).
+    """
+    add_command(sub, name, func, prefix, (
+        (f"{prefix}_source", "SOURCE", texts["source"]),
+        *rows,
+        ("--seed", "SEED_N", SEED_HELP, 0),
+        *scoring,
+        ("--ruleset", "corrected|reference", SOURCE_RULESET_HELP),
+        ("--out", "DIR", *texts["out"]),
+    ), backend=True, help=texts["help"], description=texts["description"])  # fmt: skip
+
+
 def _population(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from qd.analysis import archive_matchups, archive_ruleset, cross_run_metrics, reevaluate
+    from qd.analysis import archive_matchups, cross_run_metrics, reevaluate
     from qd.io import atomic_write_json, save_archive
 
-    check_out_dir("--out", args.pop_out)
-    archive = load_source("SOURCE", args.pop_source)
+    archive, ruleset = _source(args, "pop")
     other = None
     if args.pop_compare is not None:
         other = load_source("--compare", args.pop_compare)
@@ -704,7 +482,6 @@ def _population(args: argparse.Namespace) -> int:
             )
     out = Path(args.pop_out)
     out.mkdir(parents=True, exist_ok=True)
-    ruleset = args.pop_ruleset or archive_ruleset(archive)
     report: dict = {
         "source": args.pop_source,
         "ruleset": ruleset,
@@ -765,85 +542,12 @@ def _population(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_population(sub) -> None:
-    p = sub.add_parser(
-        "population",
-        help="analyse a MAP-Elites archive or a published population",
-        description="SOURCE is an archive.json, a population JSON, or 5x5 / 20x20 (the "
-        "published populations shipped in qd/data/).",
-    )
-    p.add_argument(
-        "pop_source",
-        metavar="SOURCE",
-        help="5x5 or 20x20 (the published populations), an archive.json, a MAP-Elites run's "
-        "archive or a population JSON",
-    )
-    p.add_argument(
-        "--reeval",
-        dest="pop_reeval",
-        type=nonnegative_int,
-        metavar="GAMES",
-        help="re-evaluate every elite with GAMES self-play games (default: no re-evaluation)",
-    )
-    p.add_argument(
-        "--matchups",
-        dest="pop_matchups",
-        type=nonnegative_int,
-        metavar="GAMES",
-        help="write matchups.csv with GAMES games per ordered pair (default: none)",
-    )
-    p.add_argument(
-        "--compare",
-        dest="pop_compare",
-        metavar="OTHER",
-        help="cross-run metrics against a second archive/population (default: none)",
-    )
-    p.add_argument(
-        "--cross-games",
-        dest="pop_cross_games",
-        type=positive_int,
-        default=100,
-        metavar="N",
-        help="2-player games per self-play and seat order of the --compare cross-play "
-        "(default 100)",
-    )
-    p.add_argument(
-        "--action-games",
-        dest="pop_action_games",
-        type=nonnegative_int,
-        default=10,
-        metavar="N",
-        help="recorded games per agent for the --compare action agreement, 0 = skip (default 10)",
-    )
-    p.add_argument(
-        "--seed",
-        dest="pop_seed",
-        type=seed_int,
-        default=0,
-        metavar="N",
-        help="random seed (default 0)",
-    )
-    _add_source_ruleset(p, "pop_ruleset")
-    p.add_argument(
-        "--out",
-        dest="pop_out",
-        metavar="DIR",
-        default="runs/population",
-        help="output folder: report.json, archive.json, elites.csv, heatmap.png, matchups.csv "
-        "(default runs/population)",
-    )
-    add_backend_options(p, "pop")
-    p.set_defaults(func=_population)
-
-
 def _matchups(args: argparse.Namespace) -> int:
-    from qd.analysis import archive_matchups, archive_ruleset
+    from qd.analysis import archive_matchups
 
-    check_out_dir("--out", args.mu_out)
-    archive = load_source("SOURCE", args.mu_source)
+    archive, ruleset = _source(args, "mu")
     out = Path(args.mu_out)
     out.mkdir(parents=True, exist_ok=True)
-    ruleset = args.mu_ruleset or archive_ruleset(archive)
     with backend_from(args, "mu") as backend:
         table = archive_matchups(
             archive,
@@ -872,51 +576,40 @@ def _matchups(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_matchups(sub) -> None:
-    p = sub.add_parser(
-        "matchups",
-        help="match-up table of a population (every ordered pair, 2 players)",
-        description="SOURCE is an archive.json, a population JSON, or 5x5 / 20x20. Writes "
+def _add_source_commands(sub) -> None:
+    """``population`` and ``matchups``, the commands on the elites of a SOURCE population."""
+    _add_source_command(sub, "population", _population, "pop", (
+        ("--reeval", "GAMES", "re-evaluate every elite with GAMES self-play games (default: no "
+         "re-evaluation)"),
+        ("--matchups", "GAMES", "write matchups.csv with GAMES games per ordered pair (default: "
+         "none)"),
+        ("--compare", {"metavar": "OTHER"}, "cross-run metrics against a second "
+         "archive/population (default: none)"),
+        ("--cross-games", "N", "2-player games per self-play and seat order of the --compare "
+         "cross-play (default 100)", 100),
+        ("--action-games", "N0", "recorded games per agent for the --compare action agreement, "
+         "0 = skip (default 10)", 10),
+    ), (), {
+        "help": "analyse a MAP-Elites archive or a published population",
+        "description": "SOURCE is an archive.json, a population JSON, or 5x5 / 20x20 (the "
+        "published populations shipped in qd/data/).",
+        "source": "5x5 or 20x20 (the published populations), an archive.json, a MAP-Elites "
+        "run's archive or a population JSON",
+        "out": ("output folder: report.json, archive.json, elites.csv, heatmap.png, "
+                "matchups.csv (default runs/population)", "runs/population"),
+    })  # fmt: skip
+    _add_source_command(sub, "matchups", _matchups, "mu", (
+        ("--games", "N", "games per ordered pair (default 100)", 100),
+    ), (
+        ("--scoring", "lenient|strict", SCORING_HELP, "lenient"),
+    ), {
+        "help": "match-up table of a population (every ordered pair, 2 players)",
+        "description": "SOURCE is an archive.json, a population JSON, or 5x5 / 20x20. Writes "
         "OUT/matchups.csv (qd.analysis.MATCHUP_COLUMNS) and OUT/matchups.png.",
-    )
-    p.add_argument(
-        "mu_source",
-        metavar="SOURCE",
-        help="5x5 or 20x20 (the published populations), an archive.json or a population JSON",
-    )
-    p.add_argument(
-        "--games",
-        dest="mu_games",
-        type=positive_int,
-        default=100,
-        metavar="N",
-        help="games per ordered pair (default 100)",
-    )
-    p.add_argument(
-        "--seed",
-        dest="mu_seed",
-        type=seed_int,
-        default=0,
-        metavar="N",
-        help="random seed (default 0)",
-    )
-    p.add_argument(
-        "--scoring",
-        dest="mu_scoring",
-        choices=["lenient", "strict"],
-        default="lenient",
-        help="lenient (the papers) or strict (HLE) (default lenient)",
-    )
-    _add_source_ruleset(p, "mu_ruleset")
-    p.add_argument(
-        "--out",
-        dest="mu_out",
-        metavar="DIR",
-        default="runs/matchups",
-        help="output folder for matchups.csv and matchups.png (default runs/matchups)",
-    )
-    add_backend_options(p, "mu")
-    p.set_defaults(func=_matchups)
+        "source": "5x5 or 20x20 (the published populations), an archive.json or a population JSON",
+        "out": ("output folder for matchups.csv and matchups.png (default runs/matchups)",
+                "runs/matchups"),
+    })  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------
@@ -926,5 +619,4 @@ def add_subcommands(subparsers) -> None:
     """Add ``map-elites``, ``ga``, ``population`` and ``matchups`` to an argparse subparsers."""
     _add_map_elites(subparsers)
     _add_ga(subparsers)
-    _add_population(subparsers)
-    _add_matchups(subparsers)
+    _add_source_commands(subparsers)

@@ -22,9 +22,9 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT)]
 
-import reference_replay as RR  # noqa: E402
+from tests.agents import reference_replay as RR  # noqa: E402
 
 
 def main() -> None:

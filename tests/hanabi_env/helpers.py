@@ -1,0 +1,40 @@
+"""Helpers shared by the hanabi_env tests: an AEC episode loop."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+
+def play_aec(e, policy, max_steps=10_000, on_step=None):
+    """Run one episode through ``agent_iter``; return per-agent reward sums from ``last()``.
+
+    ``policy(raw, action_mask) -> action``; ``on_step(obs, info)`` is called at every live step.
+    Also checks at every live step that every agent got the same reward for the last move and
+    that nothing is ever truncated.
+    """
+    raw = e.unwrapped
+    returns = Counter()
+    steps = 0
+    for agent in e.agent_iter(max_iter=max_steps):
+        obs, rew, term, trunc, info = e.last()
+        returns[agent] += rew
+        assert not trunc
+        if term:
+            e.step(None)
+            continue
+        if on_step is not None:
+            on_step(obs, info)
+        e.step(policy(raw, obs["action_mask"]))
+        steps += 1
+        if raw.agents:
+            vals = {raw.rewards[a] for a in raw.agents}
+            assert len(vals) == 1, f"per-step rewards differ: {raw.rewards}"
+    assert not e.agents, "episode did not end"
+    return returns, steps
+
+
+def random_policy(rng: np.random.Generator):
+    """A policy drawing uniformly among the legal actions."""
+    return lambda raw, mask: int(rng.choice(np.flatnonzero(mask)))
