@@ -144,12 +144,15 @@ COMMANDS: dict[str, Case] = {
     ),
     "hanabi-adhoc ga --mode mixed --json runs/ga1.json": Case(GA, outputs=("runs/ga1.json",)),
     "hanabi-adhoc ga --mode mixed": Case(GA, expect="final"),
-    "hanabi-adhoc ga --config paper-mirror-old --ruleset reference --generations 100 --seed 1": (
-        Case(GA, expect="final")
+    "hanabi-adhoc ga --config paper-mirror-old --ruleset reference --seed 1 --out "
+    "runs/ga_mirror_old": Case(GA, outputs=("runs/ga_mirror_old/result.json",)),
+    "hanabi-adhoc ga --config paper-mixed-old --preset cig18 --seed 1 --out runs/ga_mixed_old": (
+        Case(GA, outputs=("runs/ga_mixed_old/result.json",))
     ),
-    "hanabi-adhoc ga --config paper-mixed-old --preset cig18 --generations 60 --seed 1": Case(
-        GA, expect="final"
-    ),
+    "hanabi-adhoc ga --config paper-mirror-new --ruleset reference --situational --seed 1 --out "
+    "runs/ga_mirror_sit": Case(GA, outputs=("runs/ga_mirror_sit/result.json",)),
+    "hanabi-adhoc ga --config paper-mixed-new --preset cig18 --situational --seed 1 --out "
+    "runs/ga_mixed_sit": Case(GA, outputs=("runs/ga_mixed_sit/result.json",)),
     "hanabi-adhoc ga --config paper-mixed-old --preset cig18 --out runs/ga_cig18": Case(
         GA, outputs=("runs/ga_cig18/result.json", "runs/ga_cig18/checkpoint.json")
     ),
