@@ -2,7 +2,7 @@
 
 Results hold NaN where a quantity is undefined (the s.e.m. of one value, a ratio over 0), and
 numpy arrays and scalars. JSON has neither, so every writer of the project
-(:meth:`agents.evaluate.EvaluationResult.to_dict`, :meth:`meta.evaluate.MetaEvaluation.to_dict`,
+(:meth:`agents.evaluate.EvaluationResult.to_dict`, :meth:`meta.results.MetaEvaluation.to_dict`,
 :func:`qd.io.atomic_write_json`) passes its document through :func:`json_ready` first: NaN
 becomes ``null``.
 """
