@@ -179,7 +179,7 @@ def evaluate_compiled(
         variant → ``scores`` ``(nE, k, g)`` int64, ``responses`` ``(nE, k, g)`` int64,
         ``beliefs`` ``(nE, g, nH)`` float64 (episode 0; NaN for response-table variants),
         ``counters`` ``(nE, nR, 4)`` int64 and, for response-table variants, ``niches``
-        ``(nE, k, g, 2)`` int64 — the arrays of :class:`meta.evaluate.MetaEvaluation`.
+        ``(nE, k, g, 2)`` int64 — the arrays of :class:`meta.results.MetaEvaluation`.
 
     Raises:
         ValueError: What the agents' constructors and ``start_game`` raise on bad settings
