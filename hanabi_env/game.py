@@ -8,7 +8,9 @@ evaluator).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -124,6 +126,63 @@ def _moves_from(hist: np.ndarray, hist_uids: np.ndarray, start: int, stop: int) 
     return out
 
 
+_T = TypeVar("_T")
+
+
+def _array(a: np.ndarray) -> np.ndarray:
+    """A view array as it is (already a read-only copy)."""
+    return a
+
+
+class _ArrayField(Generic[_T]):
+    """A read-only attribute read from one of the engine's arrays of its owner.
+
+    ``array`` names a field of the owner's :attr:`source` (a :class:`hanabi_env._view.View` or
+    an engine state); the attribute is ``cast(source.<array>[index])``, or
+    ``cast(source.<array>)`` when ``index`` is None. Setting it raises AttributeError, as for a
+    property without a setter.
+    """
+
+    source = ""
+
+    def __init__(self, cast: Callable[[Any], _T], array: str, index: int | None, doc: str):
+        self._cast = cast
+        self._array = array
+        self._index = index
+        self._name = array
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = f"{owner.__name__}.{name}"
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _ArrayField[_T]: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, obj: object | None, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        a = getattr(getattr(obj, self.source), self._array)
+        return self._cast(a if self._index is None else a[self._index])
+
+    def __set__(self, obj: object, value: object) -> None:
+        raise AttributeError(f"{self._name} is read-only")
+
+
+class _ViewField(_ArrayField[_T]):
+    """A :class:`PlayerView` attribute: an entry or array of its view (``raw``)."""
+
+    source = "raw"
+
+
+class _StateField(_ArrayField[_T]):
+    """A :class:`HanabiGame` attribute: an entry of its engine state (``state``)."""
+
+    source = "state"
+
+
 class PlayerView:
     """Everything one seat may see, read-only.
 
@@ -149,87 +208,54 @@ class PlayerView:
         self._packed: np.ndarray | None = None
 
     # --- configuration ---
-    @property
-    def n_players(self) -> int:
-        """Number of players."""
-        return int(self.raw.cfg[E.CFG_PLAYERS])
-
-    @property
-    def n_colors(self) -> int:
-        """Number of colours."""
-        return int(self.raw.cfg[E.CFG_COLORS])
-
-    @property
-    def n_ranks(self) -> int:
-        """Number of ranks."""
-        return int(self.raw.cfg[E.CFG_RANKS])
-
-    @property
-    def hand_size(self) -> int:
-        """Nominal hand size."""
-        return int(self.raw.cfg[E.CFG_HAND])
-
-    @property
-    def max_information_tokens(self) -> int:
-        """Maximum information tokens."""
-        return int(self.raw.cfg[E.CFG_MAX_INFO])
+    n_players = _ViewField(int, "cfg", E.CFG_PLAYERS, "Number of players.")
+    n_colors = _ViewField(int, "cfg", E.CFG_COLORS, "Number of colours.")
+    n_ranks = _ViewField(int, "cfg", E.CFG_RANKS, "Number of ranks.")
+    hand_size = _ViewField(int, "cfg", E.CFG_HAND, "Nominal hand size.")
+    max_information_tokens = _ViewField(int, "cfg", E.CFG_MAX_INFO, "Maximum information tokens.")
 
     # --- public board ---
-    @property
-    def current_player(self) -> int:
-        """Absolute seat to move."""
-        return int(self.raw.scal[V.V_CUR])
-
-    @property
-    def information_tokens(self) -> int:
-        """Information tokens available."""
-        return int(self.raw.scal[V.V_INFO])
-
-    @property
-    def life_tokens(self) -> int:
-        """Life tokens left."""
-        return int(self.raw.scal[V.V_LIFE])
-
-    @property
-    def deck_size(self) -> int:
-        """Cards left in the deck."""
-        return int(self.raw.scal[V.V_DECK])
-
-    @property
-    def fireworks(self) -> np.ndarray:
-        """``(n_colors,)`` int32 firework heights (0 = empty)."""
-        return self.raw.fireworks
-
-    @property
-    def discard_counts(self) -> np.ndarray:
-        """``(n_colors * n_ranks,)`` int32 discarded copies per card id."""
-        return self.raw.discards
-
-    @property
-    def score(self) -> int:
-        """Current score under the game's scoring variant."""
-        return int(self.raw.scal[V.V_SCORE])
-
-    @property
-    def is_terminal(self) -> bool:
-        """Whether the game is over."""
-        return bool(self.raw.scal[V.V_DONE])
+    current_player = _ViewField(int, "scal", V.V_CUR, "Absolute seat to move.")
+    information_tokens = _ViewField(int, "scal", V.V_INFO, "Information tokens available.")
+    life_tokens = _ViewField(int, "scal", V.V_LIFE, "Life tokens left.")
+    deck_size = _ViewField(int, "scal", V.V_DECK, "Cards left in the deck.")
+    score = _ViewField(int, "scal", V.V_SCORE, "Current score under the game's scoring variant.")
+    is_terminal = _ViewField(bool, "scal", V.V_DONE, "Whether the game is over.")
+    fireworks = _ViewField(
+        _array, "fireworks", None, "``(n_colors,)`` int32 firework heights (0 = empty)."
+    )
+    discard_counts = _ViewField(
+        _array, "discards", None, "``(n_colors * n_ranks,)`` int32 discarded copies per card id."
+    )
 
     # --- hands and knowledge ---
-    @property
-    def hands(self) -> np.ndarray:
-        """``(n_players, hand_size)`` int32 card ids; -1 for empty slots and the viewer's row."""
-        return self.raw.cards
-
-    @property
-    def hand_lengths(self) -> np.ndarray:
-        """``(n_players,)`` int32 cards held by each player."""
-        return self.raw.hand_len
-
-    @property
-    def card_uids(self) -> np.ndarray:
-        """``(n_players, hand_size)`` int32 stable card identities (deck positions), -1 empty."""
-        return self.raw.uids
+    hands = _ViewField(
+        _array,
+        "cards",
+        None,
+        "``(n_players, hand_size)`` int32 card ids; -1 for empty slots and the viewer's row.",
+    )
+    hand_lengths = _ViewField(
+        _array, "hand_len", None, "``(n_players,)`` int32 cards held by each player."
+    )
+    card_uids = _ViewField(
+        _array,
+        "uids",
+        None,
+        "``(n_players, hand_size)`` int32 stable card identities (deck positions), -1 empty.",
+    )
+    hinted_color = _ViewField(
+        _array,
+        "col_hint",
+        None,
+        "``(n_players, hand_size)`` int32 colour explicitly revealed, -1 for none.",
+    )
+    hinted_rank = _ViewField(
+        _array,
+        "rank_hint",
+        None,
+        "``(n_players, hand_size)`` int32 rank explicitly revealed, -1 for none.",
+    )
 
     @property
     def color_plausible(self) -> np.ndarray:
@@ -245,16 +271,6 @@ class PlayerView:
     def plausible(self) -> np.ndarray:
         """``(n_players, hand_size, n_colors, n_ranks)`` bool outer product (HLE card knowledge)."""
         return self.color_plausible[..., :, None] & self.rank_plausible[..., None, :]
-
-    @property
-    def hinted_color(self) -> np.ndarray:
-        """``(n_players, hand_size)`` int32 colour explicitly revealed, -1 for none."""
-        return self.raw.col_hint
-
-    @property
-    def hinted_rank(self) -> np.ndarray:
-        """``(n_players, hand_size)`` int32 rank explicitly revealed, -1 for none."""
-        return self.raw.rank_hint
 
     def _bits(self, masks: np.ndarray, n: int) -> np.ndarray:
         out = (masks[..., None] >> np.arange(n)) & 1
@@ -532,30 +548,17 @@ class HanabiGame:
             raise RuntimeError("call reset(seed) before using the game")
 
     # --- queries ---
-    @property
-    def current_player(self) -> int:
-        """Absolute seat to move."""
-        return int(self.state.scal[E.S_CUR])
-
-    @property
-    def is_terminal(self) -> bool:
-        """Whether the game is over."""
-        return bool(self.state.scal[E.S_DONE])
+    current_player = _StateField(int, "scal", E.S_CUR, "Absolute seat to move.")
+    is_terminal = _StateField(bool, "scal", E.S_DONE, "Whether the game is over.")
+    fireworks_total = _StateField(
+        int, "scal", E.S_FIREWORKS, "Sum of the fireworks (the lenient score)."
+    )
+    n_moves = _StateField(int, "scal", E.S_N_MOVES, "Moves made so far.")
 
     @property
     def score(self) -> int:
         """Score under the configured variant (strict: 0 once the lives run out)."""
         return int(E.score(self.state))
-
-    @property
-    def fireworks_total(self) -> int:
-        """Sum of the fireworks (the lenient score)."""
-        return int(self.state.scal[E.S_FIREWORKS])
-
-    @property
-    def n_moves(self) -> int:
-        """Moves made so far."""
-        return int(self.state.scal[E.S_N_MOVES])
 
     def legal_mask(self) -> np.ndarray:
         """``(n_actions,)`` int8, 1 for each legal move of the seat to move (zeros at the end)."""
