@@ -191,8 +191,6 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame, PlayerView
 from hanabi_env.validate import check_choice, check_mapping, check_seed, is_int, type_error
@@ -513,7 +511,7 @@ class raw_env(AECEnv, EzPickle):
 
     def _update_infos(self) -> None:
         """Rebuild every seat's info (on reset)."""
-        E.legal_mask(self.game.state, self._mask)
+        self.game.legal_mask(out=self._mask)
         score = self.game.score
         self.infos = {}
         for a in self.agents:
@@ -555,11 +553,9 @@ class raw_env(AECEnv, EzPickle):
         if not is_int(action):
             raise type_error("action", "an int", action)
         action = int(action)
-        n = self.game.n_actions
-        ok, reward = (
-            E.step_checked(self.game.state, action, self._mask) if 0 <= action < n else (False, 0)
-        )
+        ok, points = self.game.try_step(action, self._mask)
         if not ok:
+            n = self.game.n_actions
             where = (
                 f" ({self.game.action_to_string(action)})"
                 if 0 <= action < n
@@ -570,8 +566,7 @@ class raw_env(AECEnv, EzPickle):
                 f"action {action} is illegal for {agent}{where}; legal actions: {legal}"
             )
         self._cumulative_rewards[agent] = 0.0
-        reward = float(reward)
-        self.rewards = dict.fromkeys(self.agents, reward)
+        self.rewards = dict.fromkeys(self.agents, float(points))
         if self.game.is_terminal:
             self.terminations = dict.fromkeys(self.agents, True)
             # dead steps in seat order, player_0 first, as hanabi_v5 (Shimmy picks agents[0])
@@ -630,10 +625,7 @@ class raw_env(AECEnv, EzPickle):
     def state(self) -> np.ndarray:
         """Global seer-style state vector: the current player's seer observation (int8)."""
         self._require_reset("state()")
-        v = V.new_view(self.game.state)
-        out = np.zeros(V.observation_size(self.game.state.cfg, V.OBS_SEER), dtype=np.int8)
-        V.observe_into(self.game.state, self.game.current_player, v, V.OBS_SEER, out)
-        return out
+        return self.game.observation(self.game.current_player, "seer")
 
 
 # `import hanabi_env.env as m` binds the function `env` (the package re-exports it under the

@@ -560,11 +560,32 @@ class HanabiGame:
         """Score under the configured variant (strict: 0 once the lives run out)."""
         return int(E.score(self.state))
 
-    def legal_mask(self) -> np.ndarray:
-        """``(n_actions,)`` int8, 1 for each legal move of the seat to move (zeros at the end)."""
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """``(n_actions,)`` int8, 1 for each legal move of the seat to move (zeros at the end).
+
+        Args:
+            out: An ``(n_actions,)`` int8 array to write the mask into (returned); by default
+                a new array.
+
+        Raises:
+            TypeError, ValueError: ``out`` is not an int8 array of shape ``(n_actions,)``.
+        """
         self._require_dealt()
-        E.legal_mask(self.state, self._mask)
-        return self._mask.copy()
+        if out is None:
+            E.legal_mask(self.state, self._mask)
+            return self._mask.copy()
+        E.legal_mask(self.state, self._check_mask("out", out))
+        return out
+
+    def _check_mask(self, name: str, mask: object) -> np.ndarray:
+        if type(mask) is np.ndarray and mask.dtype == np.int8 and mask.shape == self._mask.shape:
+            return mask  # the common case, fast
+        if not isinstance(mask, np.ndarray):
+            raise type_error(name, "a numpy int8 array", mask)
+        raise ValueError(
+            f"{name}=array(dtype={mask.dtype}, shape={mask.shape}) is not allowed; allowed: an "
+            f"int8 array of shape ({self.n_actions},)"
+        )
 
     def legal_actions(self) -> np.ndarray:
         """Legal move uids of the seat to move, ascending (int64)."""
@@ -589,6 +610,36 @@ class HanabiGame:
             )
         return int(E.apply_move(self.state, int(action)))
 
+    def try_step(self, action: int, mask_out: np.ndarray | None = None) -> tuple[bool, int]:
+        """Apply ``action`` if it is legal for the seat to move; never raises for an illegal one.
+
+        One compiled call checks the move, applies it and refreshes the legal mask: the AEC
+        env's step (:meth:`hanabi_env.env.raw_env.step`) goes through here.
+
+        Args:
+            action: A move uid; an uid outside ``[0, n_actions)`` counts as illegal.
+            mask_out: An ``(n_actions,)`` int8 array that receives the legal moves of the
+                seat to move after the step (zeros at the end of the game); by default the
+                game's own buffer.
+
+        Returns:
+            ``(applied, reward)``: ``applied`` is False, the reward 0 and the state unchanged
+            when the move is illegal (also once the game is over).
+
+        Raises:
+            RuntimeError: Before the first :meth:`reset`.
+            TypeError: ``action`` is not an int.
+            TypeError, ValueError: ``mask_out`` is not an int8 array of shape ``(n_actions,)``.
+        """
+        self._require_dealt()
+        if type(action) is not int:
+            action = check_int("action", action)
+        mask = self._mask if mask_out is None else self._check_mask("mask_out", mask_out)
+        if not 0 <= action < self._mask.shape[0]:  # n_actions, without the property's cost
+            return False, 0
+        ok, reward = E.step_checked(self.state, action, mask)
+        return bool(ok), int(reward)
+
     def view(self, seat: int, seer: bool = False) -> PlayerView:
         """Read-only :class:`PlayerView` of ``seat`` (with its own cards only if ``seer``)."""
         self._require_dealt()
@@ -597,12 +648,28 @@ class HanabiGame:
         V.fill_view(self.state, seat, self._view_buf, seer)
         return PlayerView(self._view_buf, self._obs_type)
 
-    def observation(self, seat: int) -> np.ndarray:
-        """Canonical observation vector (int8) of ``seat`` for the configured type."""
+    def observation(self, seat: int, observation_type: str | None = None) -> np.ndarray:
+        """Canonical observation vector (int8) of ``seat`` (docs/anchors.md §2.2).
+
+        Args:
+            seat: Absolute seat.
+            observation_type: ``"minimal"``, ``"card_knowledge"`` or ``"seer"`` (the seat's
+                own cards too); defaults to the configured type.
+
+        Raises:
+            RuntimeError: Before the first :meth:`reset`.
+            TypeError, ValueError: ``seat`` is not a seat of this game, or an unknown
+                ``observation_type``.
+        """
         self._require_dealt()
         seat = self._check_seat(seat)
-        out = np.zeros(self._obs_size, dtype=np.int8)
-        V.observe_into(self.state, seat, self._view_buf, self._obs_type, out)
+        if observation_type is None:
+            ot, size = self._obs_type, self._obs_size
+        else:
+            ot = _obs_type(observation_type)
+            size = V.observation_size(self.state.cfg, ot)
+        out = np.zeros(size, dtype=np.int8)
+        V.observe_into(self.state, seat, self._view_buf, ot, out)
         return out
 
     def metrics(self, seat: int) -> dict:

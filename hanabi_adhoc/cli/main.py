@@ -581,7 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
          "threads)"),
         ("--quiet", "FLAG", "no progress bars (default: shown)"),
     ), help="the whole study: populations -> match-ups -> meta-agents -> report",
-        description="Runs (or resumes) the study of meta.pipeline and writes OUT/report/ "
+        description="Runs (or resumes) the study of hanabi_adhoc.pipeline and writes OUT/report/ "
         "(summary.md, tables/*.csv, figures/*.png). Rerun the same command to resume.",
     )  # fmt: skip
     add_command(sub, "play", _play, None, (

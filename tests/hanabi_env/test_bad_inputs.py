@@ -279,6 +279,16 @@ case("HanabiGame.action_to_string(1.5)", lambda: game().action_to_string(1.5), T
 case(
     "HanabiGame.action_to_string(0, seat=9)", lambda: game().action_to_string(0, seat=9), V, "seat"
 )
+for v, kind in [(1.5, T), (True, T), ("0", T), (None, T)]:
+    case(f"HanabiGame.try_step({v!r})", lambda v=v: game().try_step(v), kind, "action")
+for v, kind in [(np.zeros(3, np.int8), V), (np.zeros(20, np.int64), V), ([0] * 20, T)]:
+    label = f"HanabiGame.try_step(0, mask_out={type(v).__name__} {np.shape(v)})"
+    case(label, lambda v=v: game().try_step(0, mask_out=v), kind, "mask_out")
+    label = label.replace("try_step(0, mask_out", "legal_mask(out")
+    case(label, lambda v=v: game().legal_mask(out=v), kind, "out")
+for v, kind in [("full", V), (3, T)]:
+    label = f"HanabiGame.observation(0, {v!r})"
+    case(label, lambda v=v: game().observation(0, v), kind, "observation_type")
 case("PlayerView.encode('full')", lambda: game().view(0).encode("full"), V, "observation_type")
 case("PlayerView.encode(3)", lambda: game().view(0).encode(3), T, "observation_type")
 for meth, args in [
@@ -286,6 +296,7 @@ for meth, args in [
     ("metrics", (0,)),
     ("step", (0,)),
     ("legal_mask", ()),
+    ("try_step", (0,)),
     ("observation", (0,)),
     ("render", ()),
 ]:
