@@ -469,8 +469,9 @@ def write_report(
 
 
 TTESTS_TEXT = (
-    "Welch's t-tests on the episode scores (scipy; mean difference = first variant minus "
-    "second, in points; a small p means the difference is unlikely to be noise):"
+    "Welch's t-tests on the episode scores for every pair of variants, [Bayes21]'s headline "
+    "pairs first (scipy; mean difference = first variant minus second, in points; a small p "
+    "means the difference is unlikely to be noise):"
 )
 NICHE_MAE_TEXT = (
     "Niche-estimate error ([ToG20], docs/papers.md §4.1): the partner's communicativeness and "

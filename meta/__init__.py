@@ -29,11 +29,13 @@ from meta.evaluate import (
     COUNTER_NAMES,
     RESPONSE_VARIANT_NAMES,
     TTESTS,
+    VARIANT_ORDER,
     MetaEvaluation,
     derive_seed,
     evaluate_meta,
     self_play_measures,
     table_niche_mae,
+    variant_pairs,
 )
 from meta.response import (
     EMPTY_NICHE,
@@ -55,6 +57,7 @@ __all__ = [
     "TABLE_COLUMNS",
     "TTESTS",
     "VARIANTS",
+    "VARIANT_ORDER",
     "BayesianMetaAgent",
     "MetaEvaluation",
     "NicheRecord",
@@ -74,4 +77,5 @@ __all__ = [
     "policy_ids",
     "self_play_measures",
     "table_niche_mae",
+    "variant_pairs",
 ]

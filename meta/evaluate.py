@@ -68,7 +68,7 @@ from meta.response import (
     niche_of,
     parse_cell_id,
 )
-from meta.results import COUNTER_NAMES, TTESTS, MetaEvaluation
+from meta.results import COUNTER_NAMES, TTESTS, VARIANT_ORDER, MetaEvaluation, variant_pairs
 from meta.table import ResponseTable, policy_ids
 
 __all__ = [
@@ -76,11 +76,13 @@ __all__ = [
     "COUNTER_NAMES",
     "RESPONSE_VARIANT_NAMES",
     "TTESTS",
+    "VARIANT_ORDER",
     "MetaEvaluation",
     "derive_seed",
     "evaluate_meta",
     "self_play_measures",
     "table_niche_mae",
+    "variant_pairs",
 ]
 
 RESPONSE_VARIANT_NAMES = tuple(f"response-{v}" for v in RESPONSE_VARIANTS)

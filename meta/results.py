@@ -5,8 +5,9 @@ this module holds what is computed from it and how it is saved:
 
 * per-variant mean ± s.e.m. of the episode scores, per partner and over the pool
   (:meth:`MetaEvaluation.summary`, [Bayes21] Table IV rows);
-* Welch's t-tests (``scipy.stats.ttest_ind(equal_var=False)``) on the episode scores for the
-  pairs of :data:`TTESTS` ([Bayes21] Table IV);
+* Welch's t-tests (``scipy.stats.ttest_ind(equal_var=False)``) on the episode scores for
+  every pair of variants, [Bayes21]'s Table IV pairs (:data:`TTESTS`) first
+  (:func:`variant_pairs`);
 * the partner's behaviour observed under each response and the niche-estimate error of [ToG20]
   (:meth:`MetaEvaluation.observed_measures`, :meth:`MetaEvaluation.niche_mae`; docs/papers.md
   §4.1);
@@ -23,6 +24,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +35,7 @@ from hanabi_env.metrics import ratio
 from hanabi_env.stats import nanmean, sem
 from meta.response import niche_of
 
-__all__ = ["COUNTER_NAMES", "TTESTS", "MetaEvaluation"]
+__all__ = ["COUNTER_NAMES", "TTESTS", "VARIANT_ORDER", "MetaEvaluation", "variant_pairs"]
 
 TTESTS = (
     ("adaptive", "generalist"),
@@ -41,7 +43,41 @@ TTESTS = (
     ("response-adaptive", "generalist"),
     ("adaptive", "response-adaptive"),
 )
-"""Pairs of variants compared by Welch's t-test when both are present ([Bayes21])."""
+"""[Bayes21]'s headline pairs; :meth:`MetaEvaluation.ttests` compares every pair, these first."""
+
+VARIANT_ORDER = (
+    "oracle",
+    "response-oracle",
+    "adaptive",
+    "response-adaptive",
+    "generalist",
+    "response-generalist",
+    "random",
+)
+"""Orientation of a t-test pair ``(a, b)`` outside :data:`TTESTS`: ``a`` comes first here.
+
+Informed variants before uninformed ones, so a mean difference ``a − b`` is expected positive.
+"""
+
+
+def variant_pairs(variants: Sequence[str]) -> list[tuple[str, str]]:
+    """Every pair of ``variants``, oriented and ordered for Welch's t-tests.
+
+    The :data:`TTESTS` pairs present come first, in that order; then every other pair
+    ``(a, b)`` with ``a`` before ``b`` in :data:`VARIANT_ORDER` (variants not in it last, in the
+    given order), sorted by that order.
+    """
+    rank = {v: i for i, v in enumerate(VARIANT_ORDER)}
+    order = sorted(dict.fromkeys(variants), key=lambda v: rank.get(v, len(rank)))
+    head = [(a, b) for a, b in TTESTS if a in order and b in order]
+    rest = [
+        (a, b)
+        for i, a in enumerate(order)
+        for b in order[i + 1 :]
+        if (a, b) not in head and (b, a) not in head
+    ]
+    return head + rest
+
 
 COUNTER_NAMES = ("hint_opportunities", "hints", "plays", "known_attrs")
 """Columns of :attr:`MetaEvaluation.partner_counters` (the partner's moves; docs/rules.md §5)."""
@@ -122,15 +158,19 @@ class MetaEvaluation:
         return out
 
     def ttests(self) -> dict[str, dict]:
-        """Welch's t-tests on the episode scores for :data:`TTESTS` pairs present.
+        """Welch's t-tests on the episode scores for every pair of evaluated variants.
+
+        Pairs and their orientation come from :func:`variant_pairs`: [Bayes21]'s
+        :data:`TTESTS` first, then every other pair.
 
         Returns:
-            ``{"adaptive_vs_generalist": {"t", "p", "mean_diff"}, ...}`` (NaN when undefined).
+            ``{"adaptive_vs_generalist": {"t", "p", "mean_diff"}, ...}``; ``mean_diff`` is
+            ``a − b`` in points for the key ``"a_vs_b"`` (NaN when undefined).
         """
         from scipy import stats
 
         out = {}
-        for a, b in TTESTS:
+        for a, b in variant_pairs([v for v in self.variants if v in self.scores]):
             if a in self.scores and b in self.scores:
                 xa, xb = self.episode_scores(a).ravel(), self.episode_scores(b).ravel()
                 with np.errstate(invalid="ignore", divide="ignore"):

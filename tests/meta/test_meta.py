@@ -14,13 +14,17 @@ from agents.evaluate import game_seeds, play_games
 from agents.policy import make
 from hanabi_env import _engine as E
 from meta import (
+    ALL_VARIANTS,
     TABLE_COLUMNS,
+    TTESTS,
+    VARIANT_ORDER,
     BayesianMetaAgent,
     ResponseTable,
     Window,
     bayes_update,
     build_table,
     evaluate_meta,
+    variant_pairs,
 )
 from tests.meta.helpers import CFG, Wrapped, generalist_games, play_game
 
@@ -247,7 +251,16 @@ def test_evaluation_protocol(tmp_path, table):
     # generalist and adaptive play identical first games (common random numbers)
     np.testing.assert_array_equal(ev.scores["adaptive"][:, :, 0], ev.scores["generalist"][:, :, 0])
     tt = ev.ttests()
-    assert set(tt) == {"adaptive_vs_generalist", "oracle_vs_adaptive"}
+    # every pair of the four variants, [Bayes21]'s headline pairs first
+    assert list(tt)[:2] == ["adaptive_vs_generalist", "oracle_vs_adaptive"]
+    assert len(tt) == 6
+    assert {frozenset(k.split("_vs_")) for k in tt} == {
+        frozenset((a, b)) for a in ev.variants for b in ev.variants if a != b
+    }
+    for key, t in tt.items():
+        a, b = key.split("_vs_")
+        diff = ev.episode_scores(a).mean() - ev.episode_scores(b).mean()
+        assert t["mean_diff"] == pytest.approx(diff)
     s = ev.summary()
     assert s["adaptive"]["n_episodes"] == 6
     ev.to_json(tmp_path / "e.json")
@@ -302,3 +315,15 @@ def test_cli_meta_eval(tmp_path):
     assert set(doc["summary"]) == {"adaptive", "generalist", "oracle", "random"}
     assert (tmp_path / "table.csv").exists()
     assert (tmp_path / "oracle_table.csv").exists()
+
+
+def test_variant_pairs_orient_and_order_every_pair():
+    pairs = variant_pairs(["random", "response-adaptive", "generalist", "adaptive", "oracle"])
+    assert pairs[:4] == list(TTESTS)  # the headline pairs first, as [Bayes21] reports them
+    assert len(pairs) == 10
+    assert len({frozenset(p) for p in pairs}) == 10
+    rank = {v: i for i, v in enumerate(VARIANT_ORDER)}
+    assert all(rank[a] < rank[b] for a, b in pairs[4:])
+    assert set(VARIANT_ORDER) == set(ALL_VARIANTS)
+    assert variant_pairs(["generalist", "adaptive"]) == [("adaptive", "generalist")]
+    assert variant_pairs(["oracle"]) == []
