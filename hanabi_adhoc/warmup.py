@@ -37,7 +37,7 @@ def _env_game() -> None:
         if terminated or truncated:
             env.step(None)
             continue
-        env.step(seats[agent].act(env.unwrapped.game.view(env.unwrapped._agent_index[agent])))
+        env.step(seats[agent].act(env.unwrapped.view(agent)))
     env.close()
 
 

@@ -19,7 +19,9 @@ code. The cache folder is therefore keyed on a hash of every file that defines k
 constants they read (:func:`kernel_sources`, checked by a test): any change there gives a fresh
 folder, while edits to the rest of the project (CLI, env wrapper, search, analysis) keep the
 cache. The files are found, not listed: in every top-level package of the project, each module
-that imports this one (every kernel is decorated from here), and each module carrying the
+that imports this one at module level (every kernel is decorated from here; an import inside a
+function, such as the CLI's for :func:`cache_root`, defines no kernel), and each module
+carrying the
 marker line ``# kernel-source: constants read by compiled kernels`` (modules whose constants
 are frozen into kernels without defining any).
 
@@ -47,8 +49,8 @@ _ROOT = Path(__file__).resolve().parents[1]
 #: Package folders of a checkout that are not installed code, so never kernel sources.
 _NOT_SHIPPED = ("tests",)
 _DISTRIBUTION = "hanabi-adhoc"  # this project's distribution (its name, not a package's)
-_IMPORTS_JIT = re.compile(
-    r"^[ \t]*(?:from[ \t]+(?:hanabi_env)?\._jit[ \t]+import\b"
+_IMPORTS_JIT = re.compile(  # at module level: no indentation
+    r"^(?:from[ \t]+(?:hanabi_env)?\._jit[ \t]+import\b"
     r"|from[ \t]+hanabi_env[ \t]+import[ \t(]+(?:[\w, \t]*,[ \t]*)?_jit\b"
     r"|import[ \t]+hanabi_env\._jit\b)",
     re.MULTILINE,
@@ -80,8 +82,8 @@ def kernel_sources(root: Path | None = None) -> tuple[str, ...]:
     """The files the compiled kernels depend on, as paths relative to ``root``, sorted.
 
     Every ``.py`` file of the project's top-level packages (:func:`_package_dirs`) that
-    imports this module (a text scan of its import lines) or carries a line starting with
-    :data:`KERNEL_SOURCE_MARKER`; and this module itself.
+    imports this module at module level (a text scan of its unindented import lines) or
+    carries a line starting with :data:`KERNEL_SOURCE_MARKER`; and this module itself.
 
     Args:
         root: The folder holding the packages (default: the one holding ``hanabi_env``).
