@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, overload
+from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
@@ -126,61 +127,43 @@ def _moves_from(hist: np.ndarray, hist_uids: np.ndarray, start: int, stop: int) 
     return out
 
 
-_T = TypeVar("_T")
+def _field(
+    source: str, cast: Callable[[Any], Any] | None, array: str, index: int | None, doc: str
+) -> Any:
+    """A read-only property reading one of the engine's arrays of its owner.
 
-
-def _array(a: np.ndarray) -> np.ndarray:
-    """A view array as it is (already a read-only copy)."""
-    return a
-
-
-class _ArrayField(Generic[_T]):
-    """A read-only attribute read from one of the engine's arrays of its owner.
-
-    ``array`` names a field of the owner's :attr:`source` (a :class:`hanabi_env._view.View` or
-    an engine state); the attribute is ``cast(source.<array>[index])``, or
-    ``cast(source.<array>)`` when ``index`` is None. Setting it raises AttributeError, as for a
-    property without a setter.
+    The property returns ``cast(<owner>.<source>.<array>[index])``, or ``<source>.<array>`` as
+    it is when ``index`` is None (``source``: ``"raw"``, a :class:`hanabi_env._view.View`, or
+    ``"state"``, an engine state). A plain :class:`property`, so that reading it costs what a
+    hand-written one does; the class annotates the attribute with its type.
     """
+    get = attrgetter(f"{source}.{array}")
+    if index is None or cast is None:
 
-    source = ""
+        def whole(self: object) -> Any:
+            return get(self)
 
-    def __init__(self, cast: Callable[[Any], _T], array: str, index: int | None, doc: str):
-        self._cast = cast
-        self._array = array
-        self._index = index
-        self._name = array
-        self.__doc__ = doc
+        return property(whole, doc=doc)
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = f"{owner.__name__}.{name}"
+    def entry(self: object) -> Any:
+        return cast(get(self)[index])
 
-    @overload
-    def __get__(self, obj: None, owner: type | None = None) -> _ArrayField[_T]: ...
-
-    @overload
-    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
-
-    def __get__(self, obj: object | None, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        a = getattr(getattr(obj, self.source), self._array)
-        return self._cast(a if self._index is None else a[self._index])
-
-    def __set__(self, obj: object, value: object) -> None:
-        raise AttributeError(f"{self._name} is read-only")
+    return property(entry, doc=doc)
 
 
-class _ViewField(_ArrayField[_T]):
-    """A :class:`PlayerView` attribute: an entry or array of its view (``raw``)."""
+def _view_field(cast: Callable[[Any], Any], array: str, index: int, doc: str) -> Any:
+    """A :class:`PlayerView` field: an entry of its view (``raw``); see :func:`_field`."""
+    return _field("raw", cast, array, index, doc)
 
-    source = "raw"
+
+def _view_array(array: str, doc: str) -> Any:
+    """A :class:`PlayerView` field: a whole (read-only) array of its view; see :func:`_field`."""
+    return _field("raw", None, array, None, doc)
 
 
-class _StateField(_ArrayField[_T]):
-    """A :class:`HanabiGame` attribute: an entry of its engine state (``state``)."""
-
-    source = "state"
+def _state_field(cast: Callable[[Any], Any], array: str, index: int, doc: str) -> Any:
+    """A :class:`HanabiGame` field: an entry of its engine state (``state``); see :func:`_field`."""
+    return _field("state", cast, array, index, doc)
 
 
 class PlayerView:
@@ -208,53 +191,47 @@ class PlayerView:
         self._packed: np.ndarray | None = None
 
     # --- configuration ---
-    n_players = _ViewField(int, "cfg", E.CFG_PLAYERS, "Number of players.")
-    n_colors = _ViewField(int, "cfg", E.CFG_COLORS, "Number of colours.")
-    n_ranks = _ViewField(int, "cfg", E.CFG_RANKS, "Number of ranks.")
-    hand_size = _ViewField(int, "cfg", E.CFG_HAND, "Nominal hand size.")
-    max_information_tokens = _ViewField(int, "cfg", E.CFG_MAX_INFO, "Maximum information tokens.")
+    n_players: int = _view_field(int, "cfg", E.CFG_PLAYERS, "Number of players.")
+    n_colors: int = _view_field(int, "cfg", E.CFG_COLORS, "Number of colours.")
+    n_ranks: int = _view_field(int, "cfg", E.CFG_RANKS, "Number of ranks.")
+    hand_size: int = _view_field(int, "cfg", E.CFG_HAND, "Nominal hand size.")
+    max_information_tokens: int = _view_field(
+        int, "cfg", E.CFG_MAX_INFO, "Maximum information tokens."
+    )
 
     # --- public board ---
-    current_player = _ViewField(int, "scal", V.V_CUR, "Absolute seat to move.")
-    information_tokens = _ViewField(int, "scal", V.V_INFO, "Information tokens available.")
-    life_tokens = _ViewField(int, "scal", V.V_LIFE, "Life tokens left.")
-    deck_size = _ViewField(int, "scal", V.V_DECK, "Cards left in the deck.")
-    score = _ViewField(int, "scal", V.V_SCORE, "Current score under the game's scoring variant.")
-    is_terminal = _ViewField(bool, "scal", V.V_DONE, "Whether the game is over.")
-    fireworks = _ViewField(
-        _array, "fireworks", None, "``(n_colors,)`` int32 firework heights (0 = empty)."
+    current_player: int = _view_field(int, "scal", V.V_CUR, "Absolute seat to move.")
+    information_tokens: int = _view_field(int, "scal", V.V_INFO, "Information tokens available.")
+    life_tokens: int = _view_field(int, "scal", V.V_LIFE, "Life tokens left.")
+    deck_size: int = _view_field(int, "scal", V.V_DECK, "Cards left in the deck.")
+    score: int = _view_field(
+        int, "scal", V.V_SCORE, "Current score under the game's scoring variant."
     )
-    discard_counts = _ViewField(
-        _array, "discards", None, "``(n_colors * n_ranks,)`` int32 discarded copies per card id."
+    is_terminal: bool = _view_field(bool, "scal", V.V_DONE, "Whether the game is over.")
+    fireworks: np.ndarray = _view_array(
+        "fireworks", "``(n_colors,)`` int32 firework heights (0 = empty)."
+    )
+    discard_counts: np.ndarray = _view_array(
+        "discards", "``(n_colors * n_ranks,)`` int32 discarded copies per card id."
     )
 
     # --- hands and knowledge ---
-    hands = _ViewField(
-        _array,
+    hands: np.ndarray = _view_array(
         "cards",
-        None,
         "``(n_players, hand_size)`` int32 card ids; -1 for empty slots and the viewer's row.",
     )
-    hand_lengths = _ViewField(
-        _array, "hand_len", None, "``(n_players,)`` int32 cards held by each player."
+    hand_lengths: np.ndarray = _view_array(
+        "hand_len", "``(n_players,)`` int32 cards held by each player."
     )
-    card_uids = _ViewField(
-        _array,
+    card_uids: np.ndarray = _view_array(
         "uids",
-        None,
         "``(n_players, hand_size)`` int32 stable card identities (deck positions), -1 empty.",
     )
-    hinted_color = _ViewField(
-        _array,
-        "col_hint",
-        None,
-        "``(n_players, hand_size)`` int32 colour explicitly revealed, -1 for none.",
+    hinted_color: np.ndarray = _view_array(
+        "col_hint", "``(n_players, hand_size)`` int32 colour explicitly revealed, -1 for none."
     )
-    hinted_rank = _ViewField(
-        _array,
-        "rank_hint",
-        None,
-        "``(n_players, hand_size)`` int32 rank explicitly revealed, -1 for none.",
+    hinted_rank: np.ndarray = _view_array(
+        "rank_hint", "``(n_players, hand_size)`` int32 rank explicitly revealed, -1 for none."
     )
 
     @property
@@ -548,12 +525,12 @@ class HanabiGame:
             raise RuntimeError("call reset(seed) before using the game")
 
     # --- queries ---
-    current_player = _StateField(int, "scal", E.S_CUR, "Absolute seat to move.")
-    is_terminal = _StateField(bool, "scal", E.S_DONE, "Whether the game is over.")
-    fireworks_total = _StateField(
+    current_player: int = _state_field(int, "scal", E.S_CUR, "Absolute seat to move.")
+    is_terminal: bool = _state_field(bool, "scal", E.S_DONE, "Whether the game is over.")
+    fireworks_total: int = _state_field(
         int, "scal", E.S_FIREWORKS, "Sum of the fireworks (the lenient score)."
     )
-    n_moves = _StateField(int, "scal", E.S_N_MOVES, "Moves made so far.")
+    n_moves: int = _state_field(int, "scal", E.S_N_MOVES, "Moves made so far.")
 
     @property
     def score(self) -> int:
