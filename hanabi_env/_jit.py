@@ -20,10 +20,9 @@ constants they read (:func:`kernel_sources`, checked by a test): any change ther
 folder, while edits to the rest of the project (CLI, env wrapper, search, analysis) keep the
 cache. The files are found, not listed: in every top-level package of the project, each module
 that imports this one at module level (every kernel is decorated from here; an import inside a
-function, such as the CLI's for :func:`cache_root`, defines no kernel), and each module
-carrying the
-marker line ``# kernel-source: constants read by compiled kernels`` (modules whose constants
-are frozen into kernels without defining any).
+function, such as the CLI's for :func:`cache_root`, defines no kernel), and each module carrying
+the marker line ``# kernel-source: constants read by compiled kernels`` (modules whose
+constants are frozen into kernels without defining any).
 
 **Read-only caches.** A cache built once (e.g. into a container image, then shared read-only
 through ``NUMBA_CACHE_DIR``) is loaded as it is. When a kernel must be compiled and the folder

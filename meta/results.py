@@ -171,15 +171,14 @@ class MetaEvaluation:
 
         out = {}
         for a, b in variant_pairs([v for v in self.variants if v in self.scores]):
-            if a in self.scores and b in self.scores:
-                xa, xb = self.episode_scores(a).ravel(), self.episode_scores(b).ravel()
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    res = stats.ttest_ind(xa, xb, equal_var=False)
-                out[f"{a}_vs_{b}"] = {
-                    "t": float(res.statistic),
-                    "p": float(res.pvalue),
-                    "mean_diff": float(xa.mean() - xb.mean()),
-                }
+            xa, xb = self.episode_scores(a).ravel(), self.episode_scores(b).ravel()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                res = stats.ttest_ind(xa, xb, equal_var=False)
+            out[f"{a}_vs_{b}"] = {
+                "t": float(res.statistic),
+                "p": float(res.pvalue),
+                "mean_diff": float(xa.mean() - xb.mean()),
+            }
         return out
 
     def observed_measures(self, variant: str, by_response: bool = True) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Helpers shared by the hanabi_env tests: an AEC episode loop."""
+"""Helpers shared by the hanabi_env tests: an AEC episode loop, engine-state snapshots."""
 
 from __future__ import annotations
 
@@ -38,3 +38,13 @@ def play_aec(e, policy, max_steps=10_000, on_step=None):
 def random_policy(rng: np.random.Generator):
     """A policy drawing uniformly among the legal actions."""
     return lambda raw, mask: int(rng.choice(np.flatnonzero(mask)))
+
+
+def snapshot(game) -> list[np.ndarray]:
+    """Copies of every array of a :class:`hanabi_env.game.HanabiGame`'s engine state."""
+    return [np.array(a, copy=True) for a in game.state]
+
+
+def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    """Whether two :func:`snapshot` results are byte-identical, array by array."""
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))

@@ -8,14 +8,7 @@ import pytest
 
 import hanabi_env
 from hanabi_env.game import HanabiGame
-
-
-def snapshot(game: HanabiGame) -> list[np.ndarray]:
-    return [np.array(a, copy=True) for a in game.state]
-
-
-def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+from tests.hanabi_env.helpers import same, snapshot
 
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 0), (3, 5), (5, 11)])

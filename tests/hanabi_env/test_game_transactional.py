@@ -14,17 +14,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from hanabi_env.game import HanabiGame
+from tests.hanabi_env.helpers import same, snapshot
 
 BAD_START = [-1, 2, 7, 1.0, 1.5, True, "0", None]
 BAD_SEED = [-1, 2**62, 1.0, "3", True, None]
-
-
-def snapshot(game: HanabiGame) -> list[np.ndarray]:
-    return [np.array(a, copy=True) for a in game.state]
-
-
-def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 class FailingCallsChangeNothing(RuleBasedStateMachine):
