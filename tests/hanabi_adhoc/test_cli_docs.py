@@ -108,6 +108,9 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc pipeline --config paper --out runs/paper": Case(
         PIPELINE, outputs=("runs/paper/report/summary.md",)
     ),
+    "hanabi-adhoc pipeline --config paper --workers 2": Case(
+        PIPELINE, outputs=("runs/pipeline/report/summary.md",)
+    ),
     "hanabi-adhoc pipeline --config paper --ruleset reference --workers 2 --out "
     "runs/pipeline_paper_ref": Case(
         PIPELINE, outputs=("runs/pipeline_paper_ref/report/summary.md",)
@@ -174,6 +177,11 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc meta-eval --config paper --responses 5x5 --partners 20x20 --ruleset reference "
     "--variants adaptive,generalist,oracle,random,response-adaptive --out runs/t4-ood": Case(
         META_EVAL, outputs=("runs/t4-ood/evaluation.json", "runs/t4-ood/oracle_table.csv")
+    ),
+    "hanabi-adhoc meta-eval --config paper --responses "
+    "docs/results/pipeline-paper/populations/run0/archive.json --variants "
+    "adaptive,generalist,oracle,random,response-adaptive --out runs/own-run0": Case(
+        META_EVAL, outputs=("runs/own-run0/evaluation.json",), expect='"response-adaptive"'
     ),
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
@@ -266,7 +274,10 @@ def workspaces(tmp_path_factory):
 
 def _run(command: str, cwd: Path, capsys, monkeypatch) -> str:
     case = COMMANDS[command]
-    argv = [*readme_argv(command), *case.small]
+    # the README's commands run from the clone's root: its files (docs/...) are found there
+    argv = [
+        str(ROOT / a) if a.startswith("docs/") else a for a in [*readme_argv(command), *case.small]
+    ]
     if case.stdin is not None:  # a real pipe into a real process (the `__main__` guard too)
         proc = run_python(["-m", "hanabi_adhoc", *argv], cwd, timeout=300, stdin=case.stdin)
         assert proc.returncode == 0, proc.stderr[-3000:]
