@@ -303,16 +303,7 @@ def kernel_scratch(cfg: HanabiConfig) -> tuple[E.State, np.ndarray, np.ndarray, 
         generator states of the seats: the first four arguments of
         :func:`play_rule_games_kernel` and :func:`meta._kernels.play_response_games_kernel`.
     """
-    s = E.new_state(
-        cfg.players,
-        cfg.colors,
-        cfg.ranks,
-        cfg.hand_size,
-        cfg.max_information_tokens,
-        cfg.max_life_tokens,
-        cfg.lenient,
-        cfg.fixed_slots,
-    )
+    s = E.new_state(cfg)
     mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
     tab = np.zeros(R.scratch_shape(s.cfg), dtype=np.int64)
     rngs = np.zeros((cfg.players, 4), dtype=np.int64)

@@ -31,12 +31,15 @@ argument and the evaluator can run whole games without returning to Python.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_below, rng_seed
+
+if TYPE_CHECKING:  # hanabi_env.config builds on this module
+    from hanabi_env.config import HanabiConfig
 
 # --- configuration vector (State.cfg) -------------------------------------------------------
 CFG_PLAYERS = 0
@@ -254,22 +257,16 @@ def max_moves_of(players: int, colors: int, ranks: int, max_information_tokens: 
     return 2 * n + max_information_tokens + players + 1
 
 
-def new_state(
-    players: int = 2,
-    colors: int = 5,
-    ranks: int = 5,
-    hand_size: int = 5,
-    max_information_tokens: int = 8,
-    max_life_tokens: int = 3,
-    lenient: bool = False,
-    fixed_slots: bool = False,
-) -> State:
-    """Allocate an (un-dealt) state for a configuration; call :func:`reset_state` before use.
+def new_state(config: HanabiConfig) -> State:
+    """Allocate an (un-dealt) state for ``config``; call :func:`reset_state` before use.
 
-    ``fixed_slots`` selects the Java framework's hand order (see the module docstring).
-
-    The arguments are not validated here; :func:`hanabi_env.config.validate_config` does that.
+    The engine reads the game's sizes and tokens, ``config.lenient`` (the scoring variant)
+    and ``config.fixed_slots`` (the Java framework's hand order, see the module docstring);
+    the observation type and start player belong to the caller. ``HanabiConfig`` has
+    validated every field.
     """
+    players, colors, ranks = config.players, config.colors, config.ranks
+    hand_size, max_information_tokens = config.hand_size, config.max_information_tokens
     n_cards = n_cards_of(colors, ranks)
     max_moves = max_moves_of(players, colors, ranks, max_information_tokens)
     cfg = np.array(
@@ -279,12 +276,12 @@ def new_state(
             ranks,
             hand_size,
             max_information_tokens,
-            max_life_tokens,
-            int(bool(lenient)),
+            config.max_life_tokens,
+            int(config.lenient),
             n_cards,
             max_moves,
             n_actions_of(players, colors, ranks, hand_size),
-            HAND_FIXED if fixed_slots else HAND_SHIFT,
+            HAND_FIXED if config.fixed_slots else HAND_SHIFT,
         ],
         dtype=np.int64,
     )

@@ -413,16 +413,7 @@ class HanabiGame:
         elif not isinstance(config, HanabiConfig):
             raise type_error("config", "a HanabiConfig or None", config)
         self.config = config
-        self.state = E.new_state(
-            config.players,
-            config.colors,
-            config.ranks,
-            config.hand_size,
-            config.max_information_tokens,
-            config.max_life_tokens,
-            config.lenient,
-            config.fixed_slots,
-        )
+        self.state = E.new_state(config)
         self._view_buf = V.new_view(self.state)
         self._mask = np.zeros(self.n_actions, dtype=np.int8)
         self._obs_type = V.OBSERVATION_TYPES[config.observation_type]

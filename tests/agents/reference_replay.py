@@ -24,6 +24,7 @@ from agents import rules as R
 from agents.reference import FROM_JAVA_COLOUR, TO_JAVA_COLOUR, reference_rule_list, to_java_card
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
+from hanabi_env.config import HanabiConfig
 
 
 def _read_traces():
@@ -116,7 +117,7 @@ def replay_game(job: dict, game: dict, rules: list[int], apply_rule=None) -> Gam
     """
     apply_rule = R.apply_rule if apply_rule is None else apply_rule
     n, h = game["players"], game["hand_size"]
-    s = E.new_state(players=n, hand_size=h, lenient=True, fixed_slots=True)
+    s = E.new_state(HanabiConfig(players=n, hand_size=h, scoring="lenient", hand_order="fixed"))
     deck = [to_java_card(c) for c in game["deck"]]
     E.reset_with_deck(s, np.asarray(deck, dtype=np.int32), 0)
     v = V.new_view(s)

@@ -18,6 +18,7 @@ from agents.published import data_path
 from hanabi_env import _engine as E
 from hanabi_env._rng import new_rng, rng_below
 from hanabi_env._view import fill_view, new_view
+from hanabi_env.config import HanabiConfig
 
 COLOURS = "RYGWB"
 FIXTURE = data_path("rulebase.json")
@@ -44,7 +45,8 @@ def make_state(hands, start=0, fireworks=None, discards=(), info=None, life=None
     """
     n = len(hands)
     h = 5 if n <= 3 else 4
-    s = E.new_state(players=n, hand_size=h, lenient=True, fixed_slots=fixed)
+    order = "fixed" if fixed else "shift"
+    s = E.new_state(HanabiConfig(players=n, hand_size=h, scoring="lenient", hand_order=order))
     deck = full_deck()
     dealt = []
     for hand in hands:
@@ -813,7 +815,7 @@ def _collect_states():
     out = []
     piers = np.array(RB.PIERS, dtype=np.int64)
     for n in (2, 3, 4, 5):
-        s = E.new_state(players=n, hand_size=5 if n <= 3 else 4, lenient=True)
+        s = E.new_state(HanabiConfig(players=n, hand_size=5 if n <= 3 else 4, scoring="lenient"))
         v = new_view(s)
         mask = np.zeros(s.cfg[E.CFG_N_ACTIONS], dtype=np.int8)
         for g in range(N_GAMES):
@@ -929,7 +931,7 @@ def test_rng_discipline(states, results):
 
 def test_trajectories_are_reproducible():
     def game(seed):
-        s = E.new_state(players=3, hand_size=5)
+        s = E.new_state(HanabiConfig(players=3, hand_size=5))
         E.reset_state(s, seed, False)
         v = new_view(s)
         mask = np.zeros(s.cfg[E.CFG_N_ACTIONS], dtype=np.int8)

@@ -1029,8 +1029,9 @@ def test_reset_options_deck_and_start_player():
 
 def _scripted_deck_for(players):
     from hanabi_env import _engine as E
+    from hanabi_env.config import HanabiConfig
 
-    s = E.new_state(players)
+    s = E.new_state(HanabiConfig(players=players))
     E.fill_ordered_deck(s)
     return [int(c) for c in s.deck[::-1]]
 

@@ -15,6 +15,7 @@ import pytest
 
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
+from hanabi_env.config import HanabiConfig
 
 pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is a test dependency (.[test])")
 
@@ -130,15 +131,7 @@ def test_lockstep_with_openspiel(cfg):
         name: pyspiel.load_game("hanabi", {**cfg, "observation_type": name})
         for name in V.OBSERVATION_TYPES
     }
-    s = E.new_state(
-        cfg["players"],
-        cfg["colors"],
-        cfg["ranks"],
-        cfg["hand_size"],
-        cfg["max_information_tokens"],
-        cfg["max_life_tokens"],
-        False,
-    )
+    s = E.new_state(HanabiConfig(**cfg))
     view = V.new_view(s)
     bufs = {
         name: np.zeros(V.observation_size(s.cfg, ot), dtype=np.int8)
