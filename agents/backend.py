@@ -1,12 +1,16 @@
 """The runner family: one set of backends that every stage plays its games on.
 
 A :class:`Backend` runs a list of independent tasks, each a module-level function applied to
-one argument tuple, and returns the results **in task order** (:meth:`Backend.map`). On top of
-that, :meth:`Backend.play` plays a batch of rule-agent games (the compiled rule-game kernel,
+one argument tuple, and returns the results **in task order** (:meth:`Backend.map`, or
+:meth:`Backend.imap` as they come, for progress bars). On top of that, :meth:`Backend.play`
+plays a batch of rule-agent games (the compiled rule-game kernel,
 :func:`agents.evaluate.play_rule_table`). Every stage of the study runs on one of these:
 MAP-Elites and the GA (:mod:`qd.evaluator`), match-up tables (:mod:`qd.analysis`), response
 tables (:func:`meta.table.build_table`) and the compiled meta-agent evaluation
-(:mod:`meta.compiled`); a Dask cluster therefore speeds up every stage, not only MAP-Elites.
+(:mod:`meta.compiled`), so a Dask cluster speeds up every stage, not only MAP-Elites; the
+``evaluate`` command (:func:`agents.evaluate.play_games`) and the Python path of the
+meta-agent evaluation (:func:`meta.evaluate.evaluate_meta`) run their chunks on local
+backends of this family too. No other module starts a pool.
 
 * :class:`SerialBackend` — every task in this process, in order.
 * :class:`ThreadBackend` — a persistent pool of threads (the default for several local
@@ -29,7 +33,7 @@ import itertools
 import multiprocessing
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
@@ -188,7 +192,6 @@ class Backend(ABC):
     def _chunks(self, n: int) -> list[slice]:
         return [slice(0, n)]
 
-    @abstractmethod
     def map(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> list:
         """``[fn(*t) for t in tasks]``, run on this backend's workers, results in task order.
 
@@ -201,6 +204,18 @@ class Backend(ABC):
 
         Raises:
             RuntimeError: The backend is closed.
+        """
+        return list(self.imap(fn, tasks))
+
+    @abstractmethod
+    def imap(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> Iterator:
+        """As :meth:`map`, but an iterator that yields each result, in task order, once it is in.
+
+        Every task is submitted at once (a pool runs them as its workers free up); iterating
+        waits for the next result in order, so a caller can advance a progress bar per task.
+
+        Raises:
+            RuntimeError: The backend is closed (raised at once, not on iteration).
         """
 
     def close(self) -> None:  # noqa: B027 - optional hook
@@ -218,9 +233,9 @@ class SerialBackend(Backend):
 
     workers = 1
 
-    def map(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> list:
-        """See :meth:`Backend.map` (in this process, in order)."""
-        return [fn(*t) for t in tasks]
+    def imap(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> Iterator:
+        """See :meth:`Backend.imap` (in this process, each task when its result is asked for)."""
+        return (fn(*t) for t in tasks)
 
 
 class _PoolBackend(Backend):
@@ -230,19 +245,33 @@ class _PoolBackend(Backend):
         workers: Threads or processes (None = all local cores).
         min_chunk: Smallest number of games per task.
         tasks_per_worker: Tasks per worker and call (load balancing).
+        compile_first: Compile (or load) the rule-game kernel before the pool starts
+            (:func:`warm_up`), so that the workers share it; False for pools that only run
+            Python tasks.
+        initializer: A module-level function each worker (thread or process) runs once when
+            it starts, e.g. to limit a process's BLAS and torch threads; None for none.
 
     Raises:
         ValueError: ``workers < 1``.
     """
 
-    def __init__(self, workers: int | None = None, min_chunk: int = 50, tasks_per_worker: int = 2):
+    def __init__(
+        self,
+        workers: int | None = None,
+        min_chunk: int = 50,
+        tasks_per_worker: int = 2,
+        compile_first: bool = True,
+        initializer: Callable[[], object] | None = None,
+    ):
         """See the class docstring."""
         self.workers = default_workers() if workers is None else int(workers)
         if self.workers < 1:
             raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
         self.min_chunk = int(min_chunk)
         self.tasks_per_worker = int(tasks_per_worker)
-        warm_up()  # compile (or load) once here, before any worker calls the kernel
+        self.initializer = initializer
+        if compile_first:
+            warm_up()  # compile (or load) once here, before any worker calls the kernel
         self._pool: Executor | None = self._start_pool()
 
     @abstractmethod
@@ -252,13 +281,13 @@ class _PoolBackend(Backend):
     def _chunks(self, n: int) -> list[slice]:
         return _split(n, self.workers, self.min_chunk, self.tasks_per_worker)
 
-    def map(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> list:
-        """See :meth:`Backend.map` (a single task runs in this process)."""
+    def imap(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> Iterator:
+        """See :meth:`Backend.imap` (a single task runs in this process)."""
         if self._pool is None:
             raise RuntimeError("the backend is closed")
         if len(tasks) == 1:
-            return [fn(*tasks[0])]
-        return list(self._pool.map(_Star(fn), tasks))
+            return iter([fn(*tasks[0])])
+        return self._pool.map(_Star(fn), tasks)
 
     def close(self) -> None:
         """Shut the pool down."""
@@ -272,20 +301,28 @@ class ThreadBackend(_PoolBackend):
 
     The rule-game kernel releases the GIL, so threads play chunks in parallel with no process
     start-up, pickling or copies; only the small Python set-up of each chunk holds the GIL.
-    Arguments as :class:`ProcessBackend`.
+
+    Arguments as the base class, ``_PoolBackend``: ``workers`` threads (None = all local
+    cores), ``min_chunk``, ``tasks_per_worker``, ``compile_first`` (default True: compile the
+    kernel before the threads race to) and ``initializer`` (run in each thread; it shares this
+    process's environment).
     """
 
     def _start_pool(self) -> Executor:
-        return ThreadPoolExecutor(self.workers)
+        return ThreadPoolExecutor(self.workers, initializer=self.initializer)
 
 
 class ProcessBackend(_PoolBackend):
     """A persistent pool of local worker processes (forked after the kernels are compiled).
 
-    Args:
-        workers: Processes (None = all local cores).
-        min_chunk: Smallest number of games per task.
-        tasks_per_worker: Tasks per worker and call (load balancing).
+    For tasks that hold the GIL: policies played by the Python game loop, e.g. neural-network
+    partners (:func:`agents.evaluate.play_games`, the Python path of
+    :func:`meta.evaluate.evaluate_meta`). The workers die with this process.
+
+    Arguments as the base class, ``_PoolBackend``: ``workers`` processes (None = all local
+    cores), ``min_chunk``, ``tasks_per_worker``, ``compile_first`` (default True: compile the
+    kernel before forking; False for pools of Python tasks) and ``initializer`` (run in each
+    worker process after it starts).
 
     Raises:
         ValueError: ``workers < 1``.
@@ -294,7 +331,8 @@ class ProcessBackend(_PoolBackend):
     def _start_pool(self) -> Executor:
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-        pool = process_pool(self.workers, mp_context=ctx)  # workers die with this process
+        # workers die with this process
+        pool = process_pool(self.workers, mp_context=ctx, initializer=self.initializer)
         pool.submit(int).result()  # fork every worker now, before any other thread starts
         return pool
 
@@ -350,11 +388,20 @@ class DaskBackend(Backend):
         return _split(n, self.workers, self.min_chunk, self.tasks_per_worker)
 
     def map(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> list:
-        """See :meth:`Backend.map` (one Dask task per tuple)."""
+        """See :meth:`Backend.map` (one Dask task per tuple, gathered together)."""
+        return self._client_of().gather(self._submit(fn, tasks))
+
+    def imap(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> Iterator:
+        """See :meth:`Backend.imap` (one Dask task per tuple)."""
+        return (f.result() for f in self._submit(fn, tasks))
+
+    def _client_of(self):
         if self._client is None:
             raise RuntimeError("the backend is closed")
-        futures = self._client.map(_Star(fn), list(tasks), pure=False)
-        return self._client.gather(futures)
+        return self._client
+
+    def _submit(self, fn: Callable[..., object], tasks: Sequence[tuple]) -> list:
+        return self._client_of().map(_Star(fn), list(tasks), pure=False)
 
     def close(self) -> None:
         """Close the client (and the ``LocalCluster`` if this backend started it)."""

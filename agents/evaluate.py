@@ -36,7 +36,6 @@ from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
-from hanabi_env._workers import process_pool
 from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig
 from hanabi_env.jsonable import json_ready
 from hanabi_env.metrics import metric_ratios
@@ -506,7 +505,10 @@ def play_games(
     actions = np.full((n, max_moves), -1, dtype=np.int16) if record_actions else None
     moves = 0
     workers = default_workers() if workers is None else workers
-    pool = None
+    # agents.backend builds on this module, hence the late import
+    from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend
+
+    backend: Backend = SerialBackend()
     tasks: list[tuple]
     _check_reference_config(policies, config)
     if all(isinstance(p, RuleAgent) for p in policies):
@@ -527,16 +529,19 @@ def play_games(
             for c in chunks
         ]
         if workers > 1 and len(tasks) > 1:
-            pool = process_pool(workers)  # workers die with this process
+            backend = ThreadBackend(workers)  # the kernel releases the GIL
     else:
         if no_rule != "fallback":
             raise ValueError("no_rule='end_game' needs rule agents in every seat")
         run = _run_policy_chunk
         tasks = [(config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]) for c in chunks]
         if workers > 1 and len(tasks) > 1 and _picklable(policies):
-            pool = process_pool(min(workers, len(tasks)), initializer=_one_thread_worker)
-    results = pool.map(run, tasks) if pool is not None else map(run, tasks)
-    try:
+            # Python game loops hold the GIL: processes, each with one BLAS/torch thread
+            backend = ProcessBackend(
+                min(workers, len(tasks)), compile_first=False, initializer=_one_thread_worker
+            )
+    with backend:
+        results = backend.imap(run, [(t,) for t in tasks])
         for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
             scores[c], counters[c] = sc, cn
             if actions is not None:
@@ -544,9 +549,6 @@ def play_games(
             moves += mv
             if progress is not None:
                 progress(c.stop - c.start)
-    finally:
-        if pool is not None:
-            pool.shutdown()
     return GameBatch(
         scores=scores, counters=counters, seat_agents=seat_agents, moves=moves, actions=actions
     )

@@ -38,12 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.backend import Backend, play_policies
+from agents.backend import Backend, ProcessBackend, SerialBackend, play_policies
 from agents.evaluate import game_seeds
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
-from hanabi_env._workers import process_pool
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
 from hanabi_env.metrics import metric_ratios
@@ -504,17 +503,17 @@ def _run_tasks(tasks: list[dict], workers: int, progress: bool) -> list[dict]:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(tasks), desc="meta evaluation", unit="partner")
-    pool = process_pool(int(workers)) if int(workers) > 1 else None  # dies with this process
+    # Python game loops hold the GIL: worker processes (they die with this process)
+    parallel = int(workers) > 1 and len(tasks) > 1
+    backend = ProcessBackend(int(workers), compile_first=False) if parallel else SerialBackend()
+    results = []
     try:
-        results_iter = pool.map(_play_partner, tasks) if pool else map(_play_partner, tasks)
-        results = []
-        for r in results_iter:
-            results.append(r)
-            if bar is not None:
-                bar.update(1)
+        with backend:
+            for r in backend.imap(_play_partner, [(t,) for t in tasks]):
+                results.append(r)
+                if bar is not None:
+                    bar.update(1)
     finally:
-        if pool is not None:
-            pool.shutdown()
         if bar is not None:
             bar.close()
     return results

@@ -10,10 +10,11 @@ import pytest
 import hanabi_env
 from agents import beliefs
 from agents.evaluate import evaluate, game_seeds, play, play_games
-from agents.policy import Policy, RuleAgent, make, rule_ids
+from agents.policy import RuleAgent, make, rule_ids
 from agents.rulebase import BASELINES, N_RULE_IDS, TEST_POOL
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
+from tests.helpers import Wrapped
 
 CHROMOSOME = [67, 103, 7, 35, 101, 52, 77, 53, 16, 28, 23, 27, 37, 43, 101]  # NYUGameLab 2p
 
@@ -60,19 +61,6 @@ def test_aec_and_compiled_evaluator_are_move_for_move_identical(players, hand_or
 
 
 def test_generic_policy_path_matches_compiled_path():
-    class Wrapped(Policy):
-        """A non-RuleAgent policy delegating to a rule agent (forces the generic path)."""
-
-        def __init__(self, inner):
-            self.inner = inner
-            self.name = inner.name
-
-        def reset(self, seed=None):
-            self.inner.reset(seed)
-
-        def act(self, view):
-            return self.inner.act(view)
-
     cfg = HanabiConfig(players=3, scoring="strict")
     _, deals, seeds = game_seeds(3, 8, 3, random_seat=False)
     seats = np.tile([0, 1, 0], (8, 1))

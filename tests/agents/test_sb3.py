@@ -22,9 +22,10 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import hanabi_env
 from agents.evaluate import evaluate, game_seeds, play_games
-from agents.policy import Policy, RuleAgent, make
+from agents.policy import RuleAgent, make
 from agents.sb3 import HanabiPartnerEnv, as_policy, legal_mask
 from hanabi_env import HanabiConfig, HanabiGame
+from tests.helpers import Wrapped
 
 ROOT = Path(__file__).resolve().parents[2]
 HAVE_RL = all(importlib.util.find_spec(m) for m in ("torch", "stable_baselines3", "sb3_contrib"))
@@ -157,25 +158,12 @@ def test_legal_mask_from_the_view_matches_the_engine():
     assert not legal_mask(g.view(0)).any()
 
 
-class Delegate(Policy):  # a non-RuleAgent policy: the generic (Python) path
-    name = "py-iggi"
-
-    def __init__(self):
-        self.inner = make("IGGI")
-
-    def reset(self, seed=None):
-        self.inner.reset(seed)
-
-    def act(self, view):
-        return self.inner.act(view)
-
-
 def test_policy_games_do_not_depend_on_workers():
     cfg = HanabiConfig(players=3, hand_size=5, scoring="lenient")
     n = 12
     _, deals, seeds = game_seeds(4, n, 3, random_seat=False)
     seat_agents = np.tile([0, 1, 1], (n, 1))
-    policies = [Delegate(), make("Piers")]
+    policies = [Wrapped(make("IGGI")), make("Piers")]
     kw = {"chunk_size": 4, "record_actions": True}
     one = play_games(policies, seat_agents, deals, seeds, cfg, workers=1, **kw)
     two = play_games(policies, seat_agents, deals, seeds, cfg, workers=2, **kw)
@@ -193,7 +181,7 @@ def test_fixed_policy_partners_in_mixed_fitness():
     kw = {"mode": "mixed", "players": (2, 3), "games": 4, "seed": 2}
     by_name = population_fitness(pop, pool=["IGGI"], **kw)
     by_rule_agent = population_fitness(pop, pool=[make("IGGI")], **kw)
-    by_python_policy = population_fitness(pop, pool=[Delegate()], **kw)
+    by_python_policy = population_fitness(pop, pool=[Wrapped(make("IGGI"))], **kw)
     assert np.array_equal(by_name, by_rule_agent)
     assert np.array_equal(by_name, by_python_policy)
 
@@ -217,13 +205,12 @@ def test_torch_threads_is_checked_before_torch_is_needed(tmp_path, bad, error):
 # ------------------------------------------------------------------- SB3 (the rl extra)
 
 
-class ThreadProbe(Delegate):
+class ThreadProbe(Wrapped):
     """A partner recording torch's thread count whenever it acts (inside the training loop)."""
 
-    name = "probe"
-
     def __init__(self):
-        super().__init__()
+        super().__init__(make("IGGI"))
+        self.name = "probe"
         self.seen = set()
 
     def act(self, view):

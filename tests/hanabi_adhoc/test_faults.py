@@ -359,12 +359,9 @@ def test_killed_run_resumes_identically(name, tmp_path):
 
 
 ORPHAN_SCRIPTS = {
-    # agents.evaluate.play_games: the compiled rule kernel in a process pool
-    "rule-pool": """
-        from agents.evaluate import evaluate
-        evaluate("IGGI", "mirror", (2, 3, 4, 5), 400_000, seed=0, workers=2)
-    """,
-    # agents.evaluate.play_games: Python policies (the _one_thread_worker initializer)
+    # every pool is an agents.backend one. agents.evaluate.play_games plays rule agents on
+    # threads (no process to orphan) and Python policies on a ProcessBackend (with the
+    # _one_thread_worker initializer):
     "policy-pool": """
         from agents.evaluate import evaluate
         from agents.rulebase import BASELINES
@@ -380,7 +377,8 @@ ORPHAN_SCRIPTS = {
         with ProcessBackend(2, min_chunk=10) as backend:
             evaluate_solutions(pop, list(range(400)), 2000, (2, 3, 4, 5), "lenient", backend)
     """,
-    # meta.evaluate (the pool of _run_tasks: the Python path; the compiled path uses threads)
+    # meta.evaluate: the ProcessBackend of _run_tasks (the Python path; the compiled path uses
+    # threads)
     "meta-evaluate": """
         from agents.policy import make
         from meta.evaluate import evaluate_meta

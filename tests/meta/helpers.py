@@ -1,4 +1,4 @@
-"""Helpers shared by the meta tests: a non-compilable policy, one scripted game, result checks."""
+"""Helpers shared by the meta tests: one scripted game, result checks."""
 
 from __future__ import annotations
 
@@ -6,25 +6,11 @@ import numpy as np
 
 import meta.evaluate as ME
 from agents.evaluate import game_seeds, play_games
-from agents.policy import Policy, make
+from agents.policy import make
 from hanabi_env import HanabiConfig, HanabiGame
 
 CFG = HanabiConfig(players=2, hand_size=5, scoring="lenient")
 FIELDS = ("scores", "responses", "beliefs", "partner_counters", "niches")
-
-
-class Wrapped(Policy):
-    """A Python (non-RuleAgent) policy delegating to a rule agent: forces the generic path."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = "py-" + inner.name
-
-    def reset(self, seed=None):
-        self.inner.reset(seed)
-
-    def act(self, view):
-        return self.inner.act(view)
 
 
 def play_game(agent, partner, deal, seeds, pid="p", *, end=False, **start):

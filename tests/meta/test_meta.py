@@ -26,7 +26,8 @@ from meta import (
     evaluate_meta,
     variant_pairs,
 )
-from tests.meta.helpers import CFG, Wrapped, generalist_games, play_game
+from tests.helpers import Wrapped
+from tests.meta.helpers import CFG, generalist_games, play_game
 
 
 def pool():

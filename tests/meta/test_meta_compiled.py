@@ -10,7 +10,8 @@ import meta.evaluate as ME
 from agents.policy import make
 from meta import ALL_VARIANTS, bayes_update, build_table, evaluate_meta
 from meta.bayes import bayes_update_batch
-from tests.meta.helpers import Wrapped, assert_identical, forbid
+from tests.helpers import Wrapped
+from tests.meta.helpers import assert_identical, forbid
 
 IDS = ["[0,1]", "[2,3]", "[4,4]", "[1,0]"]
 
