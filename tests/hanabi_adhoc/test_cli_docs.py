@@ -183,6 +183,14 @@ COMMANDS: dict[str, Case] = {
     "adaptive,generalist,oracle,random,response-adaptive --out runs/own-run0": Case(
         META_EVAL, outputs=("runs/own-run0/evaluation.json",), expect='"response-adaptive"'
     ),
+    "hanabi-adhoc meta-eval --config paper --responses "
+    "docs/results/pipeline-paper/populations/run0/archive.json --partners 20x20 --ruleset "
+    "corrected --variants adaptive,generalist,oracle,random,response-adaptive --out "
+    "runs/own-run0-ood20": Case(
+        META_EVAL,
+        outputs=("runs/own-run0-ood20/evaluation.json", "runs/own-run0-ood20/oracle_table.csv"),
+        expect='"response-adaptive"',
+    ),
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
     "hanabi-adhoc meta-table": Case(("--train-games", "1"), outputs=("runs/meta/table.csv",)),
