@@ -458,9 +458,11 @@ def play_games(
         agent_seeds: ``(n_games, players)`` per-seat policy seeds (each policy is reset with its
             seat's seed before every game, so a policy instance may sit in several seats).
         config: Game configuration (its ``scoring`` is used).
-        workers: Processes (None = all cores). Results do not depend on it. Rule agents run
-            in the compiled kernel; other policies are pickled to the workers with the games of
-            a chunk (policies that do not pickle run in this process).
+        workers: Parallel workers (None = all cores). Results do not depend on it. Rule agents
+            play in the compiled kernel on that many threads (it releases the GIL); other
+            policies are pickled to that many worker processes with the games of a chunk
+            (policies that do not pickle run in this process). Both are backends of
+            :mod:`agents.backend`.
         chunk_size: Games per task. Every chunk of non-rule games starts from fresh copies of
             the policies (so a policy that remembers across games, like a meta-agent, carries
             its memory within a chunk only); chunks never depend on ``workers``.
@@ -568,7 +570,8 @@ def play(
         policies: One policy (or baseline name) per seat; the number of players is their count.
         games: Number of games (>= 1); game ``g`` uses seeds derived from ``(seed, g)``.
         seed: Master seed.
-        workers: Worker processes (None = all cores); results do not depend on it.
+        workers: Parallel workers, as in :func:`play_games` (None = all cores); results do
+            not depend on it.
         ruleset: Ruleset of the policies given by name: ``"corrected"`` (default) or
             ``"reference"`` (docs/rules.md §12; then ``hand_order`` defaults to ``"fixed"``).
         **config: Other :class:`hanabi_env.HanabiConfig` fields (``scoring``, ``hand_size``,
@@ -733,7 +736,8 @@ def evaluate(
         pool: Partners for mixed mode (policies or baseline names); default the 7-agent test pool.
         scoring: ``"lenient"`` (the papers) or ``"strict"``.
         seed: Master seed.
-        workers: Processes (None = all local cores); results do not depend on it.
+        workers: Parallel workers, as in :func:`play_games` (None = all local cores); results
+            do not depend on it.
         hand_size: Hand size per player count (default 5 for 2–3 players, 4 for 4–5).
         progress: Show a tqdm progress bar.
         no_rule: ``"fallback"`` (default) or ``"end_game"`` (strict-era emulation, see

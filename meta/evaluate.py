@@ -538,9 +538,10 @@ def self_play_measures(
         games: Games per policy, >= 1.
         seed: Master seed of the deals.
         scoring: ``"lenient"`` or ``"strict"``.
-        workers: Processes for rule agents (results do not depend on it).
+        workers: Local workers (threads for rule agents, processes for other policies, as
+            :func:`agents.evaluate.play_games`); results do not depend on it.
         backend: An :class:`agents.backend.Backend` for rule agents (left open), e.g. a Dask
-            cluster's; None = ``workers`` local processes. Results do not depend on it.
+            cluster's; None = ``workers`` local threads. Results do not depend on it.
 
     Returns:
         ``(n, 2)`` float64, NaN where undefined.

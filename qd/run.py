@@ -140,7 +140,7 @@ def run_map_elites(
         resume: Continue from ``out_dir/checkpoint.json`` (it must match ``config``); with no
             checkpoint there yet (a run killed before its first one), start a new run and say
             so (one line on stdout).
-        workers: Local processes or Dask LocalCluster workers (None = all local cores).
+        workers: Local threads or Dask LocalCluster workers (None = all local cores).
         scheduler_address: Dask scheduler address (implies the Dask backend).
         dask: Use a Dask LocalCluster.
         progress: Show progress bars.

@@ -653,7 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
          "docs/rules.md §12.3); needs --mode mixed"),
         ("--strict-era", "FLAG", "a turn on which no rule fires ends the game (the 2018-2020 "
          "Java reference)"),
-        ("--workers", "WORKERS", "processes (default: all cores)"),
+        ("--workers", "WORKERS", "parallel workers: threads for rule agents, processes for other "
+         "policies (default: all cores; results do not depend on it)"),
         ("--json", "PATH", "write the full result as JSON (default: none)"),
         ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
         ("--quiet", "FLAG", QUIET_HELP),

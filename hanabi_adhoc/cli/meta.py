@@ -380,8 +380,8 @@ def _common_rows() -> tuple:
          "(docs/rules.md §12) (default: the ruleset the pools' MAP-Elites run recorded, else "
          "corrected, also for the published 5x5/20x20; the command prints which it uses)"),
         ("--seed", "SEED", SEED_HELP, 0),
-        ("--workers", "WORKERS", "processes, >= 1 (default: all cores; results do not depend "
-         "on it)"),
+        ("--workers", "WORKERS", "local workers, >= 1: threads for rule agents, processes for "
+         "other policies (default: all cores; results do not depend on it)"),
         ("--scheduler-address", "ADDRESS", "play the rule agents' games on this Dask cluster, "
          "e.g. tcp://host:8786: response tables, self-play measures and the compiled "
          "meta-agent evaluation (default: local; results are identical)"),
