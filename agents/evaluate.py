@@ -309,8 +309,10 @@ def kernel_scratch(cfg: HanabiConfig) -> tuple[E.State, np.ndarray, np.ndarray, 
     return s, mask, tab, rngs
 
 
-def _run_rule_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    cfg, table, lens, modes, seat_agents, deals, agent_seeds, record, stop = args
+def _run_rule_chunk(
+    cfg, table, lens, modes, seat_agents, deals, agent_seeds, record, stop
+) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """Task: one chunk of rule-agent games in the compiled kernel (module-level: picklable)."""
     s, mask, tab, rngs = kernel_scratch(cfg)
     scores = np.zeros(len(deals), dtype=np.int64)
     counters = np.zeros((len(deals), cfg.players, E.N_COUNTERS), dtype=np.float64)
@@ -360,7 +362,7 @@ def play_rule_table(
         ``(scores, counters, moves)`` as in :class:`GameBatch`.
     """
     scores, counters, moves, _ = _run_rule_chunk(
-        (config, table, lens, modes, seat_agents, deal_seeds, agent_seeds, False, stop)
+        config, table, lens, modes, seat_agents, deal_seeds, agent_seeds, False, stop
     )
     return scores, counters, moves
 
@@ -383,6 +385,7 @@ def _run_policy_games(
     deals: np.ndarray,
     agent_seeds: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """Task: one chunk of games of any policies in the Python loop (module-level: picklable)."""
     from hanabi_env.game import HanabiGame
 
     game = HanabiGame(cfg)
@@ -401,11 +404,6 @@ def _run_policy_games(
         scores[g] = game.score
         counters[g] = game.state.counters
     return scores, counters, moves, actions
-
-
-def _run_policy_chunk(args: tuple) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """Worker task: one chunk of games of arbitrary policies (module-level, hence picklable)."""
-    return _run_policy_games(*args)
 
 
 def _one_thread_worker() -> None:  # pragma: no cover - runs in worker processes
@@ -511,6 +509,7 @@ def play_games(
     from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend
 
     backend: Backend = SerialBackend()
+    run: Callable[..., tuple[np.ndarray, np.ndarray, int, np.ndarray]]
     tasks: list[tuple]
     _check_reference_config(policies, config)
     if all(isinstance(p, RuleAgent) for p in policies):
@@ -535,7 +534,7 @@ def play_games(
     else:
         if no_rule != "fallback":
             raise ValueError("no_rule='end_game' needs rule agents in every seat")
-        run = _run_policy_chunk
+        run = _run_policy_games
         tasks = [(config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]) for c in chunks]
         if workers > 1 and len(tasks) > 1 and _picklable(policies):
             # Python game loops hold the GIL: processes, each with one BLAS/torch thread
@@ -543,7 +542,7 @@ def play_games(
                 min(workers, len(tasks)), compile_first=False, initializer=_one_thread_worker
             )
     with backend:
-        results = backend.imap(run, [(t,) for t in tasks])
+        results = backend.imap(run, tasks)
         for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
             scores[c], counters[c] = sc, cn
             if actions is not None:
