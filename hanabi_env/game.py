@@ -156,6 +156,11 @@ def _view_field(cast: Callable[[Any], Any], array: str, index: int, doc: str) ->
     return _field("raw", cast, array, index, doc)
 
 
+def _view_config(index: int, doc: str) -> Any:
+    """A :class:`PlayerView` field: an (int) entry ``index`` of its view's configuration."""
+    return _field("raw", int, "cfg", index, doc)
+
+
 def _view_array(array: str, doc: str) -> Any:
     """A :class:`PlayerView` field: a whole (read-only) array of its view; see :func:`_field`."""
     return _field("raw", None, array, None, doc)
@@ -191,13 +196,11 @@ class PlayerView:
         self._packed: np.ndarray | None = None
 
     # --- configuration ---
-    n_players: int = _view_field(int, "cfg", E.CFG_PLAYERS, "Number of players.")
-    n_colors: int = _view_field(int, "cfg", E.CFG_COLORS, "Number of colours.")
-    n_ranks: int = _view_field(int, "cfg", E.CFG_RANKS, "Number of ranks.")
-    hand_size: int = _view_field(int, "cfg", E.CFG_HAND, "Nominal hand size.")
-    max_information_tokens: int = _view_field(
-        int, "cfg", E.CFG_MAX_INFO, "Maximum information tokens."
-    )
+    n_players: int = _view_config(E.CFG_PLAYERS, "Number of players.")
+    n_colors: int = _view_config(E.CFG_COLORS, "Number of colours.")
+    n_ranks: int = _view_config(E.CFG_RANKS, "Number of ranks.")
+    hand_size: int = _view_config(E.CFG_HAND, "Nominal hand size.")
+    max_information_tokens: int = _view_config(E.CFG_MAX_INFO, "Maximum information tokens.")
 
     # --- public board ---
     current_player: int = _view_field(int, "scal", V.V_CUR, "Absolute seat to move.")

@@ -43,21 +43,12 @@ from agents.evaluate import game_seeds
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
+from hanabi_env import validate
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
 from hanabi_env.metrics import metric_ratios
 from hanabi_env.seeding import derive_seed
 from hanabi_env.stats import nanmean
-from hanabi_env.validate import (
-    check_bool,
-    check_choice,
-    check_float,
-    check_int,
-    check_int_sequence,
-    check_optional_int,
-    check_seed,
-    type_error,
-)
 from meta.bayes import VARIANTS, BayesianMetaAgent
 from meta.compiled import compiled_variants, evaluate_compiled, plain_rule_agents
 from meta.response import (
@@ -270,22 +261,22 @@ def evaluate_meta(
             variant with a ``turns_threshold``.
     """
     variants = _check_variants(variants)
-    episodes = check_int("episodes", episodes, 1)
-    games = check_int("games", games, 1)
-    seed = check_seed("seed", seed)
-    check_choice("scoring", scoring, ("lenient", "strict"))
-    check_float("sigma", sigma, 0.0, lo_open=True)
-    check_optional_int("games_threshold", games_threshold, 1)
-    check_optional_int("turns_threshold", turns_threshold, 1)
-    workers = check_int("workers", workers, 1)
-    progress = check_bool("progress", progress)
-    niche_dims = check_int_sequence(
+    episodes = validate.check_int("episodes", episodes, 1)
+    games = validate.check_int("games", games, 1)
+    seed = validate.check_seed("seed", seed)
+    validate.check_choice("scoring", scoring, ("lenient", "strict"))
+    validate.check_float("sigma", sigma, 0.0, lo_open=True)
+    validate.check_optional_int("games_threshold", games_threshold, 1)
+    validate.check_optional_int("turns_threshold", turns_threshold, 1)
+    workers = validate.check_int("workers", workers, 1)
+    progress = validate.check_bool("progress", progress)
+    niche_dims = validate.check_int_sequence(
         "niche_dims", niche_dims, 1, 1000, min_len=2, max_len=2, unique=False, what="cell counts"
     )
-    check_optional_int("response_threshold", response_threshold, 0)
-    check_choice("empty_niche", empty_niche, EMPTY_NICHE)
+    validate.check_optional_int("response_threshold", response_threshold, 0)
+    validate.check_choice("empty_niche", empty_niche, EMPTY_NICHE)
     if compiled is not None:
-        compiled = check_bool("compiled", compiled)
+        compiled = validate.check_bool("compiled", compiled)
     _check_pools(table, oracle_table, responses, partners, backend)
     pids = policy_ids(partners, partner_ids)
     oracle_kw = _oracle_keywords(table, pids, oracle_table, "oracle" in variants)
@@ -381,7 +372,7 @@ def evaluate_meta(
 def _check_variants(variants) -> list[str]:
     """``variants`` as a list: a non-empty subset of :data:`ALL_VARIANTS`, each once."""
     if isinstance(variants, (str, bytes)) or not isinstance(variants, Sequence):
-        raise type_error("variants", "a sequence of variant names", variants)
+        raise validate.type_error("variants", "a sequence of variant names", variants)
     variants = list(variants)
     bad = [v for v in variants if not isinstance(v, str) or v not in ALL_VARIANTS]
     if bad or not variants:
@@ -394,7 +385,7 @@ def _check_variants(variants) -> list[str]:
 def _check_pools(table, oracle_table, responses, partners, backend) -> None:
     """Types of the tables, pools and backend; one response per table row."""
     if backend is not None and not isinstance(backend, Backend):
-        raise type_error("backend", "an agents.backend.Backend or None", backend)
+        raise validate.type_error("backend", "an agents.backend.Backend or None", backend)
     _check_table("table", table)
     if oracle_table is not None:
         _check_table("oracle_table", oracle_table)
@@ -445,13 +436,13 @@ def _run_compiled(
 
 def _check_table(name: str, table: object) -> None:
     if not isinstance(table, ResponseTable):
-        raise type_error(name, "a meta.table.ResponseTable", table)
+        raise validate.type_error(name, "a meta.table.ResponseTable", table)
 
 
 def _check_policy_list(name: str, policies: object) -> None:
     """A non-empty sequence of :class:`~agents.policy.Policy` (TypeError/ValueError naming it)."""
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
-        raise type_error(name, "a sequence of policies", policies)
+        raise validate.type_error(name, "a sequence of policies", policies)
     if not policies:
         raise ValueError(f"{name}=[] is not allowed; allowed: at least one policy")
     for p in policies:
@@ -551,15 +542,15 @@ def self_play_measures(
         ValueError: Empty pool, ``games`` < 1, a bad ``seed``, ``scoring`` or ``workers``.
     """
     _check_policy_list("partners", partners)
-    games = check_int("games", games, 1)
-    seed = check_seed("seed", seed)
-    check_choice("scoring", scoring, ("lenient", "strict"))
-    check_optional_int("workers", workers, 1)
+    games = validate.check_int("games", games, 1)
+    seed = validate.check_seed("seed", seed)
+    validate.check_choice("scoring", scoring, ("lenient", "strict"))
+    validate.check_optional_int("workers", workers, 1)
     n = len(partners)
     _, deals, agent_seeds = game_seeds(int(seed), games, 2, random_seat=False)
     seats = np.repeat(np.arange(n, dtype=np.int64), games)[:, None].repeat(2, axis=1)
     if backend is not None and not isinstance(backend, Backend):
-        raise type_error("backend", "an agents.backend.Backend or None", backend)
+        raise validate.type_error("backend", "an agents.backend.Backend or None", backend)
     _, counters = play_policies(
         list(partners),
         seats,
@@ -601,9 +592,9 @@ def table_niche_mae(
         ValueError: ``self_play`` is not ``(nH, 2)``, or ``dims`` not two ints >= 1.
     """
     _check_table("table", table)
-    exclude_self = check_bool("exclude_self", exclude_self)
+    exclude_self = validate.check_bool("exclude_self", exclude_self)
     if dims is not None:
-        dims = check_int_sequence(
+        dims = validate.check_int_sequence(
             "dims", dims, 1, 1000, min_len=2, max_len=2, unique=False, what="cell counts"
         )
     ref = np.asarray(self_play, dtype=np.float64)
