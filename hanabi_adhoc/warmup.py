@@ -43,6 +43,7 @@ def _env_game() -> None:
 
 def _rule_games() -> None:
     from agents.evaluate import evaluate
+    from qd.config import MapElitesConfig
     from qd.evaluator import SerialBackend, evaluate_solutions, replay_holds
 
     for ruleset in ("corrected", "reference"):
@@ -50,7 +51,7 @@ def _rule_games() -> None:
         sols = [[39, 0, 1], [5, 2, 39]]
         backend = SerialBackend()
         evaluate_solutions(sols, [1, 2], 2, (2,), "lenient", backend, ruleset)
-        replay_holds([sols[0]], [3], [10], 2, (2,), "lenient", backend, ruleset)
+        replay_holds([sols[0]], [3], [10], MapElitesConfig(games=2, ruleset=ruleset), backend)
 
 
 def _meta() -> None:

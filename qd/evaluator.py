@@ -42,7 +42,8 @@ from agents.reference import RULESETS
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.seeding import derive_seed
-from hanabi_env.validate import check_choice
+from hanabi_env.validate import check_choice, type_error
+from qd.config import MapElitesConfig
 
 __all__ = [
     "Backend",
@@ -213,11 +214,8 @@ def replay_holds(
     incumbents: Sequence[Sequence[int]] | np.ndarray,
     seeds: Sequence[int] | np.ndarray,
     targets: Sequence[int] | np.ndarray,
-    games: int,
-    players: Sequence[int] = (2,),
-    scoring: str = "lenient",
+    config: MapElitesConfig,
     backend: Backend | None = None,
-    ruleset: str = "corrected",
     max_score: int = 25,
 ) -> Replay:
     """Paired replacement test: does each incumbent score at least its target on given games?
@@ -237,20 +235,22 @@ def replay_holds(
         incumbents: ``(n, L)`` rule indices.
         seeds: ``(n,)`` evaluation seeds (the candidates' seeds).
         targets: ``(n,)`` int totals to reach (points summed over all the candidate's games).
-        games: Games per player count, >= 1.
-        players: Player counts.
-        scoring: ``"lenient"`` or ``"strict"``.
+        config: The run's configuration; the replayed games are those :func:`evaluate_solutions`
+            plays with its ``games`` (per player count), ``players``, ``scoring`` and
+            ``ruleset`` (``"reference"``: the solutions play as the Java reference's chromosome
+            agents, docs/rules.md §12).
         backend: Where the games run (default: :class:`SerialBackend`).
-        ruleset: ``"corrected"`` (default) or ``"reference"``: the solutions play as the Java
-            reference's chromosome agents (docs/rules.md §12), with fixed hand slots.
         max_score: Highest score of one game (points), for the early "cannot reach" answer.
 
     Returns:
         A :class:`Replay`.
 
     Raises:
-        ValueError: Bad ``games`` or ``players``, or mismatched lengths.
+        TypeError: ``config`` is not a :class:`qd.config.MapElitesConfig`.
+        ValueError: Mismatched lengths.
     """
+    if not isinstance(config, MapElitesConfig):
+        raise type_error("config", "a qd.config.MapElitesConfig", config)
     sol = np.asarray(incumbents, dtype=np.int64)
     seeds = np.asarray(seeds, dtype=np.int64).reshape(-1)
     targets = np.asarray(targets, dtype=np.int64).reshape(-1)
@@ -259,9 +259,9 @@ def replay_holds(
             "incumbents must be (n, L) with n = len(seeds) = len(targets); got "
             f"{sol.shape}, {seeds.shape} and {targets.shape}"
         )
-    players = _check_games_players(games, players)
+    players, scoring, ruleset = config.players, config.scoring, config.ruleset
     backend = backend or SerialBackend()
-    n, g = len(sol), int(games)
+    n, g = len(sol), config.games
     totals = np.zeros(n, dtype=np.int64)
     played = np.zeros(n, dtype=np.int64)
     moves = 0

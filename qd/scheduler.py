@@ -185,9 +185,7 @@ class MapElites:
         c = self.config
         n_games = c.games * len(c.players)
         targets = np.rint(np.asarray(objective) * n_games).astype(np.int64)
-        r = replay_holds(
-            incumbents, seeds, targets, c.games, c.players, c.scoring, self.backend, c.ruleset
-        )
+        r = replay_holds(incumbents, seeds, targets, c, self.backend)
         self.counters.games += r.games
         self.counters.moves += r.moves
         self.counters.replay_games_skipped += len(targets) * n_games - r.games

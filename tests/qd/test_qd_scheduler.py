@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from hanabi_adhoc.cli import main
-from qd.config import get_config
+from qd.config import MapElitesConfig, get_config
 from qd.evaluator import (
     ProcessBackend,
     SerialBackend,
@@ -119,6 +119,7 @@ def test_replay_answers_as_the_full_replay_and_stops_early(players):
     sol = rng.integers(0, 105, (12, 15))
     seeds = rng.integers(0, 1000, 12)
     full = evaluate_solutions(sol, seeds, games=8, players=players)
+    config = MapElitesConfig(games=8, players=players)
     totals = full.scores.sum(axis=(1, 2))
     # targets around the true totals (ties included), plus certain answers at both ends
     targets = totals + rng.integers(-6, 7, 12)
@@ -134,7 +135,7 @@ def test_replay_answers_as_the_full_replay_and_stops_early(players):
     runs = []
     for backend in (SerialBackend(), ThreadBackend(2, min_chunk=2), ThreadBackend(3, min_chunk=1)):
         with backend:
-            r = replay_holds(sol, seeds, targets, 8, players, backend=backend)
+            r = replay_holds(sol, seeds, targets, config, backend)
         assert np.array_equal(r.holds, expect)
         assert np.array_equal(r.played, stops)
         assert r.games == r.played.sum()
@@ -147,9 +148,9 @@ def test_replay_answers_as_the_full_replay_and_stops_early(players):
 def test_replay_rejects_bad_arguments():
     sol = np.zeros((2, 15), np.int64)
     with pytest.raises(ValueError, match="targets"):
-        replay_holds(sol, [1, 2], [3], games=4)
-    with pytest.raises(ValueError, match="games"):
-        replay_holds(sol, [1, 2], [3, 4], games=0)
+        replay_holds(sol, [1, 2], [3], MapElitesConfig(games=4))
+    with pytest.raises(TypeError, match="config"):
+        replay_holds(sol, [1, 2], [3, 4], {"games": 4})
 
 
 def test_batches_never_straddle_phase1():
