@@ -53,6 +53,20 @@ def card(v, p, k):
 
 
 @inline
+def seen_len(v, p):
+    """How many of ``p``'s slots, from slot 0, hold a card the viewer sees, as an int64.
+
+    The count stops at the first slot that is empty or hidden: |hand(p)| for another player's
+    hand (hands have no gaps), 0 for the viewer's own hand (unless the view is a seer view).
+    """
+    n = hand_len(v, p)
+    for k in range(n):
+        if v.cards[p, k] < 0:
+            return np.int64(k)
+    return n
+
+
+@inline
 def age_slot(v, p, newest):
     """``p``'s newest (largest uid) or else oldest (smallest uid) card's slot; -1 if empty.
 
@@ -214,10 +228,8 @@ def simulate_hint_masks(pv, t, i, cm, rm):
     v = V.expand_view(pv)
     is_colour, value = hint_of(v, i)
     touched = ZERO
-    for k in range(hand_len(v, t)):
+    for k in range(seen_len(v, t)):
         x = card(v, t, k)
-        if x < 0:
-            break
         cm[k] = v.col_plaus[t, k]
         rm[k] = v.rank_plaus[t, k]
         hit = touches(v, x, i)
@@ -235,10 +247,8 @@ def count_touched(pv, p, i):
     """Number of ``p``'s cards hint number ``i`` touches (known attributes included)."""
     v = V.expand_view(pv)
     n = ZERO
-    for k in range(hand_len(v, p)):
+    for k in range(seen_len(v, p)):
         x = card(v, p, k)
-        if x < 0:
-            break
         if touches(v, x, i):
             n += 1
     return n

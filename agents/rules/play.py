@@ -150,8 +150,6 @@ def apply_play(v, tab, row):
     """Run the play rule of rule-table row ``row`` for the view ``v`` (gates already open)."""
     # An if-chain over the classes: a compiled kernel cannot call through a table of functions.
     cls = row[T.R_CLASS]
-    p0 = row[T.R_P0]
-    p1 = row[T.R_P1]
     if cls == T.C_FINESSE:
         return rule_play_finesse(v.packed)
     if cls == T.C_FINESSE_TOLD:
@@ -162,6 +160,8 @@ def apply_play(v, tab, row):
     if cls == T.C_UNIQUE_POSSIBLE:
         return rule_play_unique_possible(v.packed, tab)
     if cls == T.C_JUST_HINTED:
-        return rule_play_just_hinted(v.packed, tab, p0, p1, row[T.R_P2], row[T.R_P3], row[T.R_P4])
-    # C_PROBABLY_SAFE, and X1 with L > 1: PlayProbablySafeCard(p0/p1)
-    return P.best_own_move(v.packed, tab, P.STAT_PLAYABLE, K.FALSE, p0, p1)
+        return rule_play_just_hinted(
+            v.packed, tab, row[T.R_P0], row[T.R_P1], row[T.R_P2], row[T.R_P3], row[T.R_P4]
+        )
+    # C_PROBABLY_SAFE, and X1 with L > 1: PlayProbablySafeCard(P0/P1)
+    return P.best_own_move(v.packed, tab, P.STAT_PLAYABLE, K.FALSE, row[T.R_P0], row[T.R_P1])

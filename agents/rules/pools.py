@@ -122,10 +122,8 @@ def fill_partner_table(pv, t, tab, out):
     for card in range(v.cfg[E.CFG_COLORS] * v.cfg[E.CFG_RANKS]):
         out[TAB_COUNT, card] = tab[TAB_COUNT, card]
         out[TAB_CLASS, card] = tab[TAB_CLASS, card]
-    for k in range(K.hand_len(v, t)):
+    for k in range(K.seen_len(v, t)):
         card = K.card(v, t, k)
-        if card < 0:
-            break
         out[TAB_COUNT, card] += 1
 
 

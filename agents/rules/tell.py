@@ -270,10 +270,8 @@ def _collisions(pv, p, k, is_colour):
     i = n_ranks + card // n_ranks if is_colour else card % n_ranks
     c_play = K.ZERO
     c_unplay = K.ZERO
-    for j in range(K.hand_len(v, p)):
+    for j in range(K.seen_len(v, p)):
         other = K.card(v, p, j)
-        if other < 0:
-            break
         known = K.known_colour(v, p, j) if is_colour else K.known_rank(v, p, j)
         if j != k and known < 0 and K.touches(v, other, i):
             if K.is_playable(v, other):
@@ -464,10 +462,8 @@ def mistake_slot(pv, tab_t, pack_t, p, false_positive, num, den):
     best = K.NO
     bg = K.ZERO
     bt = K.ONE
-    for k in range(K.hand_len(v, p)):
+    for k in range(K.seen_len(v, p)):
         card = K.card(v, p, k)
-        if card < 0:
-            break
         t, g, _, _ = P.packed_counts(
             pack_t, np.int64(v.col_plaus[p, k]), np.int64(v.rank_plaus[p, k])
         )

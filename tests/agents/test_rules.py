@@ -15,6 +15,7 @@ import pytest
 from agents import rulebase as RB
 from agents import rules as R
 from agents.published import data_path
+from agents.rules import knowledge as K
 from hanabi_env import _engine as E
 from hanabi_env._rng import new_rng, rng_below
 from hanabi_env._view import fill_view, new_view
@@ -1127,6 +1128,9 @@ def test_partner_probability_and_hint_simulation():
     assert R.tell_missing(v, 1, 0, True) == tell_value(s, 1, 1)
     assert R.tell_missing(v, 1, 0, False) == tell_colour(s, 1, "R")
     assert [R.turn_order(v, i) for i in range(1)] == [1]
+    # the slots the viewer sees: none of its own hand, all of its partner's
+    assert (K.seen_len(v, 0), K.seen_len(v, 1)) == (0, 5)
+    assert K.seen_len(view(s, seat=1), 0) == 5
 
 
 def test_card_predicates():
