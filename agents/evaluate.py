@@ -21,7 +21,6 @@ import copy
 import math
 import os
 import pickle
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +35,7 @@ from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_seed
+from hanabi_env._workers import one_thread_worker
 from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig
 from hanabi_env.jsonable import json_ready
 from hanabi_env.metrics import metric_ratios
@@ -406,19 +406,6 @@ def _run_policy_games(
     return scores, counters, moves, actions
 
 
-def _one_thread_worker() -> None:  # pragma: no cover - runs in worker processes
-    """Worker initialiser: one BLAS/OpenMP thread, and one torch thread if torch is loaded.
-
-    Policies backed by neural networks (``agents.sb3.SB3Policy``) would otherwise start one
-    thread per core in every worker. torch itself is never imported here.
-    """
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = "1"
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
-
-
 def _picklable(policies: Sequence[Policy]) -> bool:
     try:
         pickle.dumps(list(policies))
@@ -539,7 +526,7 @@ def play_games(
         if workers > 1 and len(tasks) > 1 and _picklable(policies):
             # Python game loops hold the GIL: processes, each with one BLAS/torch thread
             backend = ProcessBackend(
-                min(workers, len(tasks)), compile_first=False, initializer=_one_thread_worker
+                min(workers, len(tasks)), compile_first=False, initializer=one_thread_worker
             )
     with backend:
         results = backend.imap(run, tasks)

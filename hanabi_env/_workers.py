@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["dask_worker_plugin", "die_with_parent", "process_pool"]
+__all__ = ["dask_worker_plugin", "die_with_parent", "one_thread_worker", "process_pool"]
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
@@ -107,6 +107,19 @@ def _init_worker(parent_pid: int, initializer: Callable | None, initargs: tuple)
     die_with_parent(parent_pid)
     if initializer is not None:
         initializer(*initargs)
+
+
+def one_thread_worker() -> None:  # pragma: no cover - runs in worker processes
+    """Worker initialiser for pools of Python policies: one BLAS/OpenMP thread, one torch thread.
+
+    Policies backed by neural networks (``agents.sb3.SB3Policy``) would otherwise start one
+    thread per core in every worker. torch is never imported here; it is set only if loaded.
+    """
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def process_pool(

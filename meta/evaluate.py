@@ -44,6 +44,7 @@ from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
 from hanabi_env import validate
+from hanabi_env._workers import one_thread_worker
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
 from hanabi_env.metrics import metric_ratios
@@ -496,7 +497,11 @@ def _run_tasks(tasks: list[dict], workers: int, progress: bool) -> list[dict]:
         bar = tqdm(total=len(tasks), desc="meta evaluation", unit="partner")
     # Python game loops hold the GIL: worker processes (they die with this process)
     parallel = int(workers) > 1 and len(tasks) > 1
-    backend = ProcessBackend(int(workers), compile_first=False) if parallel else SerialBackend()
+    backend = (
+        ProcessBackend(int(workers), compile_first=False, initializer=one_thread_worker)
+        if parallel
+        else SerialBackend()
+    )
     results = []
     try:
         with backend:

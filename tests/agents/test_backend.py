@@ -11,6 +11,7 @@ import pytest
 from agents import backend as B
 from agents.evaluate import game_seeds, play_games
 from agents.policy import make
+from hanabi_env._workers import one_thread_worker
 from hanabi_env.config import HanabiConfig
 from tests.helpers import Wrapped
 
@@ -66,6 +67,13 @@ def test_process_backend_initializer_runs_in_every_worker():
         seen = backend.map(_read_env, [("HANABI_TEST_WORKER",)] * 8)
     assert seen == ["initialised"] * 8
     assert os.environ.get("HANABI_TEST_WORKER") is None  # not in this process
+
+
+def test_policy_pools_start_workers_on_one_thread():
+    # the initializer of the pools of Python policies (play_games, meta evaluation)
+    with B.ProcessBackend(2, compile_first=False, initializer=one_thread_worker) as backend:
+        seen = backend.map(_read_env, [("OMP_NUM_THREADS",), ("OPENBLAS_NUM_THREADS",)] * 3)
+    assert seen == ["1"] * 6
 
 
 def test_compile_first_is_what_warms_the_kernel(monkeypatch):

@@ -361,7 +361,7 @@ def test_killed_run_resumes_identically(name, tmp_path):
 ORPHAN_SCRIPTS = {
     # every pool is an agents.backend one. agents.evaluate.play_games plays rule agents on
     # threads (no process to orphan) and Python policies on a ProcessBackend (with the
-    # _one_thread_worker initializer):
+    # one_thread_worker initializer):
     "policy-pool": """
         from agents.evaluate import evaluate
         from agents.rulebase import BASELINES
