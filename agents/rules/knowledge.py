@@ -56,14 +56,11 @@ def card(v, p, k):
 def seen_len(v, p):
     """How many of ``p``'s slots, from slot 0, hold a card the viewer sees, as an int64.
 
-    The count stops at the first slot that is empty or hidden: |hand(p)| for another player's
-    hand (hands have no gaps), 0 for the viewer's own hand (unless the view is a seer view).
+    |hand(p)| for another player's hand, 0 for the viewer's own hand (unless the view is a seer
+    view): hands have no gaps, and a view hides all of the viewer's cards or none.
     """
     n = hand_len(v, p)
-    for k in range(n):
-        if v.cards[p, k] < 0:
-            return np.int64(k)
-    return n
+    return n if n == 0 or v.cards[p, 0] >= 0 else ZERO
 
 
 @inline
