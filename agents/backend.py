@@ -4,7 +4,7 @@ A :class:`Backend` runs a list of independent tasks, each a module-level functio
 one argument tuple, and returns the results **in task order** (:meth:`Backend.map`, or
 :meth:`Backend.imap` as they come, for progress bars). On top of that, :meth:`Backend.play`
 plays a batch of rule-agent games (the compiled rule-game kernel,
-:func:`agents.evaluate.play_rule_table`). Every stage of the study runs on one of these:
+:func:`agents.rule_games.play_rule_table`). Every stage of the study runs on one of these:
 MAP-Elites and the GA (:mod:`qd.evaluator`), match-up tables (:mod:`qd.analysis`), response
 tables (:func:`meta.table.build_table`) and the compiled meta-agent evaluation
 (:mod:`meta.compiled`), so a Dask cluster speeds up every stage, not only MAP-Elites; the
@@ -38,7 +38,7 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 import numpy as np
 
-from agents.evaluate import default_workers, play_rule_table, rule_table
+from agents.rule_games import play_rule_table, rule_table
 from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env._workers import dask_worker_plugin, process_pool
@@ -50,10 +50,18 @@ __all__ = [
     "ProcessBackend",
     "SerialBackend",
     "ThreadBackend",
+    "default_workers",
     "make_backend",
-    "play_policies",
     "warm_up",
 ]
+
+
+def default_workers() -> int:
+    """All local cores (``os.sched_getaffinity`` where available)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class _Star:
@@ -72,7 +80,7 @@ def _play_chunk(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Worker task: play one chunk of games (module-level, hence picklable).
 
-    The rule table is :func:`agents.evaluate.rule_table`'s, built once per call by
+    The rule table is :func:`agents.rule_games.rule_table`'s, built once per call by
     :meth:`Backend.play`.
     """
     return play_rule_table(config, table, lens, modes, seat_agents, deals, agent_seeds, stop)
@@ -129,7 +137,7 @@ class Backend(ABC):
             deal_seeds: ``(n_games,)`` int64 deal seeds.
             agent_seeds: ``(n_games, players)`` int64 per-seat agent seeds.
             stop: ``(group, need, left)`` to stop groups of games early
-                (:func:`agents.evaluate.play_rule_table`): ``(n_games,)`` int64 group ids
+                (:func:`agents.rule_games.play_rule_table`): ``(n_games,)`` int64 group ids
                 (a group's games consecutive, in play order), ``(n_groups,)`` int64 totals to
                 reach, ``(n_games,)`` int64 most points still possible from each game on.
                 A group's games stay in one task, so the games played do not depend on the
@@ -432,51 +440,3 @@ def make_backend(
     if n < 1:
         raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
     return SerialBackend() if n == 1 else ThreadBackend(n)
-
-
-def play_policies(
-    policies: Sequence,
-    seat_agents: np.ndarray,
-    deal_seeds: np.ndarray,
-    agent_seeds: np.ndarray,
-    config: HanabiConfig,
-    workers: int | None = 1,
-    backend: Backend | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Play games of any policies, on ``backend`` when they are all rule agents.
-
-    The same games as :func:`agents.evaluate.play_games` (same seeds, same results); rule
-    agents go through ``backend.play`` when a backend is given (e.g. a Dask cluster's), any
-    other pool through ``play_games`` on ``workers`` local processes.
-
-    Args:
-        policies: The distinct policies; ``seat_agents`` indexes into this list.
-        seat_agents: ``(n_games, players)`` int64 policy index per seat.
-        deal_seeds: ``(n_games,)`` int64 deal seeds.
-        agent_seeds: ``(n_games, players)`` int64 per-seat policy seeds.
-        config: Game configuration.
-        workers: Local processes of ``play_games`` (None = all cores).
-        backend: The backend for rule agents (left open), or None.
-
-    Returns:
-        ``(scores, counters)``: ``(n_games,)`` int64 points and ``(n_games, players,
-        N_COUNTERS)`` float64 behaviour counters.
-
-    Raises:
-        TypeError, ValueError: As :func:`agents.evaluate.play_games`.
-    """
-    from agents.evaluate import play_games
-    from agents.policy import RuleAgent
-
-    if backend is not None and all(isinstance(p, RuleAgent) for p in policies):
-        scores, counters, _ = backend.play(
-            config,
-            [p.rules for p in policies],
-            seat_agents,
-            deal_seeds,
-            agent_seeds,
-            modes=[p.mode for p in policies],
-        )
-        return scores, counters
-    batch = play_games(policies, seat_agents, deal_seeds, agent_seeds, config, workers=workers)
-    return batch.scores, batch.counters

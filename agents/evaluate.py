@@ -2,8 +2,9 @@
 
 * :func:`play_games` plays games with one policy per seat and returns per-game scores and
   per-seat behaviour counters. When every policy is a :class:`~agents.policy.RuleAgent`, whole
-  games run inside one compiled kernel (:func:`play_rule_games_kernel`); otherwise the generic
-  path steps :class:`hanabi_env.HanabiGame` and asks each policy for its move.
+  games run inside one compiled kernel (:func:`agents.rule_games.play_rule_games_kernel`);
+  otherwise the generic path steps :class:`hanabi_env.HanabiGame` and asks each policy for its
+  move. :func:`play_policies` does the same on a given backend (:mod:`agents.backend`).
 * :func:`evaluate` implements [CIG18]'s **mirror** and **mixed** evaluation (docs/papers.md §2,
   docs/rules.md §6) over game sizes, with common random numbers, strict or lenient scoring, results
   as mean ± s.e.m. per game size and overall, and the evaluated agent's communicativeness and
@@ -12,29 +13,26 @@
 Seeds (docs/rules.md §6): everything derives from one ``seed``. Per game: (mixed only) the
 candidate's seat, the deal seed, then one agent seed per seat, all drawn up front in the parent
 process, so results do not depend on the number of workers. Games are split into chunks that
-run in a process pool on all local cores by default.
+run on all local cores by default: threads for rule agents, processes for other policies.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-import os
 import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents import rules as R
+from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend, default_workers
 from agents.policy import Policy, RuleAgent, make, play_out
 from agents.reference import CIG18_POOL, PRESETS, RULESETS
+from agents.rule_games import play_rule_chunk, rule_table
 from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import njit
-from hanabi_env._rng import rng_seed
 from hanabi_env._workers import one_thread_worker
 from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig
 from hanabi_env.jsonable import json_ready
@@ -58,123 +56,15 @@ __all__ = [
     "evaluate",
     "game_seeds",
     "hle_hand_size",
-    "kernel_scratch",
     "play",
     "play_games",
-    "play_rule_table",
-    "rule_table",
+    "play_policies",
 ]
 
 
 def hle_hand_size(players: int) -> int:
     """Hand size of the papers and HLE's default: 5 for 2–3 players, 4 for 4–5."""
     return 5 if players <= 3 else 4
-
-
-# --------------------------------------------------------------------------------------------
-# compiled kernel
-# --------------------------------------------------------------------------------------------
-
-
-@njit(_nrt=False, nogil=True)
-def play_rule_games_kernel(
-    s,
-    mask,
-    tab,
-    rngs,
-    rule_table,
-    rule_lens,
-    seat_agents,
-    deal_seeds,
-    agent_seeds,
-    out_scores,
-    out_counters,
-    out_actions,
-    agent_modes,
-    stop_group,
-    stop_need,
-    stop_left,
-):
-    """Play ``len(deal_seeds)`` games of rule agents entirely in compiled code.
-
-    Args:
-        s: A :class:`hanabi_env._engine.State` for the configuration (its scoring variant is used).
-        mask: ``(n_actions,)`` int8 scratch.
-        tab: ``(agents.rules.TAB_ROWS, W)`` int64 scratch table of the rules
-            (:func:`agents.rules.scratch_shape`).
-        rngs: ``(n_players, 4)`` int64 scratch for the seats' generators.
-        rule_table: ``(n_agents, max_rules)`` int64 rule ids per agent.
-        rule_lens: ``(n_agents,)`` int64 rule-list lengths.
-        seat_agents: ``(n_games, n_players)`` int64, which agent sits in each seat.
-        deal_seeds: ``(n_games,)`` int64 deal seeds.
-        agent_seeds: ``(n_games, n_players)`` int64 per-seat agent seeds.
-        out_scores: ``(n_games,)`` int64 final scores (written).
-        out_counters: ``(n_games, n_players, N_COUNTERS)`` float64 counters (written).
-        out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has
-            ``n_games`` rows (pass a ``(0, 0)`` array not to record).
-        agent_modes: ``(n_agents,)`` int64, how each agent's rule list becomes a move
-            (:mod:`agents.rules.reference`): ``MODE_FALLBACK`` (corrected rules, random legal
-            fallback), ``MODE_END_GAME`` (corrected rules; a turn on which no rule fires ends
-            the game at the current score, the reference's strict era, docs/rules.md §2.9),
-            ``MODE_HISTOGRAM`` or ``MODE_PRODUCTION`` (reference rules and wrappers, docs/rules.md
-            §12.2: the game may end early as it did in the reference).
-        stop_group: ``(n_games,)`` int64 group of each game, to stop a group's games early
-            (pass a ``(0,)`` array to play every game). A group's games are consecutive; the
-            kernel adds up their scores and skips the group's remaining games (score -1,
-            counters 0) once the answer to "does the group total reach ``stop_need``?" is
-            certain: the total already reaches it (scores are never negative), or it cannot
-            even with ``stop_left`` more points.
-        stop_need: ``(n_groups,)`` int64 total each group must reach (points).
-        stop_left: ``(n_games,)`` int64 the most points a group can still score from game
-            ``g`` on (``g`` included).
-
-    Returns:
-        Total number of moves played.
-    """
-    n_players = s.cfg[E.CFG_PLAYERS]
-    # Releases the GIL (``nogil``): threads may play chunks in parallel (qd.ThreadBackend).
-    # Compiled without reference counting (``_nrt=False``, like the rule kernels): the view's
-    # arrays go to the rules on every decision. So nothing here allocates; the view is the
-    # state's packed public buffer, whose view area holds the acting seat's scalars and cards.
-    v = V.live_view(s)
-    moves = 0
-    record = out_actions.shape[0] == deal_seeds.shape[0]
-    stopping = stop_group.shape[0] == deal_seeds.shape[0]
-    group = -1
-    total = 0
-    for g in range(deal_seeds.shape[0]):
-        if stopping:
-            if stop_group[g] != group:
-                group = stop_group[g]
-                total = 0
-            need = stop_need[group]
-            if total >= need or total + stop_left[g] < need:
-                out_scores[g] = -1  # the group's answer is already certain
-                continue
-        E.reset_state(s, deal_seeds[g], False)
-        for p in range(n_players):
-            rng_seed(rngs[p], agent_seeds[g, p])
-        while not s.scal[E.S_DONE]:
-            cur = s.scal[E.S_CUR]
-            V.refresh_live_view(s, cur, v)
-            agent = seat_agents[g, cur]
-            action = RR.choose_by_mode(
-                rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab, agent_modes[agent]
-            )
-            if action < 0:  # the strict era or the reference ended the game here
-                RR.count_final_turn(s, action)
-                s.scal[E.S_DONE] = 1
-                break
-            if record:
-                out_actions[g, s.scal[E.S_N_MOVES]] = action
-            E.apply_move(s, action)
-            moves += 1
-        out_scores[g] = E.score(s)
-        total += out_scores[g]
-        for p in range(n_players):
-            for i in range(s.counters.shape[1]):
-                out_counters[g, p, i] = s.counters[p, i]
-    return moves
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,109 +154,6 @@ def _rule_table(
     return rule_table([p.rules for p in policies], modes)
 
 
-def rule_table(
-    rule_lists: Sequence[np.ndarray], modes: Sequence[int] | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kernel's rule table, rule-list lengths and agent modes.
-
-    Returns ``(n, L)`` int64 compiled rule ids (padded), ``(n,)`` lengths and ``(n,)`` int64
-    agent modes (``agents.rules.reference.MODE_*``; default ``MODE_FALLBACK``, corrected rules).
-
-    ``rule_lists`` are compiled rule ids (e.g. ``RuleAgent.rules``), not checked here.
-    """
-    # A repeated rule never fires at its later places: it sees the same view as at its first
-    # place, where it did not fire, and a rule that does not fire draws nothing. The kernel
-    # therefore gets each list without its repeats (same games, fewer rule calls).
-    lists = [list(dict.fromkeys(np.asarray(r).tolist())) for r in rule_lists]
-    table = np.zeros((len(lists), max(len(r) for r in lists)), dtype=np.int64)
-    lens = np.zeros(len(lists), dtype=np.int64)
-    for i, rules in enumerate(lists):
-        table[i, : len(rules)] = rules
-        lens[i] = len(rules)
-    if modes is None:
-        mode_arr = np.full(len(lists), RR.MODE_FALLBACK, dtype=np.int64)
-    else:
-        mode_arr = np.asarray(modes, dtype=np.int64).reshape(len(lists))
-    return table, lens, mode_arr
-
-
-_NO_STOP = (np.zeros(0, np.int64),) * 3
-
-
-def kernel_scratch(cfg: HanabiConfig) -> tuple[E.State, np.ndarray, np.ndarray, np.ndarray]:
-    """A fresh state of ``cfg`` and the scratch arrays every compiled game loop takes.
-
-    Returns:
-        The (un-dealt) state, the ``(n_actions,)`` int8 legal mask, the rules' ``(TAB_ROWS, W)``
-        int64 scratch table (:func:`agents.rules.scratch_shape`) and the ``(players, 4)`` int64
-        generator states of the seats: the first four arguments of
-        :func:`play_rule_games_kernel` and :func:`meta._kernels.play_response_games_kernel`.
-    """
-    s = E.new_state(cfg)
-    mask = np.zeros(int(s.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
-    tab = np.zeros(R.scratch_shape(s.cfg), dtype=np.int64)
-    rngs = np.zeros((cfg.players, 4), dtype=np.int64)
-    return s, mask, tab, rngs
-
-
-def _run_rule_chunk(
-    cfg, table, lens, modes, seat_agents, deals, agent_seeds, record, stop
-) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """Task: one chunk of rule-agent games in the compiled kernel (module-level: picklable)."""
-    s, mask, tab, rngs = kernel_scratch(cfg)
-    scores = np.zeros(len(deals), dtype=np.int64)
-    counters = np.zeros((len(deals), cfg.players, E.N_COUNTERS), dtype=np.float64)
-    shape = (len(deals), int(s.cfg[E.CFG_MAX_MOVES])) if record else (0, 0)
-    actions = np.full(shape, -1, dtype=np.int16)
-    moves = play_rule_games_kernel(
-        s,
-        mask,
-        tab,
-        rngs,
-        table,
-        lens,
-        seat_agents,
-        deals,
-        agent_seeds,
-        scores,
-        counters,
-        actions,
-        modes,
-        *(_NO_STOP if stop is None else stop),
-    )
-    return scores, counters, int(moves), actions
-
-
-def play_rule_table(
-    config: HanabiConfig,
-    table: np.ndarray,
-    lens: np.ndarray,
-    modes: np.ndarray,
-    seat_agents: np.ndarray,
-    deal_seeds: np.ndarray,
-    agent_seeds: np.ndarray,
-    stop: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Play rule-agent games in this thread from a prepared :func:`rule_table` (no checks).
-
-    The lowest-overhead entry to the compiled evaluator, for callers that play many small
-    batches (the MAP-Elites backends). Arguments as :func:`play_games`, with ``table, lens``
-    and ``modes`` (:func:`rule_table`) indexed by ``seat_agents``; int64 C-contiguous arrays.
-    The kernel releases the GIL.
-
-    ``stop = (group, need, left)`` stops groups of games early, once it is certain whether
-    each group's total score reaches ``need`` (see :func:`play_rule_games_kernel`); skipped
-    games score -1 with zero counters. The MAP-Elites incumbent replays use it.
-
-    Returns:
-        ``(scores, counters, moves)`` as in :class:`GameBatch`.
-    """
-    scores, counters, moves, _ = _run_rule_chunk(
-        config, table, lens, modes, seat_agents, deal_seeds, agent_seeds, False, stop
-    )
-    return scores, counters, moves
-
-
 def _check_reference_config(policies: Sequence[Policy], config: HanabiConfig) -> None:
     """Reference agents need the framework's fixed hand slots (docs/rules.md §12.2)."""
     if not config.fixed_slots and any(
@@ -412,14 +199,6 @@ def _picklable(policies: Sequence[Policy]) -> bool:
     except Exception:  # any pickling failure means: play in this process
         return False
     return True
-
-
-def default_workers() -> int:
-    """All local cores (``os.sched_getaffinity`` where available)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def play_games(
@@ -492,16 +271,13 @@ def play_games(
     actions = np.full((n, max_moves), -1, dtype=np.int16) if record_actions else None
     moves = 0
     workers = default_workers() if workers is None else workers
-    # agents.backend builds on this module, hence the late import
-    from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend
-
     backend: Backend = SerialBackend()
     run: Callable[..., tuple[np.ndarray, np.ndarray, int, np.ndarray]]
     tasks: list[tuple]
     _check_reference_config(policies, config)
     if all(isinstance(p, RuleAgent) for p in policies):
         table, lens, modes = _rule_table(policies, no_rule)  # type: ignore[arg-type]
-        run = _run_rule_chunk
+        run = play_rule_chunk
         tasks = [
             (
                 config,
@@ -540,6 +316,51 @@ def play_games(
     return GameBatch(
         scores=scores, counters=counters, seat_agents=seat_agents, moves=moves, actions=actions
     )
+
+
+def play_policies(
+    policies: Sequence,
+    seat_agents: np.ndarray,
+    deal_seeds: np.ndarray,
+    agent_seeds: np.ndarray,
+    config: HanabiConfig,
+    workers: int | None = 1,
+    backend: Backend | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play games of any policies, on ``backend`` when they are all rule agents.
+
+    The same games as :func:`agents.evaluate.play_games` (same seeds, same results); rule
+    agents go through ``backend.play`` when a backend is given (e.g. a Dask cluster's), any
+    other pool through ``play_games`` on ``workers`` local processes.
+
+    Args:
+        policies: The distinct policies; ``seat_agents`` indexes into this list.
+        seat_agents: ``(n_games, players)`` int64 policy index per seat.
+        deal_seeds: ``(n_games,)`` int64 deal seeds.
+        agent_seeds: ``(n_games, players)`` int64 per-seat policy seeds.
+        config: Game configuration.
+        workers: Local processes of ``play_games`` (None = all cores).
+        backend: The backend for rule agents (left open), or None.
+
+    Returns:
+        ``(scores, counters)``: ``(n_games,)`` int64 points and ``(n_games, players,
+        N_COUNTERS)`` float64 behaviour counters.
+
+    Raises:
+        TypeError, ValueError: As :func:`agents.evaluate.play_games`.
+    """
+    if backend is not None and all(isinstance(p, RuleAgent) for p in policies):
+        scores, counters, _ = backend.play(
+            config,
+            [p.rules for p in policies],
+            seat_agents,
+            deal_seeds,
+            agent_seeds,
+            modes=[p.mode for p in policies],
+        )
+        return scores, counters
+    batch = play_games(policies, seat_agents, deal_seeds, agent_seeds, config, workers=workers)
+    return batch.scores, batch.counters
 
 
 def play(

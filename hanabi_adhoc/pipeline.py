@@ -525,7 +525,7 @@ class _Runner:
     """
 
     def __init__(self, workers: int | None, scheduler_address: str | None):
-        from agents.evaluate import default_workers
+        from agents.backend import default_workers
 
         self.workers = max(1, int(workers or default_workers()))
         self.scheduler_address = scheduler_address

@@ -94,7 +94,7 @@ def play_response_games_kernel(
         mask: ``(n_actions,)`` int8 scratch.
         tab: ``(agents.rules.TAB_ROWS, W)`` int64 scratch (:func:`agents.rules.scratch_shape`).
         rngs: ``(2, 4)`` int64 scratch for the seats' generators.
-        rule_table: ``(n_agents, max_rules)`` int64 rule ids (:func:`agents.evaluate.rule_table`).
+        rule_table: ``(n_agents, max_rules)`` int64 rule ids (:func:`agents.rule_games.rule_table`).
         rule_lens: ``(n_agents,)`` int64 rule-list lengths.
         agent_modes: ``(n_agents,)`` int64 agent modes (``agents.rules.reference.MODE_*``).
         partner_agents: ``(n_games,)`` int64 row of ``rule_table`` in seat 1.

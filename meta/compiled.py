@@ -10,7 +10,7 @@ because the meta-agents' decisions only depend on quantities the kernels return 
   moves first, so the update due at a game's start (the agent's first turn, before any partner
   move of that game) fixes the response for the whole game. An episode is therefore ``g``
   sequential games of fixed seatings. All partners × episodes × variants play game ``i`` of
-  their episode as one lockstep batch through :func:`agents.evaluate.play_rule_table` (the
+  their episode as one lockstep batch through :func:`agents.rule_games.play_rule_table` (the
   rule-game kernel); between batches the windows (the partner's counters of its seat: hint
   opportunities, hints, plays, Σ known attributes) are summed and the due beliefs are updated
   together by :func:`meta.bayes.bayes_update_batch` (bit-identical to
@@ -42,8 +42,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from agents.backend import Backend, make_backend
-from agents.evaluate import game_seeds, kernel_scratch, play_rule_table, rule_table
+from agents.evaluate import game_seeds
 from agents.policy import Policy, RuleAgent
+from agents.rule_games import kernel_scratch, play_rule_table, rule_table
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.metrics import ratio

@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.backend import Backend, ProcessBackend, SerialBackend, play_policies
-from agents.evaluate import game_seeds
+from agents.backend import Backend, ProcessBackend, SerialBackend
+from agents.evaluate import game_seeds, play_policies
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E

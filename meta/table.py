@@ -51,8 +51,8 @@ from typing import TextIO
 
 import numpy as np
 
-from agents.backend import Backend, play_policies
-from agents.evaluate import game_seeds
+from agents.backend import Backend
+from agents.evaluate import game_seeds, play_policies
 from agents.policy import Policy, RuleAgent
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E

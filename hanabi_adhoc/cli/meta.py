@@ -31,7 +31,7 @@ import json
 import sys
 from pathlib import Path
 
-from agents.evaluate import default_workers
+from agents.backend import default_workers
 from agents.reference import RULESETS
 from hanabi_adhoc.cli.options import SEED_HELP, add_command, positive_int
 from meta.pools import load_pool, recorded_ruleset, resolve_ruleset

@@ -46,3 +46,19 @@ def test_the_check_sees_imports_inside_functions(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("def g():\n    from meta.pools import load_pool\n    import qd.io\n")
     assert imported_packages(f) == {"meta", "qd"}
+
+
+def test_agents_game_loops_stack_in_order():
+    # agents.rule_games < agents.backend < agents.evaluate (docs/architecture.md §3): the
+    # compiled loop, the runners that spread it, the protocols that use both; no lazy imports
+    order = ["agents.rule_games", "agents.backend", "agents.evaluate"]
+    for i, module in enumerate(order):
+        path = ROOT / (module.replace(".", "/") + ".py")
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+                imported |= {f"{node.module}.{a.name}" for a in node.names}
+        assert not imported & set(order[i + 1 :]), f"{module} imports {imported & set(order)}"
