@@ -28,7 +28,7 @@ import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend, default_workers
 from agents.policy import Policy, RuleAgent, make, play_out
-from agents.reference import CIG18_POOL, PRESETS, RULESETS
+from agents.reference import CIG18_POOL, RULESETS, check_preset
 from agents.rule_games import play_rule_chunk, rule_table
 from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
@@ -573,11 +573,7 @@ def evaluate(
     check_choice("mode", mode, ("mirror", "mixed"))
     check_choice("ruleset", ruleset, RULESETS)
     if preset is not None:
-        check_choice("preset", preset, PRESETS)
-        if mode != "mixed":
-            raise ValueError("preset='cig18' is a mixed evaluation: pass mode='mixed'")
-        if scoring != "lenient":
-            raise ValueError("preset='cig18' scores leniently, as the 2018 framework did")
+        check_preset(preset, mode, scoring)
         ruleset = "reference"
         if pool is TEST_POOL:
             pool = tuple(CIG18_POOL)

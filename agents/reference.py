@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from agents import rulebase
 from agents.rulebase import RULE_X1, RULE_X2
+from hanabi_env.validate import check_choice
 
 RULESETS = ("corrected", "reference")
 """The rule semantics a rule agent can run (docs/rules.md §12)."""
@@ -64,6 +65,29 @@ CIG18_POOL: dict[str, tuple[int, ...]] = {
 
 PRESETS = ("cig18",)
 """Named evaluation settings: ``"cig18"`` is [CIG18] Table III's (docs/rules.md §12.3)."""
+
+
+def check_preset(preset: str, mode: str, scoring: str) -> None:
+    """Check that ``mode`` and ``scoring`` fit the evaluation setting ``preset``.
+
+    ``"cig18"`` is [CIG18] Table III's mixed evaluation, scored leniently as the 2018 framework
+    did (docs/rules.md §12.3).
+
+    Raises:
+        TypeError, ValueError: ``preset`` not in :data:`PRESETS`, or a ``mode`` or ``scoring``
+            the preset does not allow (the message names the allowed value).
+    """
+    check_choice("preset", preset, PRESETS)
+    if mode != "mixed":
+        raise ValueError(
+            f"preset={preset!r} is a mixed evaluation, not mode={mode!r}; allowed: mode='mixed'"
+        )
+    if scoring != "lenient":
+        raise ValueError(
+            f"preset={preset!r} scores leniently, as the 2018 framework did, not "
+            f"scoring={scoring!r}; allowed: scoring='lenient'"
+        )
+
 
 # project colour index (R, Y, G, W, B) <-> the Java framework's (RED, BLUE, GREEN, ORANGE, WHITE)
 TO_JAVA_COLOUR = (0, 3, 2, 4, 1)
@@ -124,6 +148,7 @@ __all__ = [
     "RULE_DPU_1",
     "WRAPPERS",
     "baseline_rules",
+    "check_preset",
     "hand_order_for",
     "reference_bin",
     "reference_rule_list",

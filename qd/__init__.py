@@ -6,7 +6,8 @@ and checkpoints (:mod:`qd.scheduler`), and the plain **evaluator** with its para
 (:mod:`qd.evaluator`). Around them: measures and binning (:mod:`qd.measures`), named
 configurations (:mod:`qd.config`), end-to-end runs and output files (:mod:`qd.run`), files and
 the published populations (:mod:`qd.io`), population analysis (:mod:`qd.analysis`), heatmaps
-(:mod:`qd.plot`), and the [CIG18] genetic algorithm and the situational agent (:mod:`qd.ga`).
+(:mod:`qd.plot`), and the [CIG18] genetic algorithm and its situational agent (:mod:`qd.ga`,
+:mod:`qd.situational`).
 
 Example (a tiny run)::
 
@@ -45,9 +46,6 @@ from qd.ga import (
     GA_CONFIGS,
     GAConfig,
     GAResult,
-    SituationalAgent,
-    evaluate_situational,
-    evolve_situational,
     ordered_crossover,
     population_fitness,
     run_ga,
@@ -58,6 +56,7 @@ from qd.io import load_archive, load_population, save_archive
 from qd.measures import MEASURES, Measure, bin_index, get_measure, measures_from_counters
 from qd.run import run_map_elites
 from qd.scheduler import CheckpointError, MapElites, RunCounters
+from qd.situational import SituationalAgent, evaluate_situational, evolve_situational
 
 __all__ = [
     "CONFIGS",

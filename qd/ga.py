@@ -24,27 +24,26 @@ preset="cig18")``), reference rules, random seat, lenient scoring; an individual
 ``evaluate(RuleAgent(c, ruleset="reference"), "mixed", players, games, preset="cig18",
 seed=...).mean``.
 
-The **situational agent** combines one chromosome per group of game sizes (2 players; 3–5
-players) and switches on the number of players (:class:`SituationalAgent`).
+The **situational agent** of [CIG18], which combines one chromosome per group of game sizes,
+is in :mod:`qd.situational`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.evaluate import evaluate, game_seeds, hle_hand_size, play_games
+from agents.evaluate import game_seeds, hle_hand_size, play_games
 from agents.policy import Policy, RuleAgent, make
-from agents.reference import CIG18_POOL, PRESETS, RULESETS
+from agents.reference import CIG18_POOL, PRESETS, RULESETS, check_preset
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env.config import HanabiConfig
-from hanabi_env.game import PlayerView
 from hanabi_env.validate import (
     check_bool,
     check_choice,
@@ -54,7 +53,6 @@ from hanabi_env.validate import (
     check_optional_int,
     check_seed,
     check_str,
-    check_workers,
     type_error,
 )
 from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
@@ -70,9 +68,7 @@ __all__ = [
     "GA_CONFIGS",
     "GAConfig",
     "GAResult",
-    "SituationalAgent",
-    "evaluate_situational",
-    "evolve_situational",
+    "check_cig18",
     "next_generation",
     "ordered_crossover",
     "population_fitness",
@@ -246,7 +242,7 @@ class GAConfig:
             "preset": self.preset,
         }
         if self.preset == "cig18":
-            _check_cig18(values["mode"], values["scoring"], ruleset)
+            check_cig18(values["mode"], values["scoring"], ruleset)
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -266,16 +262,14 @@ class GAConfig:
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
-def _check_cig18(mode: str, scoring: str, ruleset: str) -> None:
-    """``preset="cig18"`` is [CIG18]'s mixed fitness: reference rules, lenient scoring."""
-    if mode != "mixed":
-        raise ValueError(
-            f"preset='cig18' is a mixed fitness, not mode={mode!r}; allowed: mode='mixed'"
-        )
-    if scoring != "lenient":
-        raise ValueError(
-            "preset='cig18' scores leniently, as the 2018 framework did; allowed: scoring='lenient'"
-        )
+def check_cig18(mode: str, scoring: str, ruleset: str) -> None:
+    """``preset="cig18"`` is [CIG18]'s mixed fitness: reference rules, lenient scoring.
+
+    Raises:
+        ValueError: Another ``mode``, ``scoring`` or ``ruleset`` (the message names the one
+            allowed).
+    """
+    check_preset("cig18", mode, scoring)
     if ruleset != "reference":
         raise ValueError(
             f"preset='cig18' runs the reference rules, not ruleset={ruleset!r}; allowed: "
@@ -367,7 +361,7 @@ def population_fitness(
     if preset is not None:
         check_choice("preset", preset, PRESETS)
         ruleset = "reference"
-        _check_cig18(mode, scoring, ruleset)
+        check_cig18(mode, scoring, ruleset)
         if pool is TEST_POOL:
             pool = tuple(CIG18_POOL)
     if backend is not None and not isinstance(backend, Backend):
@@ -754,202 +748,3 @@ def run_ga(
         for i in np.argsort(-final_fit, kind="stable")
     ]
     return GAResult(c, pop, fit, history, final, final[0]["chromosome"])
-
-
-# --------------------------------------------------------------------------------------------
-# the situational agent
-# --------------------------------------------------------------------------------------------
-
-
-class SituationalAgent(Policy):
-    """One rule list per group of game sizes, switching on the number of players ([CIG18]).
-
-    Args:
-        groups: Maps a player count or a tuple of player counts to a chromosome, e.g.
-            ``{2: c2, (3, 4, 5): c345}``.
-        seed: Seed of the sub-agents' generators.
-        name: Display name.
-        ruleset: ``"corrected"`` (default) or ``"reference"``: the sub-agents are
-            ``RuleAgent(chromosome, ruleset=ruleset)`` (reference: HistogramAgents, which need
-            fixed hand slots; docs/rules.md §12).
-
-    Raises:
-        TypeError: ``groups`` not a mapping, a key not an int or tuple of ints, a bad
-            chromosome, ``seed``, ``name`` or ``ruleset``.
-        ValueError: A player count outside [2, 5] or given twice (the message says
-            "repeated"), or an unknown ``ruleset``.
-    """
-
-    def __init__(
-        self,
-        groups: Mapping[int | tuple[int, ...], Sequence[int]],
-        seed: int = 0,
-        name: str = "situational",
-        ruleset: str = "corrected",
-    ):
-        """See the class docstring."""
-        if not isinstance(groups, Mapping):
-            raise type_error("groups", "a mapping of player counts to chromosomes", groups)
-        seed = check_seed("seed", seed)
-        self.name = check_str("name", name)
-        self.ruleset = check_choice("ruleset", ruleset, RULESETS)
-        self.groups: dict[tuple[int, ...], tuple[int, ...]] = {}
-        self._by_players: dict[int, RuleAgent] = {}
-        for key, chromosome in groups.items():
-            if isinstance(key, tuple):
-                sizes = check_int_sequence("groups", key, unique=False, what="player counts")
-            else:
-                sizes = (check_int("groups", key),)
-            agent = RuleAgent(
-                chromosome, seed=seed, name=f"{name}{list(sizes)}", ruleset=self.ruleset
-            )
-            self.groups[tuple(int(s) for s in sizes)] = agent.chromosome
-            for s in sizes:
-                if not 2 <= int(s) <= 5 or int(s) in self._by_players:
-                    raise ValueError(f"groups: player count {s} is out of range or repeated")
-                self._by_players[int(s)] = agent
-
-    def for_players(self, players: int) -> RuleAgent:
-        """The rule agent used at ``players`` players.
-
-        Raises:
-            ValueError: No chromosome for that player count.
-        """
-        if players not in self._by_players:
-            raise ValueError(f"players={players} has no chromosome; groups: {list(self.groups)}")
-        return self._by_players[players]
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reset every sub-agent with ``seed``."""
-        for agent in self._by_players.values():
-            agent.reset(seed)
-
-    def act(self, view: PlayerView) -> int:
-        """The action of the sub-agent for ``view.n_players``."""
-        return self.for_players(view.n_players).act(view)
-
-    def as_dict(self) -> dict:
-        """``{"name", "ruleset", "groups": [{"players": [...], "chromosome": [...]}, ...]}``."""
-        return {
-            "name": self.name,
-            "ruleset": self.ruleset,
-            "groups": [{"players": list(k), "chromosome": list(v)} for k, v in self.groups.items()],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict, seed: int = 0) -> SituationalAgent:
-        """Inverse of :meth:`as_dict` (a dict without ``"ruleset"`` is a corrected agent)."""
-        return cls(
-            {tuple(g["players"]): g["chromosome"] for g in d["groups"]},
-            seed,
-            d["name"],
-            d.get("ruleset", "corrected"),
-        )
-
-
-def evaluate_situational(
-    agent: SituationalAgent,
-    mode: str = "mirror",
-    players: Sequence[int] = (2, 3, 4, 5),
-    games: int = 100,
-    seed: int = 0,
-    workers: int | None = 1,
-    scoring: str = "lenient",
-    pool: Sequence[str | Policy] = TEST_POOL,
-    preset: str | None = None,
-) -> dict:
-    """Evaluate a situational agent with the fast evaluator, one game size at a time.
-
-    Each size runs ``agents.evaluate.evaluate`` with that size's rule agent, so the result is
-    the mirror/mixed fitness of [CIG18] (the grand mean is the mean over sizes, as every size
-    has the same number of games per partner). Partners named in ``pool`` are built in the
-    agent's ruleset (``agent.ruleset``); ``preset="cig18"`` is [CIG18]'s mixed setting (the
-    2018 pool, reference rules; see :func:`agents.evaluate.evaluate`).
-
-    Returns:
-        ``{"mean": float, "per_size": {players: mean}, "results": [EvaluationResult dicts]}``.
-
-    Raises:
-        TypeError, ValueError: A bad argument (checked before any game).
-    """
-    if not isinstance(agent, SituationalAgent):
-        raise type_error("agent", "a SituationalAgent", agent)
-    check_choice("mode", mode, ("mirror", "mixed"))
-    players = check_int_sequence("players", players, 2, 5, what="player counts")
-    for p in players:
-        agent.for_players(p)
-    check_int("games", games, 1)
-    check_seed("seed", seed)
-    check_workers("workers", workers)
-    check_choice("scoring", scoring, ("lenient", "strict"))
-    if preset is not None:
-        check_choice("preset", preset, PRESETS)
-        _check_cig18(mode, scoring, agent.ruleset)
-    results = [
-        evaluate(
-            agent.for_players(p),
-            mode,
-            (p,),
-            games,
-            pool=pool,
-            scoring=scoring,
-            seed=seed,
-            workers=workers,
-            ruleset=agent.ruleset,
-            preset=preset,
-        )
-        for p in players
-    ]
-    per_size = {p: r.mean for p, r in zip(players, results, strict=True)}
-    return {
-        "mean": float(np.mean(list(per_size.values()))),
-        "per_size": per_size,
-        "results": [r.to_dict() for r in results],
-    }
-
-
-def evolve_situational(
-    config: GAConfig,
-    groups: Sequence[Sequence[int]] = ((2,), (3, 4, 5)),
-    backend: Backend | None = None,
-    progress: bool = True,
-    checkpoint_dir: str | Path | None = None,
-    resume: bool = False,
-) -> tuple[SituationalAgent, list[GAResult]]:
-    """Evolve one chromosome per group of game sizes and combine them ([CIG18]).
-
-    Group ``k`` runs :func:`run_ga` with ``players = groups[k]`` and seed
-    ``derive_seed(config.seed, 13, k) % 2**31``; with ``checkpoint_dir``, its checkpoint is
-    ``checkpoint-<sizes>p.json`` there (e.g. ``checkpoint-3-4-5p.json``), and ``resume``
-    continues each group from its own.
-
-    Returns:
-        ``(agent, results)``.
-
-    Raises:
-        TypeError, ValueError: A bad argument (checked before any game).
-    """
-    if not isinstance(config, GAConfig):
-        raise type_error("config", "a GAConfig", config)
-    if isinstance(groups, (str, bytes)) or not isinstance(groups, Sequence) or not groups:
-        raise type_error("groups", "a non-empty sequence of player-count groups", groups)
-    flat = [s for g in groups for s in check_int_sequence("groups", g, 2, 5, unique=False)]
-    check_int_sequence("groups", flat, 2, 5, what="player counts")  # each count once
-    progress = check_bool("progress", progress)
-    results = []
-    for k, sizes in enumerate(groups):
-        sub = config.replace(
-            players=tuple(sizes),
-            seed=derive_seed(config.seed, 13, k) % 2**31,
-            name=f"{config.name}-{'-'.join(str(s) for s in sizes)}p",
-        )
-        ckpt = None
-        if checkpoint_dir is not None:
-            ckpt = Path(checkpoint_dir) / f"checkpoint-{'-'.join(str(s) for s in sizes)}p.json"
-        results.append(run_ga(sub, backend, progress, checkpoint=ckpt, resume=resume))
-    agent = SituationalAgent(
-        {tuple(sizes): r.best for sizes, r in zip(groups, results, strict=True)},
-        name=f"{config.name}-situational",
-        ruleset=config.ruleset,
-    )
-    return agent, results

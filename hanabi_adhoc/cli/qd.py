@@ -317,7 +317,8 @@ def _ga(args: argparse.Namespace) -> int:
 
 
 def _ga_run(args: argparse.Namespace, config, groups) -> dict:
-    from qd.ga import evaluate_situational, evolve_situational, run_ga
+    from qd.ga import run_ga
+    from qd.situational import evaluate_situational, evolve_situational
 
     with backend_from(args, "ga") as backend:
         if args.ga_situational:

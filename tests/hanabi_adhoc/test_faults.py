@@ -365,7 +365,7 @@ ORPHAN_SCRIPTS = {
     "policy-pool": """
         from agents.evaluate import evaluate
         from agents.rulebase import BASELINES
-        from qd.ga import SituationalAgent
+        from qd.situational import SituationalAgent
         agent = SituationalAgent({(2, 3, 4, 5): BASELINES["IGGI"]})
         evaluate(agent, "mirror", (2, 3, 4, 5), 100_000, seed=0, workers=2)
     """,

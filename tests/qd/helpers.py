@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from qd.config import get_config
+from qd.ga import GAConfig
 
 
 def toy_config(candidates: int, random: int, *, games: int, batch: int, every: int, seed: int):
@@ -21,3 +22,9 @@ def toy_config(candidates: int, random: int, *, games: int, batch: int, every: i
         checkpoint_every=every,
         seed=seed,
     )
+
+
+def tiny_ga(**kw) -> GAConfig:
+    """A GA small enough for a unit test; ``kw`` overrides."""
+    base = {"population": 4, "generations": 1, "elitism": 1, "tournament": 2, "games": 1}
+    return GAConfig(**{**base, "final_top": 1, "final_games": 1, **kw})

@@ -1,4 +1,4 @@
-"""qd: the 2018 genetic algorithm ([CIG18], docs/rules.md §8) and the situational agent."""
+"""qd.ga: the 2018 genetic algorithm ([CIG18], docs/rules.md §8)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ import pytest
 
 from agents.evaluate import evaluate
 from agents.policy import RuleAgent
-from hanabi_env import HanabiGame
 from qd.ga import (
     GAConfig,
-    SituationalAgent,
-    evaluate_situational,
-    evolve_situational,
     next_generation,
     ordered_crossover,
     population_fitness,
@@ -24,6 +20,7 @@ from qd.ga import (
     tournament,
 )
 from qd.scheduler import CheckpointError
+from tests.qd.helpers import tiny_ga
 
 
 class FixedRng:
@@ -103,12 +100,6 @@ def test_population_fitness_equals_agents_evaluate(mode):
         assert fit[k] == pytest.approx(ref.mean, abs=1e-12)
 
 
-def tiny_ga(**kw) -> GAConfig:
-    """A GA small enough for a unit test; ``kw`` overrides."""
-    base = {"population": 4, "generations": 1, "elitism": 1, "tournament": 2, "games": 1}
-    return GAConfig(**{**base, "final_top": 1, "final_games": 1, **kw})
-
-
 def test_run_ga_is_deterministic_and_reports():
     cfg = tiny_ga(
         population=6, generations=2, elitism=2, games=2, players=(2,), final_top=2, final_games=2
@@ -129,34 +120,6 @@ def test_ga_config_validation():
         GAConfig(population=4, elitism=5)
     with pytest.raises(ValueError, match="mode"):
         GAConfig(mode="solo")
-
-
-def test_situational_agent_switches_on_player_count():
-    c2 = [8, 13, 27]
-    c345 = [2, 8, 38, 34]
-    agent = SituationalAgent({2: c2, (3, 4, 5): c345})
-    assert agent.for_players(2).chromosome == tuple(c2)
-    assert agent.for_players(4).chromosome == tuple(c345)
-    with pytest.raises(ValueError, match="repeated"):
-        SituationalAgent({2: c2, (2, 3): c345})
-    # act() delegates to the right rule list
-    for players in (2, 3):
-        game = HanabiGame(players=players, scoring="lenient")
-        game.reset(5)
-        agent.reset(1)
-        ref = RuleAgent(c2 if players == 2 else c345, seed=1)
-        assert agent.act(game.view(0)) == ref.act(game.view(0))
-    back = SituationalAgent.from_dict(agent.as_dict())
-    assert back.groups == agent.groups
-    res = evaluate_situational(agent, "mirror", (2, 3), games=2, seed=0)
-    assert set(res["per_size"]) == {2, 3}
-
-
-def test_evolve_situational_tiny():
-    cfg = tiny_ga(n_rules=20)
-    agent, results = evolve_situational(cfg, ((2,), (3,)), progress=False)
-    assert len(results) == 2
-    assert agent.for_players(3).chromosome == tuple(results[1].best)
 
 
 def test_cli_ga(tmp_path, capsys):

@@ -29,16 +29,9 @@ from qd.analysis import (
 )
 from qd.archive import Archive
 from qd.evaluator import SerialBackend, ThreadBackend, derive_seed, evaluate_solutions
-from qd.ga import (
-    GAConfig,
-    SituationalAgent,
-    evaluate_situational,
-    evolve_situational,
-    population_fitness,
-    read_ga_checkpoint,
-    run_ga,
-)
+from qd.ga import GAConfig, population_fitness, read_ga_checkpoint, run_ga
 from qd.scheduler import CheckpointError
+from qd.situational import SituationalAgent, evaluate_situational, evolve_situational
 
 NYU = [67, 103, 7, 35, 101, 52, 77, 53, 16, 28, 23, 27, 37, 43, 101]
 # chromosomes whose reference and corrected games differ (rules 9, 12, 14, 50-66, 67-104)
