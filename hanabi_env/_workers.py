@@ -21,8 +21,9 @@ calls ``play_games``/``evaluate_meta``, or that constructs a ``ProcessBackend``)
 workers also exit when their nanny's pipe closes; the plugin is the same guarantee for a worker
 stuck in code that holds the GIL.
 
-Only the standard library is used (this module sits at the bottom of the package graph, so that
-``agents``, ``qd`` and ``meta`` can all import it).
+Only the standard library is used, and ``threadpoolctl`` inside :func:`one_thread_worker` (this
+module sits at the bottom of the package graph, so that ``agents``, ``qd`` and ``meta`` can all
+import it).
 """
 
 from __future__ import annotations
@@ -113,10 +114,16 @@ def one_thread_worker() -> None:  # pragma: no cover - runs in worker processes
     """Worker initialiser for pools of Python policies: one BLAS/OpenMP thread, one torch thread.
 
     Policies backed by neural networks (``agents.sb3.SB3Policy``) would otherwise start one
-    thread per core in every worker. torch is never imported here; it is set only if loaded.
+    thread per core in every worker. A forked worker inherits the BLAS and OpenMP libraries the
+    parent has already loaded, with their thread pools, so their limit is set at run time
+    (``threadpoolctl``); the environment variables cover libraries loaded later. torch is
+    never imported here; it is set only if loaded.
     """
+    from threadpoolctl import threadpool_limits
+
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
+    threadpool_limits(limits=1)  # for the rest of the worker's life
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)

@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from agents import backend as B
 from agents.evaluate import game_seeds, play_games
@@ -69,11 +70,19 @@ def test_process_backend_initializer_runs_in_every_worker():
     assert os.environ.get("HANABI_TEST_WORKER") is None  # not in this process
 
 
+def _blas_threads() -> list[int]:
+    return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+
 def test_policy_pools_start_workers_on_one_thread():
-    # the initializer of the pools of Python policies (play_games, meta evaluation)
+    # the initializer of the pools of Python policies (play_games, meta evaluation): forked
+    # workers inherit the parent's loaded BLAS, so the limit must be set in the worker
     with B.ProcessBackend(2, compile_first=False, initializer=one_thread_worker) as backend:
         seen = backend.map(_read_env, [("OMP_NUM_THREADS",), ("OPENBLAS_NUM_THREADS",)] * 3)
+        blas = backend.map(_blas_threads, [()] * 4)
     assert seen == ["1"] * 6
+    assert all(threads == [1] * len(threads) for threads in blas)
+    assert any(blas), "numpy's BLAS should be loaded in the workers"
 
 
 def test_compile_first_is_what_warms_the_kernel(monkeypatch):
