@@ -67,15 +67,16 @@ PRESETS = ("cig18",)
 """Named evaluation settings: ``"cig18"`` is [CIG18] Table III's (docs/rules.md §12.3)."""
 
 
-def check_preset(preset: str, mode: str, scoring: str) -> None:
-    """Check that ``mode`` and ``scoring`` fit the evaluation setting ``preset``.
+def check_preset(preset: str, mode: str, scoring: str, ruleset: str | None = None) -> None:
+    """Check that ``mode``, ``scoring`` and ``ruleset`` fit the evaluation setting ``preset``.
 
-    ``"cig18"`` is [CIG18] Table III's mixed evaluation, scored leniently as the 2018 framework
-    did (docs/rules.md §12.3).
+    ``"cig18"`` is [CIG18] Table III's mixed evaluation with the reference rules, scored
+    leniently as the 2018 framework did (docs/rules.md §12.3). ``ruleset=None`` skips the
+    ruleset check (for callers that switch to the reference rules themselves).
 
     Raises:
-        TypeError, ValueError: ``preset`` not in :data:`PRESETS`, or a ``mode`` or ``scoring``
-            the preset does not allow (the message names the allowed value).
+        TypeError, ValueError: ``preset`` not in :data:`PRESETS`, or a ``mode``, ``scoring`` or
+            ``ruleset`` the preset does not allow (the message names the allowed value).
     """
     check_choice("preset", preset, PRESETS)
     if mode != "mixed":
@@ -86,6 +87,11 @@ def check_preset(preset: str, mode: str, scoring: str) -> None:
         raise ValueError(
             f"preset={preset!r} scores leniently, as the 2018 framework did, not "
             f"scoring={scoring!r}; allowed: scoring='lenient'"
+        )
+    if ruleset is not None and ruleset != "reference":
+        raise ValueError(
+            f"preset={preset!r} runs the reference rules, not ruleset={ruleset!r}; allowed: "
+            "ruleset='reference'"
         )
 
 

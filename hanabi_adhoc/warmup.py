@@ -12,7 +12,8 @@ toolkit uses is compiled (or loaded):
 1. ``env``: a game through ``hanabi_env.env()`` with a rule agent in each seat (engine, views,
    observation encoding, the per-decision rule kernels);
 2. ``rule games``: batches of rule-agent games in both rulesets, with and without early
-   stopping (the rule-game kernel of :mod:`agents.evaluate` and :mod:`qd.evaluator`);
+   stopping (the rule-game kernel of :mod:`agents.rule_games`, through :mod:`agents.evaluate`
+   and :mod:`qd.evaluator`);
 3. ``meta``: a response table and every meta-agent variant on the compiled path (the [ToG20]
    switching kernel of :mod:`meta._kernels`).
 """

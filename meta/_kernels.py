@@ -9,7 +9,7 @@ with the game's seat-0 seed (what ``responses[new].reset(game_seed)`` does in Py
 
 Everything else of the meta-agent evaluation (the Bayesian variants and the response-table
 variants whose response is fixed for a game) runs through the rule-game kernel of
-:mod:`agents.evaluate`; :mod:`meta.compiled` drives both.
+:mod:`agents.rule_games`; :mod:`meta.compiled` drives both.
 
 This file defines kernels: ``hanabi_env._jit.kernel_sources()`` finds it (it imports the
 ``_jit`` decorators), so a change here gives a fresh kernel cache.

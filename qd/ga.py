@@ -68,7 +68,6 @@ __all__ = [
     "GA_CONFIGS",
     "GAConfig",
     "GAResult",
-    "check_cig18",
     "next_generation",
     "ordered_crossover",
     "population_fitness",
@@ -242,7 +241,7 @@ class GAConfig:
             "preset": self.preset,
         }
         if self.preset == "cig18":
-            check_cig18(values["mode"], values["scoring"], ruleset)
+            check_preset("cig18", values["mode"], values["scoring"], ruleset)
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
@@ -260,21 +259,6 @@ class GAConfig:
     def replace(self, **changes) -> GAConfig:
         """A copy with ``changes`` (``None`` values ignored)."""
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
-
-
-def check_cig18(mode: str, scoring: str, ruleset: str) -> None:
-    """``preset="cig18"`` is [CIG18]'s mixed fitness: reference rules, lenient scoring.
-
-    Raises:
-        ValueError: Another ``mode``, ``scoring`` or ``ruleset`` (the message names the one
-            allowed).
-    """
-    check_preset("cig18", mode, scoring)
-    if ruleset != "reference":
-        raise ValueError(
-            f"preset='cig18' runs the reference rules, not ruleset={ruleset!r}; allowed: "
-            "ruleset='reference'"
-        )
 
 
 _PAPER_GA: dict[str, Any] = {
@@ -359,9 +343,8 @@ def population_fitness(
     check_choice("scoring", scoring, ("lenient", "strict"))
     check_choice("ruleset", ruleset, RULESETS)
     if preset is not None:
-        check_choice("preset", preset, PRESETS)
         ruleset = "reference"
-        check_cig18(mode, scoring, ruleset)
+        check_preset(preset, mode, scoring, ruleset)
         if pool is TEST_POOL:
             pool = tuple(CIG18_POOL)
     if backend is not None and not isinstance(backend, Backend):

@@ -15,7 +15,7 @@ import numpy as np
 
 from agents.evaluate import evaluate
 from agents.policy import Policy, RuleAgent
-from agents.reference import PRESETS, RULESETS
+from agents.reference import RULESETS, check_preset
 from agents.rulebase import TEST_POOL
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import (
@@ -29,7 +29,7 @@ from hanabi_env.validate import (
     type_error,
 )
 from qd.evaluator import Backend, derive_seed
-from qd.ga import GAConfig, GAResult, check_cig18, run_ga
+from qd.ga import GAConfig, GAResult, run_ga
 
 __all__ = ["SituationalAgent", "evaluate_situational", "evolve_situational"]
 
@@ -156,8 +156,7 @@ def evaluate_situational(
     check_workers("workers", workers)
     check_choice("scoring", scoring, ("lenient", "strict"))
     if preset is not None:
-        check_choice("preset", preset, PRESETS)
-        check_cig18(mode, scoring, agent.ruleset)
+        check_preset(preset, mode, scoring, agent.ruleset)
     results = [
         evaluate(
             agent.for_players(p),
