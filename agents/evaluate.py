@@ -331,7 +331,7 @@ def play_policies(
 
     The same games as :func:`agents.evaluate.play_games` (same seeds, same results); rule
     agents go through ``backend.play`` when a backend is given (e.g. a Dask cluster's), any
-    other pool through ``play_games`` on ``workers`` local processes.
+    other pool through ``play_games`` on ``workers`` local workers.
 
     Args:
         policies: The distinct policies; ``seat_agents`` indexes into this list.
@@ -339,7 +339,8 @@ def play_policies(
         deal_seeds: ``(n_games,)`` int64 deal seeds.
         agent_seeds: ``(n_games, players)`` int64 per-seat policy seeds.
         config: Game configuration.
-        workers: Local processes of ``play_games`` (None = all cores).
+        workers: Local workers of ``play_games`` (threads for rule agents, processes for other
+            policies; None = all cores).
         backend: The backend for rule agents (left open), or None.
 
     Returns:

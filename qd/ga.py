@@ -240,8 +240,8 @@ class GAConfig:
             "ruleset": ruleset,
             "preset": self.preset,
         }
-        if self.preset == "cig18":
-            check_preset("cig18", values["mode"], values["scoring"], ruleset)
+        if self.preset is not None:
+            check_preset(self.preset, values["mode"], values["scoring"], ruleset)
         for key, value in values.items():
             object.__setattr__(self, key, value)
 
