@@ -114,7 +114,7 @@ def play_rule_games_kernel(
             rng_seed(rngs[p], agent_seeds[g, p])
         while not s.scal[E.S_DONE]:
             cur = s.scal[E.S_CUR]
-            V.refresh_live_view(s, cur, v)
+            V.refresh_live_view(s, cur)
             agent = seat_agents[g, cur]
             action = RR.choose_by_mode(
                 rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab, agent_modes[agent]

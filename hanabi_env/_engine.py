@@ -25,8 +25,13 @@ Moves are HLE move uids (docs/anchors.md §2.3): ``[0, h)`` discard slot, ``[h, 
 colour reveals ordered by target offset then colour, then rank reveals ordered by target offset
 then rank.
 
-A :class:`State` is a namedtuple of NumPy arrays so that numba kernels can take it as one
-argument and the evaluator can run whole games without returning to Python.
+A :class:`State` is a namedtuple of NumPy arrays (its public ones gathered in a :class:`View`)
+so that numba kernels can take it as one argument and the evaluator can run whole games
+without returning to Python. The kernels that take a state and are called from Python are
+compiled without numba's reference counting (``_nrt=False``; see :data:`hanabi_env._jit.kernel`):
+they allocate nothing, and with it every read of one of the state's arrays updated reference
+counts, which cost more than the moves themselves (the compiled random-game loop ran 5.5×
+slower; ``benchmarks/bench_env.py``).
 """
 
 from __future__ import annotations
@@ -76,7 +81,7 @@ DISCARD = 1
 REVEAL_COLOR = 2
 REVEAL_RANK = 3
 
-# --- history record fields (State.hist columns) ---------------------------------------------
+# --- history record fields (State.public.hist columns) --------------------------------------
 H_ACTOR = 0
 H_KIND = 1
 H_TARGET = 2  # absolute seat of a reveal's target, -1 otherwise
@@ -117,40 +122,42 @@ COUNTER_NAMES = (
 )
 
 
-class State(NamedTuple):
-    """The full game state (every card, including hidden ones) as fixed-shape arrays.
+VIEW_SCALARS = 11
+"""Length of a view's scalar vector (``View.scal``, fields ``V_*`` of ``_view``)."""
+
+
+class View(NamedTuple):
+    """What one seat may see, as fixed-shape arrays (absolute seat indices).
+
+    The engine declares it because a :class:`State` keeps its public arrays as one
+    (``State.public``); :mod:`hanabi_env._view` fills and encodes views.
 
     Attributes:
-        cfg: ``(CFG_SIZE,)`` int64, the configuration (see ``CFG_*``).
-        scal: ``(SCAL_SIZE,)`` int64, tokens, deck position, current seat, ... (see ``S_*``).
-        deck: ``(n_cards,)`` int32, the shuffled deck; a card's index here is its stable uid.
-        fireworks: ``(n_colors,)`` int32, firework heights (0 = empty).
-        discards: ``(n_colors * n_ranks,)`` int32, discard-pile counts per card.
-        hands: ``(n_players, hand_size)`` int32, card uids in slot order, -1 for empty slots.
+        cfg: ``(CFG_SIZE,)`` int64, the game configuration.
+        scal: ``(VIEW_SCALARS,)`` int64, viewer seat, tokens, deck size, ... (``V_*`` of
+            :mod:`hanabi_env._view`).
+        fireworks: ``(n_colors,)`` int32 firework heights (0 = empty).
+        discards: ``(n_colors * n_ranks,)`` int32 discard-pile counts per card.
+        cards: ``(n_players, hand_size)`` int32 card ids; -1 for empty slots and for every slot
+            of the viewer (unless it is a seer view).
+        uids: ``(n_players, hand_size)`` int32 stable card identities (deck positions) in slot
+            order, -1 for empty slots.
         hand_len: ``(n_players,)`` int32.
-        col_plaus: ``(n_players, hand_size)`` int32 bitmask of colours still plausible.
-        rank_plaus: ``(n_players, hand_size)`` int32 bitmask of ranks still plausible.
-        col_hint: ``(n_players, hand_size)`` int32, colour explicitly revealed, -1 for none.
-        rank_hint: ``(n_players, hand_size)`` int32, rank explicitly revealed, -1 for none.
-        hist: ``(max_moves, HIST_FIELDS)`` int32, one record per move (see ``H_*``); rows
-            ``>= n_moves`` are -1 (as in a view, so that a view may alias them).
-        hist_uids: ``(max_moves, hand_size)`` int32, uids of the cards a reveal touched.
-        counters: ``(n_players, N_COUNTERS)`` float64 behaviour counters (docs/rules.md §5).
-        rng: ``(4,)`` int64, the deal generator (see :mod:`hanabi_env._rng`).
-        pub: int32, one buffer holding a *view area* (a copy of ``cfg``, then a view's
-            scalars and cards, written by :func:`hanabi_env._view.refresh_live_view`) and the
-            public arrays ``fireworks`` to ``hist_uids`` (in field order, :func:`pub_offsets`);
-            those fields are views of it, so that the compiled rules can take a whole view of
-            this state as one array (a *packed view*, :func:`hanabi_env._view.expand_view`).
-            The hidden ``deck`` is not in it.
+        col_plaus, rank_plaus: ``(n_players, hand_size)`` int32 bitmasks of plausible colours and
+            ranks from hints (every player's knowledge is public).
+        col_hint, rank_hint: ``(n_players, hand_size)`` int32 explicitly revealed colour / rank,
+            -1 for none.
+        hist: ``(max_moves, HIST_FIELDS)`` int32 public move records (see ``H_*``); rows
+            ``>= n_moves`` are -1.
+        hist_uids: ``(max_moves, hand_size)`` int32 uids of the cards each reveal touched.
     """
 
     cfg: np.ndarray
     scal: np.ndarray
-    deck: np.ndarray
     fireworks: np.ndarray
     discards: np.ndarray
-    hands: np.ndarray
+    cards: np.ndarray
+    uids: np.ndarray
     hand_len: np.ndarray
     col_plaus: np.ndarray
     rank_plaus: np.ndarray
@@ -158,35 +165,43 @@ class State(NamedTuple):
     rank_hint: np.ndarray
     hist: np.ndarray
     hist_uids: np.ndarray
+
+
+class State(NamedTuple):
+    """The full game state (every card, including hidden ones) as fixed-shape arrays.
+
+    Attributes:
+        cfg: ``(CFG_SIZE,)`` int64, the configuration (see ``CFG_*``).
+        scal: ``(SCAL_SIZE,)`` int64, tokens, deck position, current seat, ... (see ``S_*``).
+        deck: ``(n_cards,)`` int32, the shuffled deck; a card's index here is its stable uid.
+        counters: ``(n_players, N_COUNTERS)`` float64 behaviour counters (docs/rules.md §5).
+        rng: ``(4,)`` int64, the deal generator (see :mod:`hanabi_env._rng`).
+        public: a :class:`View` of every public array of the game, each a view of ``packed``:
+            ``fireworks``, ``discards``, the hands as card ``uids`` (-1 for empty slots),
+            ``hand_len``, the hint knowledge ``col_plaus`` to ``rank_hint``, and ``hist`` /
+            ``hist_uids`` (one record per move, see ``H_*``; rows ``>= n_moves`` are -1, as
+            in a view). Its ``cfg``, ``scal`` and ``cards`` (int32, the *view area*) hold the
+            *live view* of one seat, written by :func:`hanabi_env._view.refresh_live_view`.
+        packed: ``(pub_offsets(cfg)[-1],)`` int32, the buffer of ``public`` in the order of
+            :func:`pub_offsets`: a *packed view*, so that the compiled rules can take a whole
+            view of this state as one array. The hidden ``deck`` is not in it.
+    """
+
+    cfg: np.ndarray
+    scal: np.ndarray
+    deck: np.ndarray
     counters: np.ndarray
     rng: np.ndarray
-    pub: np.ndarray
-
-
-VIEW_SCALARS = 11
-"""Length of a view's scalar vector (``View.scal``, fields ``V_*`` of ``_view``)."""
-
-PUB_FIELDS = (
-    "fireworks",
-    "discards",
-    "hands",
-    "hand_len",
-    "col_plaus",
-    "rank_plaus",
-    "col_hint",
-    "rank_hint",
-    "hist",
-    "hist_uids",
-)
-"""The public int32 arrays of a :class:`State`, in their order inside ``State.pub``."""
+    public: View
+    packed: np.ndarray
 
 
 @njit(inline="always")
 def pub_offsets(cfg):
-    """Where each part of ``State.pub`` starts, then its total size (14 ints).
+    """Where each part of a packed view (``State.packed``) starts, then its total size (14 ints).
 
-    In order: the view area (cfg copy at 0, view scalars, view cards), then the
-    :data:`PUB_FIELDS` arrays.
+    In order: the view area (cfg copy at 0, view scalars, view cards), then the public arrays
+    in :class:`View` order (``fireworks``, ``discards``, ``uids``, ``hand_len`` ... ``hist_uids``).
     """
     n_colors = cfg[CFG_COLORS]
     n_players = cfg[CFG_PLAYERS]
@@ -223,22 +238,21 @@ def pub_offsets(cfg):
     )
 
 
-def _pub_views(cfg: np.ndarray, pub: np.ndarray) -> dict[str, np.ndarray]:
-    """The :data:`PUB_FIELDS` arrays as views of ``pub`` (shapes of :class:`State`)."""
+def public_views(cfg: np.ndarray, packed: np.ndarray) -> View:
+    """The :class:`View` whose arrays are views of the packed view ``packed`` (int32).
+
+    ``packed`` has the size :func:`pub_offsets` gives for ``cfg``. The compiled twin, for
+    packed views inside kernels, is :func:`hanabi_env._view.expand_view`.
+    """
     p, h, m = int(cfg[CFG_PLAYERS]), int(cfg[CFG_HAND]), int(cfg[CFG_MAX_MOVES])
-    shapes = {
-        "fireworks": (int(cfg[CFG_COLORS]),),
-        "discards": (int(cfg[CFG_COLORS] * cfg[CFG_RANKS]),),
-        "hand_len": (p,),
-        "hist": (m, HIST_FIELDS),
-        "hist_uids": (m, h),
-    }
-    offsets = pub_offsets(cfg)[3:]
-    out = {}
-    for i, name in enumerate(PUB_FIELDS):
-        shape = shapes.get(name, (p, h))
-        out[name] = pub[offsets[i] : offsets[i + 1]].reshape(shape)
-    return out
+    o = pub_offsets(cfg)
+    in_order = ("cfg", "scal", "cards", "fireworks", "discards", "uids", *View._fields[6:])
+    parts = {name: packed[o[i] : o[i + 1]] for i, name in enumerate(in_order)}
+    for name in ("cards", "uids", "col_plaus", "rank_plaus", "col_hint", "rank_hint"):
+        parts[name] = parts[name].reshape(p, h)
+    parts["hist"] = parts["hist"].reshape(m, HIST_FIELDS)
+    parts["hist_uids"] = parts["hist_uids"].reshape(m, h)
+    return View(**parts)
 
 
 def n_cards_of(colors: int, ranks: int) -> int:
@@ -285,27 +299,27 @@ def new_state(config: HanabiConfig) -> State:
         ],
         dtype=np.int64,
     )
-    pub = np.zeros(int(pub_offsets(cfg)[-1]), dtype=np.int32)
-    pub[:CFG_SIZE] = cfg
-    views = _pub_views(cfg, pub)
-    for name in ("hands", "col_hint", "rank_hint", "hist", "hist_uids"):
-        views[name][...] = -1
+    packed = np.zeros(int(pub_offsets(cfg)[-1]), dtype=np.int32)
+    public = public_views(cfg, packed)
+    public.cfg[:] = cfg
+    for empty in (public.uids, public.col_hint, public.rank_hint, public.hist, public.hist_uids):
+        empty[...] = -1
     return State(
         cfg=cfg,
         scal=np.zeros(SCAL_SIZE, dtype=np.int64),
         deck=np.zeros(n_cards, dtype=np.int32),
         counters=np.zeros((players, N_COUNTERS), dtype=np.float64),
         rng=np.zeros(4, dtype=np.int64),
-        pub=pub,
-        **views,
+        public=public,
+        packed=packed,
     )
 
 
 def copy_state(s: State) -> State:
-    """Deep copy of a state (every array copied; the public fields view the new ``pub``)."""
-    pub = s.pub.copy()
+    """Deep copy of a state (every array copied; ``public`` views the new ``packed``)."""
     own = {name: getattr(s, name).copy() for name in ("cfg", "scal", "deck", "counters", "rng")}
-    return State(pub=pub, **own, **_pub_views(s.cfg, pub))
+    packed = s.packed.copy()
+    return State(**own, public=public_views(s.cfg, packed), packed=packed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -336,10 +350,10 @@ def fill_ordered_deck(s):
                 k += 1
 
 
-@njit(inline="always")
+@njit(inline="always", _nrt=False)
 def card_of(s, p, slot):
     """Card id (``colour * n_ranks + rank``) in ``slot`` of player ``p``, -1 if empty."""
-    uid = s.hands[p, slot]
+    uid = s.public.uids[p, slot]
     if uid < 0:
         return -1
     return s.deck[uid]
@@ -370,7 +384,7 @@ def fireworks_total(s):
     return s.scal[S_FIREWORKS]
 
 
-@njit(inline="always")
+@njit(inline="always", _nrt=False)
 def score(s):
     """Game score under the state's scoring variant (strict: 0 once the lives are gone)."""
     if s.cfg[CFG_LENIENT] == 0 and s.scal[S_LIFE] <= 0:
@@ -388,9 +402,9 @@ def _draw(s, p):
     """Give player ``p`` the next card of the deck (if any), appended at the end of the hand."""
     if s.scal[S_DECK_POS] >= s.cfg[CFG_N_CARDS]:
         return
-    k = s.hand_len[p]
+    k = s.public.hand_len[p]
     _draw_into(s, p, k)
-    s.hand_len[p] = k + 1
+    s.public.hand_len[p] = k + 1
 
 
 @njit(inline="always")
@@ -399,15 +413,15 @@ def _draw_into(s, p, k):
 
     Used for the vacated slot under the fixed-slot order, and by :func:`_draw`.
     """
-    s.hands[p, k] = s.scal[S_DECK_POS]
-    s.col_plaus[p, k] = (1 << s.cfg[CFG_COLORS]) - 1
-    s.rank_plaus[p, k] = (1 << s.cfg[CFG_RANKS]) - 1
-    s.col_hint[p, k] = -1
-    s.rank_hint[p, k] = -1
+    s.public.uids[p, k] = s.scal[S_DECK_POS]
+    s.public.col_plaus[p, k] = (1 << s.cfg[CFG_COLORS]) - 1
+    s.public.rank_plaus[p, k] = (1 << s.cfg[CFG_RANKS]) - 1
+    s.public.col_hint[p, k] = -1
+    s.public.rank_hint[p, k] = -1
     s.scal[S_DECK_POS] += 1
 
 
-@njit
+@njit(_nrt=False)
 def reset_with_deck(s, deck, start_player):
     """Start a new game with ``deck`` (card ids in draw order) and ``start_player`` to move."""
     for i in range(s.deck.shape[0]):
@@ -420,31 +434,31 @@ def _deal_new_game(s, start_player):
     """Reset everything but ``s.deck`` and deal from it."""
     n_players = s.cfg[CFG_PLAYERS]
     # keep "history rows >= S_N_MOVES are -1" (as in a view) by clearing the rows of the last game
-    used = min(s.scal[S_N_MOVES], s.hist.shape[0])
+    used = min(s.scal[S_N_MOVES], s.public.hist.shape[0])
     if used > 0:
-        s.hist[:used, :] = -1
-        s.hist_uids[:used, :] = -1
+        s.public.hist[:used, :] = -1
+        s.public.hist_uids[:used, :] = -1
     s.scal[:] = 0
     s.scal[S_INFO] = s.cfg[CFG_MAX_INFO]
     s.scal[S_LIFE] = s.cfg[CFG_MAX_LIFE]
     s.scal[S_CUR] = start_player
     s.scal[S_START] = start_player
     s.scal[S_TURNS_LEFT] = n_players
-    s.fireworks[:] = 0
-    s.discards[:] = 0
-    s.hands[:, :] = -1
-    s.hand_len[:] = 0
-    s.col_plaus[:, :] = 0
-    s.rank_plaus[:, :] = 0
-    s.col_hint[:, :] = -1
-    s.rank_hint[:, :] = -1
+    s.public.fireworks[:] = 0
+    s.public.discards[:] = 0
+    s.public.uids[:, :] = -1
+    s.public.hand_len[:] = 0
+    s.public.col_plaus[:, :] = 0
+    s.public.rank_plaus[:, :] = 0
+    s.public.col_hint[:, :] = -1
+    s.public.rank_hint[:, :] = -1
     s.counters[:, :] = 0.0
     for p in range(n_players):
         for _ in range(s.cfg[CFG_HAND]):
             _draw(s, p)
 
 
-@njit
+@njit(_nrt=False)
 def reset_state(s, seed, random_start_player):
     """Start a new game: shuffle the deck with ``seed`` (Fisher-Yates) and deal.
 
@@ -578,22 +592,22 @@ def legal_move(x, card_at, cfg, seat, info, done, hand_len, action):
     return (rm >> rank) & 1 == 1
 
 
-@njit(inline="always")
+@njit(inline="always", _nrt=False)
 def legal_mask(s, out):
     """Fill ``out`` (int8, ``(n_actions,)``) with 1 for every legal move of the seat to move.
 
     All zeros once the game is over. Returns the number of legal moves (:func:`legal_moves`).
     """
     return legal_moves(
-        s, card_of, s.cfg, s.scal[S_CUR], s.scal[S_INFO], s.scal[S_DONE], s.hand_len, out
+        s, card_of, s.cfg, s.scal[S_CUR], s.scal[S_INFO], s.scal[S_DONE], s.public.hand_len, out
     )
 
 
-@njit(inline="always")
+@njit(inline="always", _nrt=False)
 def is_legal(s, action):
     """Whether ``action`` (an int) is legal for the seat to move (:func:`legal_move`)."""
     return legal_move(
-        s, card_of, s.cfg, s.scal[S_CUR], s.scal[S_INFO], s.scal[S_DONE], s.hand_len, action
+        s, card_of, s.cfg, s.scal[S_CUR], s.scal[S_INFO], s.scal[S_DONE], s.public.hand_len, action
     )
 
 
@@ -666,19 +680,19 @@ def p_playable_own(s, p, slot):
     n_colors = s.cfg[CFG_COLORS]
     n_ranks = s.cfg[CFG_RANKS]
     n_players = s.cfg[CFG_PLAYERS]
-    cm = s.col_plaus[p, slot]
-    rm = s.rank_plaus[p, slot]
+    cm = s.public.col_plaus[p, slot]
+    rm = s.public.rank_plaus[p, slot]
     total = 0
     good = 0
     # the cards of the deck allowed by the masks, minus discards and fireworks ...
     for c in range(n_colors):
         if not (cm >> c) & 1:
             continue
-        height = s.fireworks[c]
+        height = s.public.fireworks[c]
         for r in range(n_ranks):
             if not (rm >> r) & 1:
                 continue
-            cnt = copies_of_rank(n_ranks, r) - s.discards[c * n_ranks + r]
+            cnt = copies_of_rank(n_ranks, r) - s.public.discards[c * n_ranks + r]
             if height > r:
                 cnt -= 1
             total += cnt
@@ -688,13 +702,13 @@ def p_playable_own(s, p, slot):
     for q in range(n_players):
         if q == p:
             continue
-        for k in range(s.hand_len[q]):
-            card = s.deck[s.hands[q, k]]
+        for k in range(s.public.hand_len[q]):
+            card = s.deck[s.public.uids[q, k]]
             c = card // n_ranks
             r = card - c * n_ranks
             if (cm >> c) & 1 and (rm >> r) & 1:
                 total -= 1
-                if s.fireworks[c] == r:
+                if s.public.fireworks[c] == r:
                     good -= 1
     if total == 0:
         return 0.0
@@ -708,19 +722,19 @@ def p_playable_own(s, p, slot):
 
 @njit(inline="always")
 def _remove_from_hand(s, p, slot):
-    n = s.hand_len[p]
+    n = s.public.hand_len[p]
     for k in range(slot, n - 1):
-        s.hands[p, k] = s.hands[p, k + 1]
-        s.col_plaus[p, k] = s.col_plaus[p, k + 1]
-        s.rank_plaus[p, k] = s.rank_plaus[p, k + 1]
-        s.col_hint[p, k] = s.col_hint[p, k + 1]
-        s.rank_hint[p, k] = s.rank_hint[p, k + 1]
-    s.hands[p, n - 1] = -1
-    s.col_plaus[p, n - 1] = 0
-    s.rank_plaus[p, n - 1] = 0
-    s.col_hint[p, n - 1] = -1
-    s.rank_hint[p, n - 1] = -1
-    s.hand_len[p] = n - 1
+        s.public.uids[p, k] = s.public.uids[p, k + 1]
+        s.public.col_plaus[p, k] = s.public.col_plaus[p, k + 1]
+        s.public.rank_plaus[p, k] = s.public.rank_plaus[p, k + 1]
+        s.public.col_hint[p, k] = s.public.col_hint[p, k + 1]
+        s.public.rank_hint[p, k] = s.public.rank_hint[p, k + 1]
+    s.public.uids[p, n - 1] = -1
+    s.public.col_plaus[p, n - 1] = 0
+    s.public.rank_plaus[p, n - 1] = 0
+    s.public.col_hint[p, n - 1] = -1
+    s.public.rank_hint[p, n - 1] = -1
+    s.public.hand_len[p] = n - 1
 
 
 @njit(inline="always")
@@ -729,12 +743,14 @@ def known_attrs(s, p, slot):
 
     An attribute is known when a single value remains plausible (negative hints count).
     """
-    return int(popcount(s.col_plaus[p, slot]) == 1) + int(popcount(s.rank_plaus[p, slot]) == 1)
+    colour_known = popcount(s.public.col_plaus[p, slot]) == 1
+    rank_known = popcount(s.public.rank_plaus[p, slot]) == 1
+    return int(colour_known) + int(rank_known)
 
 
 # Above the complexity cap: a move's whole effect is one kernel, inlined into every compiled game
 # loop, where a call per part would cost on every move.
-@njit(inline="always")
+@njit(inline="always", _nrt=False)
 def apply_move(s, action):  # noqa: C901
     """Apply the legal move ``action`` for the seat to move; return the score change.
 
@@ -752,9 +768,9 @@ def apply_move(s, action):  # noqa: C901
     kind, slot, target, color, rank = decode_action(cfg, cur, action)
 
     m = s.scal[S_N_MOVES]
-    rec = s.hist[m]
+    rec = s.public.hist[m]
     rec[:] = -1
-    s.hist_uids[m, :] = -1
+    s.public.hist_uids[m, :] = -1
     rec[H_ACTOR] = cur
     rec[H_KIND] = kind
     rec[H_ACTION] = action
@@ -775,7 +791,7 @@ def apply_move(s, action):  # noqa: C901
         s.scal[S_TURNS_LEFT] -= 1
 
     if kind == PLAY or kind == DISCARD:
-        uid = s.hands[cur, slot]
+        uid = s.public.uids[cur, slot]
         card = s.deck[uid]
         c = card // n_ranks
         r = card % n_ranks
@@ -789,21 +805,21 @@ def apply_move(s, action):  # noqa: C901
             cnt[C_PLAYS] += 1.0
             cnt[C_SUM_KNOWN_ATTRS] += rec[H_KNOWN_ATTRS]
             cnt[C_SUM_P_PLAYABLE] += p_playable_own(s, cur, slot)
-            if s.fireworks[c] == r:
-                s.fireworks[c] = r + 1
+            if s.public.fireworks[c] == r:
+                s.public.fireworks[c] = r + 1
                 s.scal[S_FIREWORKS] += 1
                 rec[H_SCORED] = 1
                 if r == n_ranks - 1 and s.scal[S_INFO] < cfg[CFG_MAX_INFO]:
                     s.scal[S_INFO] += 1
                     rec[H_TOKEN] = 1
             else:
-                s.discards[card] += 1
+                s.public.discards[card] += 1
                 s.scal[S_LIFE] -= 1
         else:
             cnt[C_DISCARDS] += 1.0
             if cfg[CFG_HAND] > 1:
                 cnt[C_SUM_DISCARD_POS] += slot / (cfg[CFG_HAND] - 1)
-            s.discards[card] += 1
+            s.public.discards[card] += 1
             s.scal[S_INFO] += 1
             rec[H_TOKEN] = 1
         # HLE deals no replacement once the game is over (last life lost, or maximum score).
@@ -820,25 +836,25 @@ def apply_move(s, action):  # noqa: C901
         rec[H_TARGET] = target
         touched = 0
         j = 0
-        for k in range(s.hand_len[target]):
-            card = s.deck[s.hands[target, k]]
+        for k in range(s.public.hand_len[target]):
+            card = s.deck[s.public.uids[target, k]]
             if kind == REVEAL_COLOR:
                 hit = card // n_ranks == color
                 if hit:
-                    s.col_plaus[target, k] = 1 << color
-                    s.col_hint[target, k] = color
+                    s.public.col_plaus[target, k] = 1 << color
+                    s.public.col_hint[target, k] = color
                 else:
-                    s.col_plaus[target, k] &= ~(1 << color)
+                    s.public.col_plaus[target, k] &= ~(1 << color)
             else:
                 hit = card % n_ranks == rank
                 if hit:
-                    s.rank_plaus[target, k] = 1 << rank
-                    s.rank_hint[target, k] = rank
+                    s.public.rank_plaus[target, k] = 1 << rank
+                    s.public.rank_hint[target, k] = rank
                 else:
-                    s.rank_plaus[target, k] &= ~(1 << rank)
+                    s.public.rank_plaus[target, k] &= ~(1 << rank)
             if hit:
                 touched |= 1 << k
-                s.hist_uids[m, j] = s.hands[target, k]
+                s.public.hist_uids[m, j] = s.public.uids[target, k]
                 j += 1
         rec[H_TOUCHED] = touched
         rec[H_COLOR] = color
@@ -862,16 +878,21 @@ def random_legal_action(s, rng, mask):
     return nth_legal(mask, rng_below(rng, legal_mask(s, mask)))
 
 
-@njit
-def play_random_games(s, n_games, seed, out_scores):
+def play_random_games(s: State, n_games: int, seed: int, out_scores: np.ndarray) -> int:
     """Play ``n_games`` games of uniformly random legal moves, entirely compiled.
 
     Game ``g`` is dealt with seed ``seed + g`` and the moves are drawn from a generator seeded
-    with ``seed + g`` as well. Writes each final score to ``out_scores`` and returns the total
-    number of moves (for throughput measurements).
+    with ``seed + g`` as well. Writes each final score to ``out_scores`` (int64,
+    ``(>= n_games,)``) and returns the total number of moves (for throughput measurements).
     """
-    mask = np.zeros(s.cfg[CFG_N_ACTIONS], dtype=np.int8)
+    mask = np.zeros(int(s.cfg[CFG_N_ACTIONS]), dtype=np.int8)
     rng = np.zeros(4, dtype=np.int64)
+    return int(_play_random_games(s, n_games, seed, out_scores, mask, rng))
+
+
+@njit(_nrt=False)
+def _play_random_games(s, n_games, seed, out_scores, mask, rng):
+    """The loop of :func:`play_random_games`, on caller-owned ``mask`` and ``rng`` buffers."""
     steps = 0
     for g in range(n_games):
         reset_state(s, seed + g, False)
@@ -883,7 +904,7 @@ def play_random_games(s, n_games, seed, out_scores):
     return steps
 
 
-@njit
+@njit(_nrt=False)
 def step_checked(s, action, mask_out):
     """One AEC step in a single kernel call: check, apply, refresh the legal mask.
 

@@ -51,6 +51,7 @@ from hanabi_env._engine import (
     S_N_MOVES,
     VIEW_SCALARS,
     State,
+    View,
     copies_of_rank,
     legal_moves,
     pub_offsets,
@@ -79,49 +80,14 @@ OBS_SEER = 2
 OBSERVATION_TYPES = {"minimal": OBS_MINIMAL, "card_knowledge": OBS_CARD_KNOWLEDGE, "seer": OBS_SEER}
 
 
-class View(NamedTuple):
-    """What one seat may see, as fixed-shape arrays (absolute seat indices).
-
-    Attributes:
-        cfg: ``(CFG_SIZE,)`` int64, the game configuration.
-        scal: ``(VSCAL_SIZE,)`` int64, viewer seat, tokens, deck size, ... (see ``V_*``).
-        fireworks: ``(n_colors,)`` int32 firework heights.
-        discards: ``(n_colors * n_ranks,)`` int32 discard-pile counts per card.
-        cards: ``(n_players, hand_size)`` int32 card ids; -1 for empty slots and for every slot
-            of the viewer (unless it is a seer view).
-        uids: ``(n_players, hand_size)`` int32 stable card identities (deck positions), -1 empty.
-        hand_len: ``(n_players,)`` int32.
-        col_plaus, rank_plaus: ``(n_players, hand_size)`` int32 bitmasks of plausible colours and
-            ranks from hints (every player's knowledge is public).
-        col_hint, rank_hint: ``(n_players, hand_size)`` int32 explicitly revealed colour / rank,
-            -1 for none.
-        hist: ``(max_moves, HIST_FIELDS)`` int32 public move records; rows ``>= n_moves`` are -1.
-        hist_uids: ``(max_moves, hand_size)`` int32 uids of the cards each reveal touched.
-    """
-
-    cfg: np.ndarray
-    scal: np.ndarray
-    fireworks: np.ndarray
-    discards: np.ndarray
-    cards: np.ndarray
-    uids: np.ndarray
-    hand_len: np.ndarray
-    col_plaus: np.ndarray
-    rank_plaus: np.ndarray
-    col_hint: np.ndarray
-    rank_hint: np.ndarray
-    hist: np.ndarray
-    hist_uids: np.ndarray
-
-
 ExpandedView = NamedTuple(  # type: ignore[misc]  # the fields of View (built), then packed
     "ExpandedView", [(name, np.ndarray) for name in View._fields] + [("packed", np.ndarray)]
 )
 ExpandedView.__doc__ = """The fields of a :class:`View` as views of a *packed view* ``packed``.
 
-A packed view is one int32 array laid out as ``State.pub``
-(:func:`hanabi_env._engine.pub_offsets`): the configuration, the view's scalars and cards,
-then the public arrays. The compiled rule kernels take packed views (a call then passes one
+A packed view is one int32 array laid out by :func:`hanabi_env._engine.pub_offsets`: the
+configuration, the view's scalars and cards (the *view area*), then the public arrays;
+``State.packed`` is one. The compiled rule kernels take packed views (a call then passes one
 array instead of the 13 of a :class:`View`) and expand them on entry (:func:`expand_view`);
 here ``cfg``, ``scal`` and ``cards`` are int32.
 """
@@ -219,21 +185,21 @@ def pack_view(v):
 
 def new_view(s: State) -> View:
     """Allocate a view buffer shaped for the configuration of ``s``."""
-    p, h = s.hands.shape
+    p, h = s.public.uids.shape
     return View(
         cfg=s.cfg.copy(),
         scal=np.zeros(VSCAL_SIZE, dtype=np.int64),
-        fireworks=np.zeros_like(s.fireworks),
-        discards=np.zeros_like(s.discards),
+        fireworks=np.zeros_like(s.public.fireworks),
+        discards=np.zeros_like(s.public.discards),
         cards=np.full((p, h), -1, dtype=np.int32),
         uids=np.full((p, h), -1, dtype=np.int32),
-        hand_len=np.zeros_like(s.hand_len),
+        hand_len=np.zeros_like(s.public.hand_len),
         col_plaus=np.zeros((p, h), dtype=np.int32),
         rank_plaus=np.zeros((p, h), dtype=np.int32),
         col_hint=np.full((p, h), -1, dtype=np.int32),
         rank_hint=np.full((p, h), -1, dtype=np.int32),
-        hist=np.full_like(s.hist, -1),
-        hist_uids=np.full_like(s.hist_uids, -1),
+        hist=np.full_like(s.public.hist, -1),
+        hist_uids=np.full_like(s.public.hist_uids, -1),
     )
 
 
@@ -254,61 +220,81 @@ def _fill_scalars_and_cards(s, seat, v, seer):
     v.scal[V_SEER] = 1 if seer else 0
     since = 0
     for m in range(n_moves - 1, -1, -1):
-        if s.hist[m, H_ACTOR] == seat:
+        if s.public.hist[m, H_ACTOR] == seat:
             since = m + 1
             break
     v.scal[V_SINCE] = since
     for p in range(n_players):
-        for k in range(s.hands.shape[1]):
-            uid = s.hands[p, k]
+        for k in range(s.public.uids.shape[1]):
+            uid = s.public.uids[p, k]
             if uid < 0 or (p == seat and not seer):
                 v.cards[p, k] = -1
             else:
                 v.cards[p, k] = s.deck[uid]
 
 
-@njit
+@njit(inline="always")
+def _copy_rows(dst, src, n):
+    """``dst[:n] = src[:n]`` for 2-D arrays, element by element (no temporary: no allocation)."""
+    for i in range(n):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@njit(inline="always")
+def _copy_vector(dst, src):
+    """``dst[:] = src`` for 1-D arrays, element by element (no temporary: no allocation)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(_nrt=False)
 def fill_view(s, seat, v, seer):
-    """Write into ``v`` what ``seat`` may see of state ``s`` (own cards only if ``seer``)."""
+    """Write into ``v`` what ``seat`` may see of state ``s`` (own cards only if ``seer``).
+
+    Compiled without reference counting (``_nrt=False``): it allocates nothing.
+    """
     n_moves = s.scal[S_N_MOVES]
     prev_moves = v.scal[V_N_MOVES]  # rows >= prev_moves are already -1 (see the end)
-    v.cfg[:] = s.cfg
+    public = s.public
+    _copy_vector(v.cfg, s.cfg)
     _fill_scalars_and_cards(s, seat, v, seer)
-    v.fireworks[:] = s.fireworks
-    v.discards[:] = s.discards
-    v.hand_len[:] = s.hand_len
-    v.uids[:, :] = s.hands
-    v.col_plaus[:, :] = s.col_plaus
-    v.rank_plaus[:, :] = s.rank_plaus
-    v.col_hint[:, :] = s.col_hint
-    v.rank_hint[:, :] = s.rank_hint
-    v.hist[:n_moves, :] = s.hist[:n_moves, :]
-    v.hist_uids[:n_moves, :] = s.hist_uids[:n_moves, :]
+    _copy_vector(v.fireworks, public.fireworks)
+    _copy_vector(v.discards, public.discards)
+    _copy_vector(v.hand_len, public.hand_len)
+    n_players = public.uids.shape[0]
+    _copy_rows(v.uids, public.uids, n_players)
+    _copy_rows(v.col_plaus, public.col_plaus, n_players)
+    _copy_rows(v.rank_plaus, public.rank_plaus, n_players)
+    _copy_rows(v.col_hint, public.col_hint, n_players)
+    _copy_rows(v.rank_hint, public.rank_hint, n_players)
+    _copy_rows(v.hist, public.hist, n_moves)
+    _copy_rows(v.hist_uids, public.hist_uids, n_moves)
     # keep the invariant "rows >= n_moves are -1" by clearing only what the last fill wrote
-    if prev_moves > n_moves:
-        v.hist[n_moves:prev_moves, :] = -1
-        v.hist_uids[n_moves:prev_moves, :] = -1
+    for m in range(n_moves, prev_moves):
+        v.hist[m, :] = -1
+        v.hist_uids[m, :] = -1
 
 
 @njit(inline="always")
 def live_view(s):
-    """The packed view (see :class:`ExpandedView`) of state ``s``: ``s.pub`` itself, no copy.
+    """The packed view (see :class:`ExpandedView`) of state ``s``: ``s.packed``, no copy.
 
     Its public arrays *are* those of ``s`` (the engine keeps history rows ``>= n_moves`` at
-    -1, like a view); its scalars and cards live in the view area of ``s.pub``. The view
+    -1, like a view); its scalars and cards live in the view area of ``s.public``. The view
     therefore follows ``s`` as it advances, but is only a valid view of one seat after
     :func:`refresh_live_view`. The hidden information stays structurally absent: the deck is
-    not part of ``pub``, and the view's cards hold -1 in the viewer's row. For compiled loops
-    that decide from views of a state they own (the rule-game evaluator); a reader must never
-    write to it.
+    not part of ``s.packed``, and the view's cards hold -1 in the viewer's row. For compiled
+    loops that decide from views of a state they own (the rule-game evaluator); a reader must
+    never write to it.
     """
-    return s.pub
+    return s.packed
 
 
 @njit(inline="always")
-def refresh_live_view(s, seat, pv):
-    """Make the :func:`live_view` ``pv`` of ``s`` the view of ``seat`` (as :func:`fill_view`)."""
-    _fill_scalars_and_cards(s, seat, expand_view(pv), False)
+def refresh_live_view(s, seat):
+    """Make the :func:`live_view` of ``s`` the view of ``seat`` (as :func:`fill_view`)."""
+    _fill_scalars_and_cards(s, seat, s.public, False)
 
 
 @njit(inline="always")
@@ -356,7 +342,7 @@ def observation_size(cfg: np.ndarray, obs_type: int) -> int:
 
 # Above the complexity cap: HLE's canonical encoder, section by section in one kernel, so that
 # the layout is written in one place (docs/anchors.md §2.2) and encodes without calls.
-@njit
+@njit(_nrt=False)
 def encode_observation(v, obs_type, out):  # noqa: C901
     """Write HLE's canonical encoding of view ``v`` to ``out`` (zeroed here); return its length.
 
@@ -470,7 +456,7 @@ def encode_observation(v, obs_type, out):  # noqa: C901
     return off
 
 
-@njit
+@njit(_nrt=False)
 def observe_into(s, seat, v, obs_type, out):
     """Fill the view buffer ``v`` for ``seat`` and encode it into ``out``; return the length."""
     fill_view(s, seat, v, obs_type == OBS_SEER)

@@ -681,6 +681,7 @@ class HanabiGame:
         if seat is not None:
             seat = self._check_seat(seat)
         s = self.state
+        public = s.public
         n_ranks = self.config.ranks
         lines = []
         end = "  (game over)" if self.is_terminal else ""
@@ -691,24 +692,28 @@ class HanabiGame:
         )
         lines.append(
             "Fireworks: "
-            + " ".join(f"{COLOR_NAMES[c]}{int(s.fireworks[c])}" for c in range(self.config.colors))
+            + " ".join(
+                f"{COLOR_NAMES[c]}{int(public.fireworks[c])}" for c in range(self.config.colors)
+            )
         )
         for p in range(self.config.players):
             marker = "->" if p == self.current_player and not self.is_terminal else "  "
             cards = []
-            for k in range(int(s.hand_len[p])):
+            for k in range(int(public.hand_len[p])):
                 name = "XX" if p == seat else card_name(int(E.card_of(s, p, k)), n_ranks)
                 know = "".join(
                     COLOR_NAMES[c]
                     for c in range(self.config.colors)
-                    if (s.col_plaus[p, k] >> c) & 1
-                ) + "".join(str(r + 1) for r in range(n_ranks) if (s.rank_plaus[p, k] >> r) & 1)
+                    if (public.col_plaus[p, k] >> c) & 1
+                ) + "".join(
+                    str(r + 1) for r in range(n_ranks) if (public.rank_plaus[p, k] >> r) & 1
+                )
                 cards.append(f"{name}|{know}")
             lines.append(f"{marker} player_{p}: " + "  ".join(cards))
-        disc = [f"{card_name(c, n_ranks)}x{int(n)}" for c, n in enumerate(s.discards) if n > 0]
+        disc = [f"{card_name(c, n_ranks)}x{int(n)}" for c, n in enumerate(public.discards) if n > 0]
         lines.append("Discards: " + (" ".join(disc) if disc else "-"))
         if self.n_moves:
-            rec = s.hist[self.n_moves - 1]
+            rec = public.hist[self.n_moves - 1]
             actor = int(rec[E.H_ACTOR])
             desc = self.action_to_string(int(rec[E.H_ACTION]), seat=actor)
             if rec[E.H_KIND] in (E.PLAY, E.DISCARD):

@@ -149,7 +149,7 @@ def play_response_games_kernel(
             o1 = c[E.C_HINTS_GIVEN]
             o2 = c[E.C_PLAYS]
             o3 = c[E.C_SUM_KNOWN_ATTRS]
-            V.refresh_live_view(s, cur, v)
+            V.refresh_live_view(s, cur)
             action = RR.choose_by_mode(
                 rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab, agent_modes[agent]
             )

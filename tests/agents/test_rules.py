@@ -57,9 +57,9 @@ def make_state(hands, start=0, fireworks=None, discards=(), info=None, life=None
             dealt.append(cid(name))
     E.reset_with_deck(s, np.array(dealt + deck, dtype=np.int32), start)
     if fireworks is not None:
-        s.fireworks[:] = [fireworks.get(c, 0) for c in COLOURS]
+        s.public.fireworks[:] = [fireworks.get(c, 0) for c in COLOURS]
     for name in discards:
-        s.discards[cid(name)] += 1
+        s.public.discards[cid(name)] += 1
     if info is not None:
         s.scal[E.S_INFO] = info
     if life is not None:
@@ -70,16 +70,16 @@ def make_state(hands, start=0, fireworks=None, discards=(), info=None, life=None
 def know(s, p, k, colour=None, value=None):
     """Give player ``p`` knowledge of its slot ``k`` (sets the plausibility masks)."""
     if colour is not None:
-        s.col_plaus[p, k] = 1 << COLOURS.index(colour)
+        s.public.col_plaus[p, k] = 1 << COLOURS.index(colour)
     if value is not None:
-        s.rank_plaus[p, k] = 1 << (value - 1)
+        s.public.rank_plaus[p, k] = 1 << (value - 1)
 
 
 def know_all(s, p):
-    for k in range(s.hand_len[p]):
-        card = s.deck[s.hands[p, k]]
-        s.col_plaus[p, k] = 1 << (card // 5)
-        s.rank_plaus[p, k] = 1 << (card % 5)
+    for k in range(s.public.hand_len[p]):
+        card = s.deck[s.public.uids[p, k]]
+        s.public.col_plaus[p, k] = 1 << (card // 5)
+        s.public.rank_plaus[p, k] = 1 << (card % 5)
 
 
 def view(s, seat=None):
@@ -209,7 +209,7 @@ def test_compiled_kinds_match_the_registry():
 def _with_gap(s, p):
     """Empty the deck and close a gap in ``p``'s hand (``p`` played its last card)."""
     s.scal[E.S_DECK_POS] = s.cfg[E.CFG_N_CARDS]
-    s.hand_len[p] -= 1
+    s.public.hand_len[p] -= 1
     return s
 
 
@@ -601,7 +601,7 @@ def test_tell_high_probability_mistake():
     assert run(91, s) == tell_colour(s, 1, "G")  # (true, 0.8)
     assert run(83, s) == tell_colour(s, 1, "G")  # (true, 0): the highest P
     assert run(92, s) == -1  # (true, 0.9)
-    s.discards[cid("G1")] = 1  # now 12/13
+    s.public.discards[cid("G1")] = 1  # now 12/13
     assert run(92, s) == tell_colour(s, 1, "G")
     s = make_state([P2, ["R1", "Y3", "B4", "G3", "W4"]], fireworks={"G": 1})
     assert run(96, s) == -1  # (false, 0.2): P = 2/7 > 0.2
@@ -633,7 +633,7 @@ def test_discard_useless_card():
     s = make_state([P2, P3], fireworks={"B": 1}, discards=["B3", "B3"], info=5)
     know(s, 0, 1, "B")
     assert run(37, s) == -1  # B2 is still a candidate
-    s.rank_plaus[0, 1] = 0b11100  # not 1, not 2: the least candidate is B4
+    s.public.rank_plaus[0, 1] = 0b11100  # not 1, not 2: the least candidate is B4
     assert run(37, s) == discard(s, 1)
     assert run(38, s) == discard(s, 1)  # OsawaDiscard falls through to DiscardUselessCard
     s = make_state([P2, P3], fireworks={"B": 1}, discards=["B3", "B3"], info=5)
@@ -666,11 +666,11 @@ def test_fixed_slot_hand_order_refills_the_vacated_slot():
         know(s, 0, 1, value=4)
         do(s, discard(s, 0))  # seat 0 discards R3; the next card of the deck is uid 10
         expect = [10, 1, 2, 3, 4] if fixed else [1, 2, 3, 4, 10]
-        assert s.hands[0].tolist() == expect
+        assert s.public.uids[0].tolist() == expect
         new = expect.index(10)
-        assert s.col_plaus[0, new] == 31
-        assert s.rank_plaus[0, new] == 31
-        assert s.rank_plaus[0, expect.index(1)] == 1 << 3  # the hint stays with its card
+        assert s.public.col_plaus[0, new] == 31
+        assert s.public.rank_plaus[0, new] == 31
+        assert s.public.rank_plaus[0, expect.index(1)] == 1 << 3  # the hint stays with its card
         do(s, tell_value(s, 0, 4))
         # DiscardOldestFirst discards the oldest card (smallest uid), wherever it sits
         assert run(27, s) == discard(s, expect.index(1))
@@ -679,8 +679,8 @@ def test_fixed_slot_hand_order_refills_the_vacated_slot():
     s.scal[E.S_DECK_POS] = 50
     s.scal[E.S_TURNS_LEFT] = 2
     do(s, discard(s, 1))
-    assert s.hands[0].tolist() == [0, 2, 3, 4, -1]
-    assert s.hand_len[0] == 4
+    assert s.public.uids[0].tolist() == [0, 2, 3, 4, -1]
+    assert s.public.hand_len[0] == 4
 
 
 def test_oldest_useful_card_under_the_fixed_slot_order():
@@ -689,7 +689,7 @@ def test_oldest_useful_card_under_the_fixed_slot_order():
     hands = [P2, ["Y3", "B4", "W2", "W3", "R4"], ["Y3", "G1", "B4", "Y1", "W3"]]
     s = make_state(hands, start=2, fixed=True)
     do(s, play(s, 1))
-    assert s.deck[s.hands[2, 1]] == cid("R1")
+    assert s.deck[s.public.uids[2, 1]] == cid("R1")
     know(s, 2, 1, value=1)  # R1's value is known: 13 tells its colour
     assert run(13, s) == tell_colour(s, 2, "R")
     assert run(12, s) == tell_colour(s, 2, "Y")
@@ -841,7 +841,7 @@ def _collect_states():
 def states():
     out = _collect_states()
     assert any(s.scal[E.S_DECK_POS] == s.cfg[E.CFG_N_CARDS] for s in out)
-    assert any(s.hand_len.min() < s.cfg[E.CFG_HAND] for s in out)  # shortened end-game hands
+    assert any(s.public.hand_len.min() < s.cfg[E.CFG_HAND] for s in out)  # shortened end-game hands
     return out
 
 
@@ -866,7 +866,7 @@ def test_every_rule_is_legal_or_silent_on_random_states(states, results):
             a = results[i, rule_id][0]
             if a == R.RULE_RAISED:  # only the Java-exception rules, only at a gap
                 me = s.scal[E.S_CUR]
-                others = np.delete(s.hand_len[: s.cfg[E.CFG_PLAYERS]], me)
+                others = np.delete(s.public.hand_len[: s.cfg[E.CFG_PLAYERS]], me)
                 assert rule_id in raising, (i, rule_id)
                 assert s.scal[E.S_DECK_POS] == s.cfg[E.CFG_N_CARDS]
                 assert others.min() < s.cfg[E.CFG_HAND]
@@ -895,8 +895,8 @@ def test_card_table_is_the_unseen_pool_and_card_classes(states):
         unseen = np.zeros(25, dtype=np.int64)  # U_me = draw pile + my own hand (docs/rules.md §2.4)
         for uid in range(s.scal[E.S_DECK_POS], s.cfg[E.CFG_N_CARDS]):
             unseen[s.deck[uid]] += 1
-        for k in range(s.hand_len[me(s)]):
-            unseen[s.deck[s.hands[me(s), k]]] += 1
+        for k in range(s.public.hand_len[me(s)]):
+            unseen[s.deck[s.public.uids[me(s), k]]] += 1
         np.testing.assert_array_equal(tab[R.TAB_COUNT, :25], unseen)
         for card in range(25):
             cls = tab[R.TAB_CLASS, card]
@@ -922,8 +922,8 @@ def test_rng_discipline(states, results):
             if a >= 0 and rule_id in (20, 22, 34, 39):
                 n = {
                     20: 2,
-                    22: 2 * int(s.hand_len[(me(s) + 1) % s.cfg[E.CFG_PLAYERS]]),
-                    34: int(s.hand_len[me(s)]),
+                    22: 2 * int(s.public.hand_len[(me(s) + 1) % s.cfg[E.CFG_PLAYERS]]),
+                    34: int(s.public.hand_len[me(s)]),
                     39: len(_legal_list(s)),
                 }[rule_id]
                 rng_below(expected, n)
@@ -950,7 +950,9 @@ def test_trajectories_are_reproducible():
 
 
 def _fully_known(s, p, k):
-    return bin(s.col_plaus[p, k]).count("1") == 1 == bin(s.rank_plaus[p, k]).count("1")
+    return (
+        bin(s.public.col_plaus[p, k]).count("1") == 1 == bin(s.public.rank_plaus[p, k]).count("1")
+    )
 
 
 def _first_playable_unknown(s):
@@ -958,9 +960,9 @@ def _first_playable_unknown(s):
     n = s.cfg[E.CFG_PLAYERS]
     for i in range(1, n):
         p = (me(s) + i) % n
-        for k in range(s.hand_len[p]):
-            card = s.deck[s.hands[p, k]]
-            if s.fireworks[card // 5] == card % 5 and not _fully_known(s, p, k):
+        for k in range(s.public.hand_len[p]):
+            card = s.deck[s.public.uids[p, k]]
+            if s.public.fireworks[card // 5] == card % 5 and not _fully_known(s, p, k):
                 return p, card
     return None
 
@@ -988,27 +990,29 @@ def test_equivalences_28_36_and_12_13(states, results):
 def test_hail_mary_and_two_player_finesse_rules(states, results):
     for i, s in enumerate(states):
         hail_mary = s.scal[E.S_LIFE] > 1 and s.scal[E.S_DECK_POS] == s.cfg[E.CFG_N_CARDS]
-        assert (results[i, 41][0] >= 0) == (hail_mary and s.hand_len[me(s)] > 0)
+        assert (results[i, 41][0] >= 0) == (hail_mary and s.public.hand_len[me(s)] > 0)
         if s.cfg[E.CFG_PLAYERS] == 2:
             assert results[i, 0][0] == results[i, 1][0] == results[i, 16][0] == -1
 
 
 def _p_playable(s, t, k):
     """P_{me→t}(playable | k) with Fractions, straight from docs/rules.md §2.5 (test oracle)."""
-    pool = {c: (3, 2, 2, 2, 1)[c % 5] - s.discards[c] for c in range(25)}
+    pool = {c: (3, 2, 2, 2, 1)[c % 5] - s.public.discards[c] for c in range(25)}
     for c in range(5):
-        for r in range(s.fireworks[c]):
+        for r in range(s.public.fireworks[c]):
             pool[c * 5 + r] -= 1
     for p in range(s.cfg[E.CFG_PLAYERS]):
         if p not in (me(s), t):
-            for j in range(s.hand_len[p]):
-                pool[s.deck[s.hands[p, j]]] -= 1
+            for j in range(s.public.hand_len[p]):
+                pool[s.deck[s.public.uids[p, j]]] -= 1
     cands = [
         (c, n)
         for c, n in pool.items()
-        if n > 0 and s.col_plaus[t, k] >> (c // 5) & 1 and s.rank_plaus[t, k] >> (c % 5) & 1
+        if n > 0
+        and s.public.col_plaus[t, k] >> (c // 5) & 1
+        and s.public.rank_plaus[t, k] >> (c % 5) & 1
     ]
-    good = sum(n for c, n in cands if s.fireworks[c // 5] == c % 5)
+    good = sum(n for c, n in cands if s.public.fireworks[c // 5] == c % 5)
     return Fraction(good, sum(n for _, n in cands))
 
 
@@ -1016,9 +1020,9 @@ def _mistake_target(s, false_positive, t):
     n = s.cfg[E.CFG_PLAYERS]
     for i in range(1, n):
         p = (me(s) + i) % n
-        for k in range(s.hand_len[p]):
-            card = s.deck[s.hands[p, k]]
-            playable = s.fireworks[card // 5] == card % 5
+        for k in range(s.public.hand_len[p]):
+            card = s.deck[s.public.uids[p, k]]
+            playable = s.public.fireworks[card // 5] == card % 5
             prob = _p_playable(s, p, k)
             if false_positive and not playable and prob >= t:
                 return p
@@ -1032,8 +1036,8 @@ def _first_with_playable(s):
     for i in range(1, n):
         p = (me(s) + i) % n
         if any(
-            s.fireworks[s.deck[s.hands[p, k]] // 5] == s.deck[s.hands[p, k]] % 5
-            for k in range(s.hand_len[p])
+            s.public.fireworks[s.deck[s.public.uids[p, k]] // 5] == s.deck[s.public.uids[p, k]] % 5
+            for k in range(s.public.hand_len[p])
         ):
             return p
     return None
@@ -1093,7 +1097,7 @@ def test_at_least_n_useless_leaves_n_sure_slots(states, results):
             tab_t = np.empty_like(tab)
             R.partner_table(v, target, tab, tab_t)
             sure = 0
-            for k in range(after.hand_len[target]):
+            for k in range(after.public.hand_len[target]):
                 total, _, useless, _ = R.slot_counts(v, tab_t, target, k)
                 sure += useless * 100 > 99 * total
             assert sure >= rule_id - 77, (i, rule_id)
@@ -1118,7 +1122,7 @@ def test_partner_probability_and_hint_simulation():
     after = R.partner_probability(v, 1, 0, R.CLS_PLAYABLE, 0)  # hint number 0 = value 1
     assert after == 1.0
     assert before == pytest.approx(float(_p_playable(s, 1, 0)))
-    assert s.rank_plaus[1, 0] == 0b11111  # the simulation worked on a copy
+    assert s.public.rank_plaus[1, 0] == 0b11111  # the simulation worked on a copy
     cm = np.zeros(5, dtype=np.int64)
     rm = np.zeros(5, dtype=np.int64)
     assert R.simulate_hint(v, 1, 5 + 0, cm, rm) == 1  # colour R touches R1
@@ -1166,5 +1170,5 @@ def test_packed_candidate_counts_equal_the_card_loop(states):
         for cm in range(32):
             for rm in range(32):
                 assert R.cand_counts_packed(v, tab, cm, rm) == R.cand_counts(v, tab, cm, rm)
-        for k in range(s.hand_len[me(s)]):  # the per-decision cache of the own slots
+        for k in range(s.public.hand_len[me(s)]):  # the per-decision cache of the own slots
             assert R.own_slot_counts(v, tab, k) == R.slot_counts(v, tab, me(s), k)

@@ -6,6 +6,8 @@ from collections import Counter
 
 import numpy as np
 
+from hanabi_env import _engine as E
+
 
 def play_aec(e, policy, max_steps=10_000, on_step=None):
     """Run one episode through ``agent_iter``; return per-agent reward sums from ``last()``.
@@ -40,9 +42,17 @@ def random_policy(rng: np.random.Generator):
     return lambda raw, mask: int(rng.choice(np.flatnonzero(mask)))
 
 
+def state_arrays(s) -> dict[str, np.ndarray]:
+    """Every array of an engine state by name (``public`` is views of ``packed``).
+
+    ``s.packed`` holds every public array (fireworks, hands, knowledge, history).
+    """
+    return {name: getattr(s, name) for name in E.State._fields if name != "public"}
+
+
 def snapshot(game) -> list[np.ndarray]:
     """Copies of every array of a :class:`hanabi_env.game.HanabiGame`'s engine state."""
-    return [np.array(a, copy=True) for a in game.state]
+    return [np.array(a, copy=True) for a in state_arrays(game.state).values()]
 
 
 def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:

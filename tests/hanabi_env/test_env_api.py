@@ -21,7 +21,7 @@ from pettingzoo.test import api_test, seed_test
 
 import hanabi_env
 from hanabi_env import _engine as E
-from tests.hanabi_env.helpers import play_aec
+from tests.hanabi_env.helpers import play_aec, snapshot, state_arrays
 from tests.helpers import run_python
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,8 +74,8 @@ def _own_slots(raw) -> tuple[int, list[bool]]:
     s = game.state
     cur = game.current_player
     r = game.config.ranks
-    cards = [_card(s, cur, k) for k in range(int(s.hand_len[cur]))]
-    return game.config.hand_size, [int(s.fireworks[c // r]) == c % r for c in cards]
+    cards = [_card(s, cur, k) for k in range(int(s.public.hand_len[cur]))]
+    return game.config.hand_size, [int(s.public.fireworks[c // r]) == c % r for c in cards]
 
 
 def safe_action(raw, mask) -> int:
@@ -341,12 +341,9 @@ def test_bad_argument_type_raises_type_error(kwargs, name):
     assert name in str(exc.value)
 
 
-def _state_snapshot(game):
-    return [a.copy() for a in game.state]
-
-
 def _assert_state_equal(snap, game):
-    for a, b, name in zip(snap, game.state, E.State._fields, strict=True):
+    arrays = state_arrays(game.state)
+    for a, (name, b) in zip(snap, arrays.items(), strict=True):
         np.testing.assert_array_equal(a, b, err_msg=f"state.{name} changed")
 
 
@@ -357,7 +354,7 @@ def test_illegal_action_raw_env_raises_and_keeps_state():
     legal = e.game.legal_actions().tolist()
     assert 0 not in legal  # discarding with max tokens is illegal
     obs_before = {a: e.observe(a)["observation"].copy() for a in e.agents}
-    snap = _state_snapshot(e.game)
+    snap = snapshot(e.game)
     with pytest.raises(ValueError, match="illegal") as exc:
         e.step(0)
     msg = str(exc.value)
@@ -377,7 +374,7 @@ def test_illegal_action_raw_env_raises_and_keeps_state():
 def test_out_of_range_action_raw_env(action):
     e = hanabi_env.raw_env()
     e.reset(seed=1)
-    snap = _state_snapshot(e.game)
+    snap = snapshot(e.game)
     with pytest.raises(ValueError, match=f"action {action} ") as exc:
         e.step(action)
     assert "legal actions" in str(exc.value)
@@ -389,7 +386,7 @@ def test_out_of_range_action_raw_env(action):
 def test_non_integer_action_raises_type_error(ctor, action):
     e = ctor()
     e.reset(seed=2)
-    snap = _state_snapshot(e.unwrapped.game)
+    snap = snapshot(e.unwrapped.game)
     with pytest.raises(TypeError):
         e.step(action)
     _assert_state_equal(snap, e.unwrapped.game)
@@ -541,7 +538,7 @@ def test_terminal_observation_fresh_after_last_life():
         agent = e.agent_selection
         prev = {a: raw.observe(a)["observation"].copy() for a in raw.agents}
         e.step(bomb_action(raw, e.observe(agent)["action_mask"]))
-    last_rec = raw.game.state.hist[raw.game.n_moves - 1]
+    last_rec = raw.game.state.public.hist[raw.game.n_moves - 1]
     for a in raw.possible_agents:
         obs = e.observe(a)["observation"]
         np.testing.assert_array_equal(obs, raw.view(a).encode())
@@ -570,7 +567,7 @@ def test_terminal_observation_fresh_after_deck_runs_out():
     off = _layout(cfg)
     while not game.is_terminal:
         e.step(safe_action(raw, e.observe(e.agent_selection)["action_mask"]))
-    rec = game.state.hist[game.n_moves - 1]
+    rec = game.state.public.hist[game.n_moves - 1]
     for a in raw.possible_agents:
         seat = int(a.split("_")[1])
         obs = e.observe(a)["observation"]
@@ -582,7 +579,7 @@ def test_terminal_observation_fresh_after_deck_runs_out():
         assert obs[off["kind"] + int(rec[E.H_KIND])] == 1
         # fireworks bits equal the final fireworks
         for c in range(cfg.colors):
-            height = int(game.state.fireworks[c])
+            height = int(game.state.public.fireworks[c])
             bits = obs[off["fireworks"] + c * cfg.ranks : off["fireworks"] + (c + 1) * cfg.ranks]
             if height == 0:
                 assert bits.sum() == 0
@@ -897,9 +894,9 @@ def _check_view(raw, agent):
         if p == seat:
             continue
         for k in range(game.config.hand_size):
-            expected = _card(s, p, k) if k < s.hand_len[p] else -1
+            expected = _card(s, p, k) if k < s.public.hand_len[p] else -1
             assert v.hands[p, k] == expected
-    np.testing.assert_array_equal(v.hand_lengths, s.hand_len)
+    np.testing.assert_array_equal(v.hand_lengths, s.public.hand_len)
     if game.config.observation_type == "seer":
         enc = raw.view(agent, seer=True).encode()
     else:

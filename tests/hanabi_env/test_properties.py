@@ -19,7 +19,7 @@ import hanabi_env
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env import metrics_from_counters
-from tests.hanabi_env.helpers import play_aec, random_policy
+from tests.hanabi_env.helpers import play_aec, random_policy, snapshot
 
 SETTINGS = settings(
     max_examples=300,
@@ -52,7 +52,7 @@ def _playable(game, seat, slot) -> bool:
     s = game.state
     c = int(E.card_of(s, seat, slot))
     r = game.config.ranks
-    return int(s.fireworks[c // r]) == c % r
+    return int(s.public.fireworks[c // r]) == c % r
 
 
 def check_invariants(e, total_reward: float) -> None:
@@ -72,18 +72,21 @@ def _check_cards(game) -> None:
     p, h = cfg.players, cfg.hand_size
     deck_left = cfg.n_cards - int(s.scal[E.S_DECK_POS])
     assert deck_left >= 0
-    in_hands = int(s.hand_len.sum())
-    assert deck_left + in_hands + int(s.discards.sum()) + int(s.fireworks.sum()) == cfg.n_cards
-    assert int(s.fireworks.sum()) == game.fireworks_total
+    in_hands = int(s.public.hand_len.sum())
+    assert (
+        deck_left + in_hands + int(s.public.discards.sum()) + int(s.public.fireworks.sum())
+        == cfg.n_cards
+    )
+    assert int(s.public.fireworks.sum()) == game.fireworks_total
     for q in range(p):
-        n = int(s.hand_len[q])
+        n = int(s.public.hand_len[q])
         assert 0 <= n <= h
-        assert np.all(s.hands[q, :n] >= 0)
-        assert np.all(s.hands[q, n:] == -1)
+        assert np.all(s.public.uids[q, :n] >= 0)
+        assert np.all(s.public.uids[q, n:] == -1)
     for c in range(cfg.colors):
-        assert 0 <= int(s.fireworks[c]) <= cfg.ranks
+        assert 0 <= int(s.public.fireworks[c]) <= cfg.ranks
     for card in range(cfg.colors * cfg.ranks):
-        assert int(s.discards[card]) <= E.copies_of_rank(cfg.ranks, card % cfg.ranks)
+        assert int(s.public.discards[card]) <= E.copies_of_rank(cfg.ranks, card % cfg.ranks)
 
 
 def _check_tokens_and_score(game, total_reward: float) -> None:
@@ -112,7 +115,7 @@ def _check_mask(e, game) -> None:
     if not game.is_terminal:
         np.testing.assert_array_equal(e.observe(cur_agent)["action_mask"], mask)
         assert mask.any()
-        assert mask[h : h + int(s.hand_len[game.current_player])].all()  # plays always legal
+        assert mask[h : h + int(s.public.hand_len[game.current_player])].all()  # plays always legal
     else:
         assert not mask.any()
     for a in range(game.n_actions):
@@ -125,13 +128,13 @@ def _check_knowledge(game) -> None:
     """Knowledge never excludes the true card."""
     cfg, s = game.config, game.state
     for q in range(cfg.players):
-        for k in range(int(s.hand_len[q])):
+        for k in range(int(s.public.hand_len[q])):
             c = int(E.card_of(s, q, k))
             col, rank = c // cfg.ranks, c % cfg.ranks
-            assert (int(s.col_plaus[q, k]) >> col) & 1
-            assert (int(s.rank_plaus[q, k]) >> rank) & 1
-            assert int(s.col_hint[q, k]) in (-1, col)
-            assert int(s.rank_hint[q, k]) in (-1, rank)
+            assert (int(s.public.col_plaus[q, k]) >> col) & 1
+            assert (int(s.public.rank_plaus[q, k]) >> rank) & 1
+            assert int(s.public.col_hint[q, k]) in (-1, col)
+            assert int(s.public.rank_hint[q, k]) in (-1, rank)
 
 
 def _check_infos(e, game, s) -> None:
@@ -159,14 +162,14 @@ def _check_views(e, game) -> None:
         v = e.view(agent)
         assert np.all(v.hands[seat] == -1)
         n_moves = game.n_moves
-        mine = [m for m in range(n_moves) if int(s.hist[m, E.H_ACTOR]) == seat]
+        mine = [m for m in range(n_moves) if int(s.public.hist[m, E.H_ACTOR]) == seat]
         assert int(v.raw.scal[V.V_SINCE]) == (mine[-1] + 1 if mine else 0)
         assert int(v.raw.scal[V.V_N_MOVES]) == n_moves
         for q in range(p):
             if q == seat:
                 continue
             for k in range(h):
-                expected = int(E.card_of(s, q, k)) if k < s.hand_len[q] else -1
+                expected = int(E.card_of(s, q, k)) if k < s.public.hand_len[q] else -1
                 assert int(v.hands[q, k]) == expected
         obs = e.observe(agent)
         vec = obs["observation"]
@@ -270,12 +273,12 @@ def test_illegal_actions_rejected_without_state_change(cfg, seed, data):
     mask = game.legal_mask()
     illegal = [a for a in range(-2, game.n_actions + 2) if a < 0 or a >= len(mask) or not mask[a]]
     action = data.draw(st.sampled_from(illegal), label="illegal")
-    snap = [x.copy() for x in game.state]
+    snap = snapshot(game)
     obs = {a: e.observe(a)["observation"].copy() for a in e.agents}
     with pytest.raises(ValueError, match=f"action {action} ") as exc:
         e.step(action)
     assert str(game.legal_actions().tolist()) in str(exc.value)
-    for x, y in zip(snap, game.state, strict=True):
+    for x, y in zip(snap, snapshot(game), strict=True):
         np.testing.assert_array_equal(x, y)
     for a in e.agents:
         np.testing.assert_array_equal(e.observe(a)["observation"], obs[a])

@@ -103,8 +103,8 @@ def _careful_action(s, legal, rng):
     n_ranks = int(s.cfg[E.CFG_RANKS])
     plays = [
         h + k
-        for k in range(int(s.hand_len[cur]))
-        if s.fireworks[E.card_of(s, cur, k) // n_ranks] == E.card_of(s, cur, k) % n_ranks
+        for k in range(int(s.public.hand_len[cur]))
+        if s.public.fireworks[E.card_of(s, cur, k) // n_ranks] == E.card_of(s, cur, k) % n_ranks
     ]
     others = [a for a in legal if not h <= a < 2 * h]
     if plays and rng.random() < 0.8:

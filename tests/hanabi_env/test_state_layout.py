@@ -1,0 +1,102 @@
+"""The state's public arrays (``State.public``) are views of one packed view (``State.packed``).
+
+``public_views`` (NumPy, from Python), ``pack_view``/``expand_view`` (compiled) and
+``pub_offsets`` must agree on one layout: the live view the rule-game loop hands to the rules
+(``refresh_live_view``) must be, array for array, the view ``fill_view`` writes for the same
+seat.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hanabi_env import _engine as E
+from hanabi_env import _view as V
+from hanabi_env.game import HanabiGame
+
+
+@st.composite
+def games(draw):
+    """A game of a drawn configuration, advanced by a drawn number of random legal moves."""
+    colors = draw(st.integers(2, 5))
+    ranks = draw(st.integers(2, 5))
+    players = draw(st.integers(2, colors))
+    hand_size = draw(st.integers(2, min(5, E.n_cards_of(colors, ranks) // players)))
+    game = HanabiGame(
+        colors=colors,
+        ranks=ranks,
+        players=players,
+        hand_size=hand_size,
+        hand_order=draw(st.sampled_from(["shift", "fixed"])),
+    )
+    game.reset(draw(st.integers(0, 2**31 - 1)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    for _ in range(draw(st.integers(0, 80))):
+        if game.is_terminal:
+            break
+        game.step(int(rng.choice(game.legal_actions())))
+    return game
+
+
+def _parts(public) -> dict[str, np.ndarray]:
+    return {name: getattr(public, name) for name in E.View._fields}
+
+
+@settings(max_examples=60, deadline=None)
+@given(game=games())
+def test_public_fields_tile_the_packed_buffer(game):
+    public = game.state.public
+    packed = game.state.packed
+    assert packed.dtype == np.int32
+    assert packed.ndim == 1
+    parts = _parts(public)
+    assert sum(a.size for a in parts.values()) == packed.size  # no gap, no overlap
+    for name, a in parts.items():
+        assert a.dtype == np.int32, name
+        assert np.shares_memory(a, packed), name
+    starts = sorted(
+        (a.__array_interface__["data"][0] - packed.__array_interface__["data"][0], a.size)
+        for a in parts.values()
+    )
+    assert starts == [
+        (E.pub_offsets(game.state.cfg)[i] * 4, size) for i, (_, size) in enumerate(starts)
+    ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(game=games(), seat_draw=st.integers(0, 4))
+def test_live_view_is_the_filled_view(game, seat_draw):
+    s = game.state
+    seat = seat_draw % game.config.players
+    view = V.new_view(s)
+    V.fill_view(s, seat, view, False)
+    V.refresh_live_view(s, seat)
+    assert np.array_equal(s.packed, V.pack_view(view))
+    for name in E.View._fields:
+        assert np.array_equal(getattr(s.public, name), getattr(view, name)), name
+    own = s.public.cards[seat]
+    assert np.all(own == -1)  # the viewer's own cards are never in its view
+    # the compiled expansion reads the same layout: legality from the live view alone
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    V.view_legal_mask(s.packed, mask)
+    if seat == game.current_player:
+        assert np.array_equal(mask, game.legal_mask())
+
+
+@settings(max_examples=30, deadline=None)
+@given(game=games())
+def test_copy_state_copies_every_array(game):
+    s = game.state
+    c = E.copy_state(s)
+    for name in ("cfg", "scal", "deck", "counters", "rng"):
+        assert np.array_equal(getattr(c, name), getattr(s, name))
+        assert not np.shares_memory(getattr(c, name), getattr(s, name))
+    assert np.array_equal(c.packed, s.packed)
+    assert not np.shares_memory(c.packed, s.packed)
+    for name, a in _parts(c.public).items():
+        assert np.shares_memory(a, c.packed), name
+        assert np.array_equal(a, getattr(s.public, name)), name
+    c.public.hand_len[0] += 1  # a write to the copy reaches its own buffer only
+    assert c.packed.sum() == s.packed.sum() + 1
