@@ -574,12 +574,13 @@ class HanabiGame:
         action = check_int("action", action)
         if self.is_terminal:
             raise ValueError("the game is over; call reset()")
-        if not E.is_legal(self.state, int(action)):
+        applied, points = self.try_step(action)  # one compiled call checks and applies
+        if not applied:
             raise ValueError(
                 f"action {action} ({self.action_to_string(int(action))}) is illegal for "
                 f"player_{self.current_player}; legal actions: {self.legal_actions().tolist()}"
             )
-        return int(E.apply_move(self.state, int(action)))
+        return points
 
     def try_step(self, action: int, mask_out: np.ndarray | None = None) -> tuple[bool, int]:
         """Apply ``action`` if it is legal for the seat to move; never raises for an illegal one.
