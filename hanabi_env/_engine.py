@@ -27,9 +27,11 @@ then rank.
 
 A :class:`State` is a namedtuple of NumPy arrays (its public ones gathered in a :class:`View`)
 so that numba kernels can take it as one argument and the evaluator can run whole games
-without returning to Python. The kernels that take a state and are called from Python are
-compiled without numba's reference counting (``_nrt=False``; see :data:`hanabi_env._jit.kernel`):
-they allocate nothing, and with it every read of one of the state's arrays updated reference
+without returning to Python. The kernels that take a state and that Python calls to play
+(:func:`step_checked`, :func:`apply_move`, :func:`legal_mask`, :func:`reset_state`, the
+observation kernels of :mod:`hanabi_env._view`, ...) are compiled without numba's reference
+counting (``_nrt=False``, as the rule kernels are, see :data:`hanabi_env._jit.kernel`): they
+allocate nothing, and with it every read of one of the state's arrays updated reference
 counts, which cost more than the moves themselves (the compiled random-game loop ran 5.5×
 slower; ``benchmarks/bench_env.py``).
 """
@@ -130,7 +132,9 @@ class View(NamedTuple):
     """What one seat may see, as fixed-shape arrays (absolute seat indices).
 
     The engine declares it because a :class:`State` keeps its public arrays as one
-    (``State.public``); :mod:`hanabi_env._view` fills and encodes views.
+    (``State.public``, whose ``cfg``, ``scal`` and ``cards`` are int32 and hold a seat's view
+    only after :func:`hanabi_env._view.refresh_live_view`); :mod:`hanabi_env._view` fills
+    (:func:`~hanabi_env._view.new_view` buffers) and encodes views.
 
     Attributes:
         cfg: ``(CFG_SIZE,)`` int64, the game configuration.
@@ -181,7 +185,9 @@ class State(NamedTuple):
             ``hand_len``, the hint knowledge ``col_plaus`` to ``rank_hint``, and ``hist`` /
             ``hist_uids`` (one record per move, see ``H_*``; rows ``>= n_moves`` are -1, as
             in a view). Its ``cfg``, ``scal`` and ``cards`` (int32, the *view area*) hold the
-            *live view* of one seat, written by :func:`hanabi_env._view.refresh_live_view`.
+            *live view* of one seat once :func:`hanabi_env._view.refresh_live_view` has
+            written them; the engine never does (zeros after :func:`new_state`, stale after
+            later moves).
         packed: ``(pub_offsets(cfg)[-1],)`` int32, the buffer of ``public`` in the order of
             :func:`pub_offsets`: a *packed view*, so that the compiled rules can take a whole
             view of this state as one array. The hidden ``deck`` is not in it.
@@ -881,8 +887,8 @@ def random_legal_action(s, rng, mask):
 def play_random_games(s: State, n_games: int, seed: int, out_scores: np.ndarray) -> int:
     """Play ``n_games`` games of uniformly random legal moves, entirely compiled.
 
-    Game ``g`` is dealt with seed ``seed + g`` and the moves are drawn from a generator seeded
-    with ``seed + g`` as well. Writes each final score to ``out_scores`` (int64,
+    Game ``g`` is dealt with seed ``seed + g`` and its moves are drawn from a generator seeded
+    with ``seed + g + 0x5EED``. Writes each final score to ``out_scores`` (int64,
     ``(>= n_games,)``) and returns the total number of moves (for throughput measurements).
     """
     mask = np.zeros(int(s.cfg[CFG_N_ACTIONS]), dtype=np.int8)

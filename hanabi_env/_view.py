@@ -252,11 +252,28 @@ def _copy_vector(dst, src):
 def fill_view(s, seat, v, seer):
     """Write into ``v`` what ``seat`` may see of state ``s`` (own cards only if ``seer``).
 
-    Compiled without reference counting (``_nrt=False``): it allocates nothing.
+    ``v`` is a writable view buffer shaped for ``s`` (:func:`new_view`). Compiled without
+    reference counting (``_nrt=False``): it allocates nothing, and copies element by element.
+
+    Raises:
+        ValueError: ``v`` is not shaped for ``s`` (nothing is written).
     """
-    n_moves = s.scal[S_N_MOVES]
-    prev_moves = v.scal[V_N_MOVES]  # rows >= prev_moves are already -1 (see the end)
     public = s.public
+    if (
+        v.uids.shape != public.uids.shape
+        or v.cards.shape != public.uids.shape
+        or v.hand_len.shape != public.hand_len.shape
+        or v.fireworks.shape != public.fireworks.shape
+        or v.discards.shape != public.discards.shape
+        or v.hist.shape != public.hist.shape
+        or v.hist_uids.shape != public.hist_uids.shape
+        or v.cfg.shape != s.cfg.shape
+        or v.scal.shape[0] != VSCAL_SIZE
+    ):
+        raise ValueError("fill_view: the view buffer is not shaped for this state (new_view)")
+    n_moves = s.scal[S_N_MOVES]
+    # rows >= prev_moves are already -1 (see the end)
+    prev_moves = min(max(v.scal[V_N_MOVES], 0), v.hist.shape[0])
     _copy_vector(v.cfg, s.cfg)
     _fill_scalars_and_cards(s, seat, v, seer)
     _copy_vector(v.fireworks, public.fireworks)
@@ -281,7 +298,7 @@ def live_view(s):
     """The packed view (see :class:`ExpandedView`) of state ``s``: ``s.packed``, no copy.
 
     Its public arrays *are* those of ``s`` (the engine keeps history rows ``>= n_moves`` at
-    -1, like a view); its scalars and cards live in the view area of ``s.public``. The view
+    -1, like a view); its scalars and cards live in the view area of ``s.packed``. The view
     therefore follows ``s`` as it advances, but is only a valid view of one seat after
     :func:`refresh_live_view`. The hidden information stays structurally absent: the deck is
     not part of ``s.packed``, and the view's cards hold -1 in the viewer's row. For compiled

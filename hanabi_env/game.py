@@ -2,8 +2,8 @@
 
 :class:`HanabiGame` drives the compiled kernels of :mod:`hanabi_env._engine` one move at a
 time, with validation, for users who want the engine without the AEC layer. Bulk evaluation
-calls the kernels directly (:func:`hanabi_env._engine.play_random_games`, ``agents``'
-evaluator).
+plays whole games in compiled loops (:func:`hanabi_env._engine.play_random_games`, the
+rule-game loop of :mod:`agents.rule_games`).
 """
 
 from __future__ import annotations

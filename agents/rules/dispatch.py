@@ -172,7 +172,7 @@ def choose_action(rules, n_rules, v, rng, mask):
 def choose_action_table(rules, n_rules, v, rng, mask, tab):
     """:func:`choose_action` for compiled loops: a packed view and a caller-owned scratch table.
 
-    ``v``: the acting seat's :class:`~hanabi_env._view.PackedView` (e.g. a
+    ``v``: the acting seat's packed view (:class:`~hanabi_env._view.ExpandedView`; e.g. a
     :func:`~hanabi_env._view.live_view`; :func:`~hanabi_env._view.pack_view` packs a ``View``).
 
     ``tab``: ``(TAB_ROWS, max(n_colors * n_ranks, 4 * n_colors, hand_size))`` int64 scratch

@@ -28,6 +28,18 @@ def test_try_step_plays_the_same_game_as_step(players, seed):
     assert not mask.any()  # no legal move once the game is over
 
 
+@pytest.mark.parametrize("action", [-1, 20, 2**63 - 1, 2**63, 10**20, -(10**20)])
+def test_step_raises_value_error_for_any_out_of_range_int(action):
+    """``step`` checks and applies in one call (``try_step``): even ints beyond int64 are a
+    ``ValueError`` naming the action, never an ``OverflowError``, and the state is unchanged."""
+    game = HanabiGame(players=2)
+    game.reset(4)
+    before = snapshot(game)
+    with pytest.raises(ValueError, match=f"action {action} .*is illegal"):
+        game.step(action)
+    assert same(before, snapshot(game))
+
+
 def test_try_step_refuses_illegal_moves_and_changes_nothing():
     game = HanabiGame(players=2)
     game.reset(4)

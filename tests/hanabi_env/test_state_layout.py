@@ -9,6 +9,7 @@ seat.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -100,3 +101,13 @@ def test_copy_state_copies_every_array(game):
         assert np.array_equal(a, getattr(s.public, name)), name
     c.public.hand_len[0] += 1  # a write to the copy reaches its own buffer only
     assert c.packed.sum() == s.packed.sum() + 1
+
+
+@pytest.mark.parametrize(("players", "other"), [(2, 3), (3, 2)])
+def test_fill_view_refuses_a_buffer_shaped_for_another_game(players, other):
+    s = HanabiGame(players=players).state
+    wrong = V.new_view(HanabiGame(players=other).state)
+    before = [a.copy() for a in wrong]
+    with pytest.raises(ValueError, match="not shaped for this state"):
+        V.fill_view(s, 0, wrong, False)
+    assert all(np.array_equal(a, b) for a, b in zip(before, wrong, strict=True))
