@@ -201,6 +201,14 @@ class State(NamedTuple):
     public: View
     packed: np.ndarray
 
+    def __deepcopy__(self, memo: dict) -> State:
+        """:func:`copy_state`: the copy's ``public`` views the copy's ``packed``."""
+        return copy_state(self)
+
+    def __reduce__(self) -> tuple:
+        """Pickle the arrays without ``public``; unpickling rebuilds it over ``packed``."""
+        return (_state_over, (self.cfg, self.scal, self.deck, self.counters, self.rng, self.packed))
+
 
 @njit(inline="always")
 def pub_offsets(cfg):
@@ -322,10 +330,24 @@ def new_state(config: HanabiConfig) -> State:
 
 
 def copy_state(s: State) -> State:
-    """Deep copy of a state (every array copied; ``public`` views the new ``packed``)."""
-    own = {name: getattr(s, name).copy() for name in ("cfg", "scal", "deck", "counters", "rng")}
-    packed = s.packed.copy()
-    return State(**own, public=public_views(s.cfg, packed), packed=packed)
+    """Deep copy of a state (every array copied; ``public`` views the new ``packed``).
+
+    ``copy.deepcopy`` and pickling of a :class:`State` give the same kind of copy.
+    """
+    own = (s.cfg, s.scal, s.deck, s.counters, s.rng, s.packed)
+    return _state_over(*(a.copy() for a in own))
+
+
+def _state_over(
+    cfg: np.ndarray,
+    scal: np.ndarray,
+    deck: np.ndarray,
+    counters: np.ndarray,
+    rng: np.ndarray,
+    packed: np.ndarray,
+) -> State:
+    """The :class:`State` of these arrays, its ``public`` built as views of ``packed``."""
+    return State(cfg, scal, deck, counters, rng, public_views(cfg, packed), packed)
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,6 +8,9 @@ seat.
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -86,11 +89,18 @@ def test_live_view_is_the_filled_view(game, seat_draw):
         assert np.array_equal(mask, game.legal_mask())
 
 
+COPIES = {
+    "copy_state": E.copy_state,
+    "deepcopy": copy.deepcopy,
+    "pickle": lambda s: pickle.loads(pickle.dumps(s)),
+}
+
+
 @settings(max_examples=30, deadline=None)
-@given(game=games())
-def test_copy_state_copies_every_array(game):
+@given(game=games(), how=st.sampled_from(sorted(COPIES)))
+def test_copies_copy_every_array_and_keep_public_over_packed(game, how):
     s = game.state
-    c = E.copy_state(s)
+    c = COPIES[how](s)
     for name in ("cfg", "scal", "deck", "counters", "rng"):
         assert np.array_equal(getattr(c, name), getattr(s, name))
         assert not np.shares_memory(getattr(c, name), getattr(s, name))
@@ -111,3 +121,18 @@ def test_fill_view_refuses_a_buffer_shaped_for_another_game(players, other):
     with pytest.raises(ValueError, match="not shaped for this state"):
         V.fill_view(s, 0, wrong, False)
     assert all(np.array_equal(a, b) for a, b in zip(before, wrong, strict=True))
+
+
+def test_a_copied_state_plays_on_its_own():
+    game = HanabiGame(players=3)
+    game.reset(7)
+    for how in sorted(COPIES):
+        c = COPIES[how](game.state)
+        before = game.state.packed.copy()
+        action = int(np.flatnonzero(game.legal_mask())[0])
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        assert E.step_checked(c, action, mask)[0]
+        assert c.scal[E.S_N_MOVES] == 1  # the copy moved ...
+        assert c.public.hist[0, E.H_ACTION] == action  # ... through its public views
+        assert np.array_equal(game.state.packed, before)  # the original did not
+        assert game.n_moves == 0
