@@ -313,20 +313,19 @@ def new_state(config: HanabiConfig) -> State:
         ],
         dtype=np.int64,
     )
-    packed = np.zeros(int(pub_offsets(cfg)[-1]), dtype=np.int32)
-    public = public_views(cfg, packed)
-    public.cfg[:] = cfg
-    for empty in (public.uids, public.col_hint, public.rank_hint, public.hist, public.hist_uids):
-        empty[...] = -1
-    return State(
+    s = _state_over(
         cfg=cfg,
         scal=np.zeros(SCAL_SIZE, dtype=np.int64),
         deck=np.zeros(n_cards, dtype=np.int32),
         counters=np.zeros((players, N_COUNTERS), dtype=np.float64),
         rng=np.zeros(4, dtype=np.int64),
-        public=public,
-        packed=packed,
+        packed=np.zeros(int(pub_offsets(cfg)[-1]), dtype=np.int32),
     )
+    public = s.public
+    public.cfg[:] = cfg
+    for empty in (public.uids, public.col_hint, public.rank_hint, public.hist, public.hist_uids):
+        empty[...] = -1
+    return s
 
 
 def copy_state(s: State) -> State:
