@@ -343,8 +343,8 @@ def population_fitness(
     check_choice("scoring", scoring, ("lenient", "strict"))
     check_choice("ruleset", ruleset, RULESETS)
     if preset is not None:
+        check_preset(preset, mode, scoring)  # no ruleset check: the preset sets it, here
         ruleset = "reference"
-        check_preset(preset, mode, scoring, ruleset)
         if pool is TEST_POOL:
             pool = tuple(CIG18_POOL)
     if backend is not None and not isinstance(backend, Backend):
