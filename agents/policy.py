@@ -27,7 +27,15 @@ from hanabi_env._rng import new_rng, rng_seed
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_choice, check_seed, check_str, type_error
 
-__all__ = ["Policy", "ReferenceGameEnd", "RuleAgent", "make", "play_out", "rule_ids"]
+__all__ = [
+    "Policy",
+    "ReferenceGameEnd",
+    "RuleAgent",
+    "make",
+    "make_baseline",
+    "play_out",
+    "rule_ids",
+]
 
 
 class ReferenceGameEnd(RuntimeError):
@@ -286,6 +294,37 @@ class RuleAgent(Policy):
 
 
 def make(
+    name: str,
+    seed: int = 0,
+    ruleset: str = "corrected",
+    preset: str | None = None,
+    trust_model: bool = False,
+) -> Policy:
+    """An agent by name or spec, e.g. ``make("piers")``, ``make("3,17,4")``, ``make("rl:NAME")``.
+
+    Resolved by :func:`agents.registry.make_policy`, which lists every form: a baseline name
+    (:func:`make_baseline`), a chromosome, a registered prefix (``sb3:PATH``, ...) or
+    ``package.module:Name`` / ``path/to/file.py:Name`` for a policy of your own.
+
+    Args:
+        name: The agent spec.
+        seed: Seed of the policy's generator.
+        ruleset: Rule agents' ruleset, ``"corrected"`` or ``"reference"``.
+        preset: ``"cig18"``: [CIG18]'s 2018 agent lists (baselines only).
+        trust_model: Allow specs whose loading runs code from a file (``sb3:PATH``).
+
+    Returns:
+        The policy (a :class:`RuleAgent` for baseline names and chromosomes).
+
+    Raises:
+        TypeError, ValueError: As :func:`agents.registry.make_policy`.
+    """
+    from agents.registry import make_policy  # the registry builds on this module
+
+    return make_policy(name, seed, ruleset=ruleset, preset=preset, trust_model=trust_model)
+
+
+def make_baseline(
     name: str, seed: int = 0, ruleset: str = "corrected", preset: str | None = None
 ) -> RuleAgent:
     """A baseline agent by name (case-insensitive; docs/rules.md §4), e.g. ``make("piers")``.

@@ -225,3 +225,47 @@ class SB3Policy(Policy):
         """Name, path and mode."""
         mode = "deterministic" if self.deterministic else "sampled"
         return f"SB3Policy({self.name!r}, path={self.path!r}, {mode})"
+
+
+TRUST_MESSAGE = (
+    "loading an SB3 model executes code stored in the file (Stable-Baselines3 unpickles it "
+    "with cloudpickle); pass trust_model=True (CLI: --trust-model) only for model files you trust"
+)
+
+
+def from_spec(path: str, seed: int = 0, trust_model: bool = False) -> SB3Policy:
+    """The ``sb3:PATH`` agent spec (:mod:`agents.registry`): a trusted, loadable model.
+
+    The model is loaded here, so that a bad file fails before any game.
+
+    Args:
+        path: The model's ``.zip``.
+        seed: Seed of the sampling generator.
+        trust_model: Must be True: loading runs code stored in the file.
+
+    Returns:
+        A deterministic :class:`SB3Policy`.
+
+    Raises:
+        ValueError: Not trusted, no path, sb3-contrib missing, no such file, or a file that
+            does not load as a ``MaskablePPO`` model (each message names the spec).
+    """
+    import importlib.util
+
+    if not trust_model:
+        raise ValueError(f"sb3:{path}: {TRUST_MESSAGE}")
+    if not path:
+        raise ValueError("sb3: needs a model path, e.g. sb3:runs/sb3_partner.zip")
+    if importlib.util.find_spec("sb3_contrib") is None:
+        raise ValueError(
+            f"sb3:{path} needs the rl extra (install CPU torch first, then pip install '.[rl]')"
+        )
+    try:
+        policy = SB3Policy(path, seed=seed)
+    except FileNotFoundError as err:
+        raise ValueError(f"sb3:{path}: {err}") from None
+    try:
+        policy.model  # noqa: B018 - load now: a bad file fails before any game
+    except Exception as err:  # the file is the user's: any failure to load is theirs
+        raise ValueError(f"sb3:{path} is not a loadable MaskablePPO model ({err})") from None
+    return policy

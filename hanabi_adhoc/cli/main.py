@@ -147,10 +147,6 @@ SEAT_FORMS = (
     "rule indices (e.g. 3,17,4) or sb3:PATH"
 )
 META_VARIANTS = ("adaptive", "generalist", "random")
-TRUST_MESSAGE = (
-    "loading an SB3 model executes code stored in the file (Stable-Baselines3 unpickles it "
-    "with cloudpickle); pass --trust-model only for model files you trust"
-)
 
 
 def _seat_kind(text: str) -> str:
@@ -205,22 +201,9 @@ def parse_seat(
 
 def _sb3_seat(path: str, seed: int, trust_model: bool, players: int):
     """A trusted, loadable SB3 model that fits ``players``-player games (see :func:`parse_seat`)."""
-    if not trust_model:
-        raise ValueError(f"sb3:{path}: {TRUST_MESSAGE}")
-    if not path:
-        raise ValueError("sb3: needs a model path, e.g. sb3:runs/sb3_partner.zip")
-    if importlib.util.find_spec("sb3_contrib") is None:
-        raise ValueError(f"sb3:{path} needs sb3-contrib (pip install '.[rl]')")
-    from agents.sb3 import SB3Policy
+    from agents.sb3.policy import from_spec
 
-    try:
-        policy = SB3Policy(path, seed=seed)
-    except FileNotFoundError as err:
-        raise ValueError(f"sb3:{path}: {err}") from None
-    try:
-        policy.model  # noqa: B018 - load now: a bad file fails before any game
-    except Exception as err:  # the file is the user's: any failure to load is theirs
-        raise ValueError(f"sb3:{path} is not a loadable MaskablePPO model ({err})") from None
+    policy = from_spec(path, seed=seed, trust_model=trust_model)
     from hanabi_env.config import HanabiConfig
     from hanabi_env.game import HanabiGame
 
