@@ -67,7 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hanabi_env import _engine as E
-from hanabi_env.config import HanabiConfig
+from hanabi_env.config import HanabiConfig, rulebook_hand_size
 from hanabi_env.game import HanabiGame
 from hanabi_env.validate import check_choice, type_error
 
@@ -85,8 +85,8 @@ __all__ = [
     "to_hanablive",
 ]
 
-HANABLIVE_HAND_SIZE = {2: 5, 3: 5, 4: 4, 5: 4}
-"""Cards per hand by number of players on hanab.live (the rulebook's; HLE's default)."""
+HANABLIVE_HAND_SIZE = {players: rulebook_hand_size(players) for players in range(2, 6)}
+"""Cards per hand by number of players on hanab.live: the rulebook's (5, 5, 4, 4)."""
 
 SUIT_NAMES = ("Red", "Yellow", "Green", "Blue", "Purple")
 """The suits of hanab.live's "No Variant", by ``suitIndex``."""

@@ -31,11 +31,10 @@ import numpy as np
 
 from hanabi_adhoc.web import board, store
 from hanabi_adhoc.web.study import check_answers
-from hanabi_env import HanabiConfig, HanabiGame
+from hanabi_env import HanabiConfig, HanabiGame, rulebook_hand_size
 from hanabi_env import _engine as E
 from hanabi_env.metrics import metric_ratios
 from hanabi_env.records import to_hanablive
-from hanabi_env.seeding import derive_seed
 from hanabi_env.validate import check_choice, check_int, check_seed
 
 __all__ = ["PERSON", "AppOptions", "PlaySession", "Refused", "Settings", "settings_from"]
@@ -90,7 +89,7 @@ class Settings:
         Raises:
             ValueError: A hand size the engine refuses.
         """
-        hand = self.hand_size if self.hand_size is not None else (5 if self.players <= 3 else 4)
+        hand = self.hand_size if self.hand_size is not None else rulebook_hand_size(self.players)
         order = "fixed" if self.ruleset == "reference" else "shift"
         return HanabiConfig(
             players=self.players, hand_size=hand, scoring=self.scoring, hand_order=order
@@ -221,10 +220,8 @@ class PlaySession:
             if spec is None:
                 self.policies.append(None)
                 continue
-            try:
-                self.policies.append(
-                    make_partner(spec, derive_seed(settings.seed, 2, i), settings, options)
-                )
+            try:  # seeded as `hanabi-adhoc play` seeds its seats
+                self.policies.append(make_partner(spec, settings.seed + i, settings, options))
             except (ValueError, ImportError, TypeError) as exc:
                 raise ValueError(f"partner {spec!r}: {exc}") from None
         self.names = _names(self.specs, self.policies)
@@ -241,6 +238,11 @@ class PlaySession:
         self.log: list[dict] = []
         self.turn_started = time.monotonic()
         self.played_response: str | None = None
+        # the deals and agent seeds of `hanabi-adhoc play` with the same seed (issue 37)
+        from agents.evaluate import game_seeds
+
+        _, self.deals, self.agent_seeds = game_seeds(settings.seed, settings.games,
+                                                     self.config.players, False)  # fmt: skip
         if self.phase == "play":
             self._start_game()
         self._save_session()
@@ -388,13 +390,13 @@ class PlaySession:
     def _start_game(self) -> None:
         k = len(self.results)
         game = HanabiGame(self.config)
-        game.reset(derive_seed(self.settings.seed, 0, k))
+        game.reset(int(self.deals[k]))
         for i, pol in enumerate(self.policies):
             if pol is None:
                 continue
             if hasattr(pol, "start_game"):
                 pol.start_game(PERSON)
-            pol.reset(derive_seed(self.settings.seed, 1, k, i))
+            pol.reset(int(self.agent_seeds[k, i]))
         if self.meta_seat is not None:
             meta = self.policies[self.meta_seat]
             self.played_response = meta.table.response_ids[meta.response]
@@ -445,7 +447,9 @@ class PlaySession:
                 agent.update()
             meta = self._meta_summary()
         k = len(self.results) + 1
-        record = to_hanablive(game, players=self.names, extra={"session": self.id, "game": k})
+        extra = {"session": self.id, "game": k, "ruleset": self.settings.ruleset,
+                 "seats": [s or "person" for s in self.specs]}  # fmt: skip
+        record = to_hanablive(game, players=self.names, extra=extra)
         self.results.append(
             {
                 "game": k,
@@ -545,7 +549,11 @@ class PlaySession:
         return [{k: v for k, v in r.items() if k != "meta"} for r in self.results]
 
     def _config(self) -> dict:
+        from hanabi_adhoc.cli.main import game_settings
+
+        cfg, ruleset = self.config, self.settings.ruleset
         return {
+            "settings": game_settings(cfg.players, cfg.hand_size, cfg.scoring, ruleset),
             "players": self.config.players,
             "hand_size": self.config.hand_size,
             "scoring": self.config.scoring,
@@ -594,7 +602,7 @@ class PlaySession:
                 "config": self._config(),
                 "engine_config": self.config.as_dict(),
                 "seats": self._seats(),
-                "deal_seed": derive_seed(self.settings.seed, 0, k - 1),
+                "deal_seed": int(self.deals[k - 1]),
                 "start_player": int(game.state.scal[E.S_START]),
                 "deck": [int(c) for c in game.state.deck],
                 "moves": self.log,

@@ -188,6 +188,7 @@ function lastOwnMove() {
 
 function draw() {
   status();
+  $("settings-line").textContent = `${state.config.settings}; you are seat ${state.you}.`;
   renderBoard($("board"), state.board, {
     you: state.you,
     selected,

@@ -41,9 +41,12 @@ def test_a_session_plays_whole_games_and_saves_what_happened(tmp_path):
     assert final["phase"] == "done"
     folder = tmp_path / sid
     session = read(folder / "session.json")
-    assert session["config"] == {"players": 2, "hand_size": 5, "scoring": "strict",
-                                 "ruleset": "corrected", "hand_order": "shift", "games": 2,
-                                 "seed": 3}  # fmt: skip
+    config = {"players": 2, "hand_size": 5, "scoring": "strict", "ruleset": "corrected",
+              "hand_order": "shift", "games": 2, "seed": 3}  # fmt: skip
+    assert session["config"] == {
+        "settings": "2 players, hand size 5 (the rulebook's), strict scoring, corrected ruleset",
+        **config,
+    }
     assert [r["game"] for r in session["results"]] == [1, 2]
     for k in (1, 2):
         log = read(folder / f"game_{k:02d}.json")
@@ -72,6 +75,22 @@ def test_a_session_plays_whole_games_and_saves_what_happened(tmp_path):
     download = client.get(f"/api/records/{sid}/1/hanablive")
     assert download.status_code == 200
     assert download.json["deck"] == read(folder / "game_01.hanablive.json")["deck"]
+
+
+def test_the_browser_deals_the_games_of_play_with_the_same_seed(tmp_path):
+    import hanabi_env
+    from agents.evaluate import game_seeds
+
+    client = make_app(tmp_path).test_client()
+    state = play_session(
+        client, start(client, partners=["Piers"], games=2, seed=7), random.Random(3)
+    )
+    _, deals, _ = game_seeds(7, 2, 2, False)  # what `hanabi-adhoc play ... --seed 7` deals
+    env = hanabi_env.env(players=2, hand_size=5)
+    for k in (1, 2):
+        env.reset(options={"deal_seed": int(deals[k - 1])})
+        log = read(tmp_path / state["session"] / f"game_{k:02d}.json")
+        assert log["deck"] == env.unwrapped.game.state.deck.tolist()
 
 
 def test_the_board_sent_is_the_engines_as_the_person_sees_it(tmp_path):
