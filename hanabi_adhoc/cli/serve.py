@@ -102,6 +102,8 @@ def _options(args: argparse.Namespace):
         agent_delay_ms=args.web_agent_delay,
     )
     for i, spec in enumerate(partners):  # a bad spec fails now, not in the person's browser
+        if spec.strip().lower().startswith("meta") and len(partners) > 1:
+            raise OptionError("--partner", "the meta-agent plays 2-player games only")
         if spec.strip().lower().startswith("meta"):
             continue  # built per session (its response table takes a moment)
         try:
@@ -117,10 +119,13 @@ def _serve(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("flask") is None:
         raise CommandError("serve needs Flask: pip install 'hanabi-adhoc[web]'")
     options = _options(args)
+    import logging
+
     from werkzeug.serving import make_server
 
     from hanabi_adhoc.web import create_app
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     host = args.web_host
     try:
         server = make_server(host, args.web_port, create_app(options, host), threaded=True)
@@ -128,15 +133,16 @@ def _serve(args: argparse.Namespace) -> int:
         raise CommandError(f"cannot listen on {host}:{args.web_port} ({exc})") from None
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{server.server_port}/"
-    print(f"Hanabi in the browser: open {url}  (Ctrl-C stops)")
-    print(f"sessions are saved in {options.out}/ (replays: {url}replay)", flush=True)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: {host} is reachable from other computers: anyone who reaches it can "
-              "play and read the saved games")  # fmt: skip
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("\nstopped.")
+    try:  # Ctrl-C at any point from here stops the server cleanly
+        print(f"Hanabi in the browser: open {url}  (Ctrl-C stops)")
+        print(f"sessions are saved in {options.out}/ (replays: {url}replay)", flush=True)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            print(f"warning: {host} is reachable from other computers: anyone who reaches it "
+                  "can play and read the saved games", flush=True)  # fmt: skip
+        server.serve_forever()  # returns on Ctrl-C (werkzeug catches it)
+    except KeyboardInterrupt:  # Ctrl-C before serving began
+        pass
     finally:
         server.server_close()
+    print("\nstopped.", flush=True)
     return 0
