@@ -6,7 +6,7 @@ changes nothing):
 | route | what |
 |---|---|
 | ``GET /`` | the page: choose partners, play, see the results (``static/index.html``) |
-| ``GET /replay`` | the replay page (``static/replay.html``) |
+| ``GET /replay`` | the saved games, replayed move by move (the same page, ``replay.js``) |
 | ``GET /api/options`` | the defaults, the agents to choose from, study and belief settings |
 | ``POST /api/sessions`` | start a session (settings as JSON); sets the browser's owner cookie |
 | ``GET /api/sessions/<id>`` | the session's state: the board as the person sees it, results |
@@ -143,7 +143,7 @@ def _add_pages(app: Flask, options: AppOptions) -> None:
 
     @app.get("/replay")
     def replay_page():
-        return send_from_directory(STATIC, "replay.html")
+        return send_from_directory(STATIC, "index.html")
 
     @app.get("/api/options")
     def api_options():

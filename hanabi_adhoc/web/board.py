@@ -79,10 +79,11 @@ def board_json(game: HanabiGame, names: Sequence[str], seat: int | None = None) 
     moves = view.moves
     hands = []
     for p in range(cfg.players):
+        cards: np.ndarray | None = None  # hidden: the viewer's own
         if seat is None:
             cards = np.array([E.card_of(game.state, p, k) for k in range(cfg.hand_size)])
-        else:
-            cards = None if p == seat else view.hands[p]
+        elif p != seat:
+            cards = view.hands[p]
         hands.append(_hand(view, p, cards))
     return {
         "score": view.score,
@@ -112,13 +113,12 @@ def move_command(game: HanabiGame, seat: int, action: int) -> str:
     The reason a move is refused is then the terminal's (:func:`agents.human.interpret_move`).
     """
     kind, slot, target, color, rank = E.decode_action(game.state.cfg, seat, action)
-    if kind == E.PLAY:
-        return f"p{slot}"
-    if kind == E.DISCARD:
-        return f"d{slot}"
-    if kind == E.REVEAL_COLOR:
-        return f"c{target} {COLOR_NAMES[color]}"
-    return f"r{target} {rank + 1}"
+    letter = COLOR_NAMES[color] if kind == E.REVEAL_COLOR else ""
+    return _COMMANDS[kind].format(slot=slot, target=target, color=letter, rank=rank + 1)
+
+
+_COMMANDS = {E.PLAY: "p{slot}", E.DISCARD: "d{slot}", E.REVEAL_COLOR: "c{target} {color}",
+             E.REVEAL_RANK: "r{target} {rank}"}  # fmt: skip
 
 
 def move_menu(game: HanabiGame, seat: int) -> list[dict]:

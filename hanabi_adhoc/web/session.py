@@ -255,7 +255,7 @@ class PlaySession:
         if not owner or not secrets.compare_digest(owner, self.owner):
             raise Refused(403, f"session {self.id} belongs to another browser; start your own")
 
-    def answer(self, stage: str, answers: object) -> dict:
+    def answer(self, stage: object, answers: object) -> dict:
         """Record the consent (``stage="consent"``, ``answers={"agree": true}``) or a questionnaire.
 
         Raises:
@@ -481,19 +481,21 @@ class PlaySession:
 
     def _meta_summary(self) -> dict:
         """The meta-agent's belief about the person after the game, for the log and the page."""
+        assert self.meta_seat is not None
         agent = self.policies[self.meta_seat]
         table = agent.table
         belief = agent.belief(PERSON)
         ids = list(table.hypothesis_ids)
         cells = [_CELL.fullmatch(h) for h in ids]
-        grid = None
+        grid: list[list[float | None]] | None = None
         if all(cells):
             dims = [max(int(c.group(j)) for c in cells if c) + 1 for j in (1, 2)]
             grid = [[None] * dims[1] for _ in range(dims[0])]
             for c, b in zip(cells, belief, strict=True):
                 assert c is not None
                 grid[int(c.group(1))][int(c.group(2))] = float(b)
-        person = metric_ratios(self.counters[self.seat])  # the games so far, this one included
+        # the games so far, this one included
+        person = {k: float(v) for k, v in metric_ratios(self.counters[self.seat]).items()}
         return {
             "variant": agent.variant,
             "hypotheses": ids,

@@ -96,7 +96,7 @@ def check_study(study: object) -> dict:
     consent = study.get("consent")
     if not isinstance(consent, str) or not consent.strip():
         raise ValueError("study['consent'] must be a non-empty text")
-    out = {"consent": consent}
+    out: dict = {"consent": consent}
     for stage in ("pre", "post"):
         questions = study.get(stage, [])
         if not isinstance(questions, list):

@@ -1,5 +1,6 @@
 // The play page: setup, study steps, the game, the results. It only shows what the server
 // sends and sends the move ids the person clicks; the server checks everything.
+(() => {
 "use strict";
 
 const { el, renderBoard, tokens, COLOUR_NAMES } = window.HanabiBoard;
@@ -339,6 +340,7 @@ function show(next) {
 }
 
 async function init() {
+  if (location.pathname === "/replay") return;  // the saved games: replay.js
   $("setup-form").addEventListener("submit", start);
   $("add-partner").addEventListener("click", () => {
     if (document.querySelectorAll("#partners .partner").length < 4) $("partners").append(partnerRow("Piers"));
@@ -371,3 +373,4 @@ async function init() {
 }
 
 document.addEventListener("DOMContentLoaded", init);
+})();

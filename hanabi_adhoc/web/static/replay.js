@@ -1,5 +1,6 @@
 // The replay page: a saved game, move by move. The server replays the saved moves on the
 // engine and sends the board at each move (every card shown).
+(() => {
 "use strict";
 
 const { el, renderBoard } = window.HanabiBoard;
@@ -36,7 +37,7 @@ async function load(session, game, move) {
   $("slider").value = r.move;
   $("position").textContent = `move ${r.move} of ${r.total}`;
   $("current-move").textContent = r.move ? `Move ${r.move}: ${r.log[r.move - 1].text}` : "The deal.";
-  renderBoard($("board"), r.board, { you: null, recentFrom: Math.max(0, r.move - 1) });
+  renderBoard($("replay-board"), r.board, { you: null, recentFrom: Math.max(0, r.move - 1) });
   $("hanablive").href = `/api/records/${r.session}/${r.game}/hanablive`;
   const table = $("log");
   table.replaceChildren(el("tr", {}, el("th", { text: "#" }), el("th", { text: "move" }),
@@ -55,6 +56,9 @@ function go(move) {
 }
 
 async function init() {
+  if (location.pathname !== "/replay") return;
+  document.title = "Saved games";
+  $("list").hidden = false;
   $("first").addEventListener("click", () => go(0));
   $("prev").addEventListener("click", () => go(current.move - 1));
   $("next-move").addEventListener("click", () => go(current.move + 1));
@@ -82,3 +86,4 @@ async function init() {
 }
 
 document.addEventListener("DOMContentLoaded", init);
+})();
