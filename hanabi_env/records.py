@@ -9,8 +9,9 @@ says where hanab.live ends a game. Nothing here touches the network.
 
 **The format** (hanab.live's commented example ``misc/example_game_with_comments.jsonc`` and
 the server's ``GameJSON``/``GameAction``/``CardIdentity`` structs, ``server/src/game_json.go``,
-``server/src/models_game_actions.go``, ``server/src/card_identity.go``; repository
-Hanabi-Live/hanabi-live at commit ``8503cd84``)::
+``server/src/models_game_actions.go``, ``server/src/card_identity.go`` of
+https://github.com/Hanabi-Live/hanabi-live at commit 8503cd84a44d4ffdadb40e3d5da56dd853d00e51;
+docs/browser.md §4)::
 
     {"players": ["Alice", "Bob"],                      # seat order; seat 0 deals first
      "deck": [{"suitIndex": 0, "rank": 3}, ...],       # all 50 cards, top of the deck first
@@ -40,8 +41,9 @@ Hanabi-Live/hanabi-live at commit ``8503cd84``)::
   start player is not 0.
 
 **Where hanab.live ends a game** (``Game.CheckEnd`` in ``server/src/game.go``, called after every
-action, with ``server/src/game_player.go`` and ``server/src/command_action.go``): after a
-move, the game ends when
+action, with ``server/src/game_player.go`` and ``server/src/command_action.go``; a JSON record
+is replayed by ``emulateActions`` in ``server/src/command_table_start.go``): after a move, the
+game ends when
 
 1. the third strike is made (the score is then 0, ``server/src/game_end.go``: strict scoring);
 2. the final round is over: every player moved once after the one who drew the last card (and

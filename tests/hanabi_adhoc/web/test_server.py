@@ -244,6 +244,22 @@ def test_hiding_the_belief_keeps_it_in_the_log(tmp_path):
     assert read(tmp_path / state["session"] / "session.json")["results"][0]["meta"]["belief"]
 
 
+def test_a_policy_of_ones_own_is_a_partner(tmp_path):
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        "from agents import Policy\n"
+        "class FirstLegal(Policy):\n"
+        "    name = 'FirstLegal'\n"
+        "    def act(self, view):\n"
+        "        return int(view.legal_actions()[0])\n"
+    )
+    client = make_app(tmp_path / "out").test_client()
+    state = start(client, partners=[f"{mine}:FirstLegal", "Piers"], seat=2, games=1)
+    assert state["names"] == ["FirstLegal", "Piers", "You"]
+    final = play_session(client, state, random.Random(7))
+    assert final["results"][0]["moves"] > 0
+
+
 def test_a_meta_agent_needs_two_players(tmp_path):
     client = make_app(tmp_path).test_client()
     response = client.post("/api/sessions", json={"partners": ["meta", "Piers"]})
