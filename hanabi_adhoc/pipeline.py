@@ -21,7 +21,8 @@ docs/papers.md §3–4) on one configuration (:data:`PIPELINE_CONFIGS`):
 Output layout of ``out_dir``::
 
     pipeline.json                 the configuration (a rerun must use the same one)
-    timing.json                   compute time of every finished unit of work (all invocations)
+    timing.json                   compute time of every finished unit of work (all invocations),
+                                  and the time spent compiling kernels (apart from it)
     runs/run<i>/                  MAP-Elites outputs (archive.json, elites.csv, summary.json, ...)
     tables/matchups_run<i>.csv    match-up tables (qd.analysis.MATCHUP_COLUMNS)
     tables/response_run<i>.csv    I(R=H=run i) (meta.table.TABLE_COLUMNS)
@@ -65,6 +66,10 @@ from meta.evaluate import ALL_VARIANTS
 DEFAULT_VARIANTS = ("adaptive", "generalist", "oracle", "random", "response-adaptive")
 """The Bayesian meta-agent's four variants ([Bayes21]) and [ToG20]'s adaptive response-table
 agent."""
+
+COMPILE_STEPS = ("rule games", "meta")
+"""The warm-up steps (:mod:`hanabi_adhoc.warmup`) whose kernels the stages use: compiled (on a
+cold cache) before the first stage and timed apart from the study's compute time."""
 
 __all__ = ["PIPELINE_CONFIGS", "PipelineConfig", "get_pipeline_config", "run_pipeline"]
 
@@ -254,7 +259,9 @@ class Timing:
     Units are ``"populations/run<i>"``, ``"matchups/run<i>"`` and ``"meta/run<h>__run<e>"``. A
     unit is recorded when it finishes (so a later kill loses nothing recorded); a unit loaded
     from an earlier invocation keeps its recorded time. A MAP-Elites run resumed from its
-    checkpoint counts the search time stored in the checkpoint too.
+    checkpoint counts the search time stored in the checkpoint too. ``"compile/invocation<n>"``
+    is the time invocation n spent compiling kernels (:mod:`hanabi_adhoc.warmup`), reported
+    apart from the compute time.
     """
 
     def __init__(self, out: Path):
@@ -288,6 +295,11 @@ class Timing:
         """``unit`` finished in this invocation after ``seconds`` (plus earlier sessions)."""
         self.units[unit] = {"seconds": float(seconds), "resumed": bool(resumed)}
         self.computed.append(unit)
+        self._save()
+
+    def record_compile(self, seconds: float) -> None:
+        """This invocation compiled kernels for ``seconds`` (kept apart from compute time)."""
+        self.units[f"compile/invocation{self.invocations}"] = {"seconds": float(seconds)}
         self._save()
 
     def loaded_earlier(self, unit: str, fallback: float | None = None) -> None:
@@ -592,6 +604,11 @@ def run_pipeline(
     _check_manifest(out, config)
     _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}", quiet)
     timing = Timing(out)
+    from hanabi_adhoc.warmup import ensure_compiled
+
+    compiled = ensure_compiled(COMPILE_STEPS, say=(lambda line: None) if quiet else None)
+    if compiled > 0:  # kept apart from the stages' compute time
+        timing.record_compile(compiled)
     runner = _Runner(workers, scheduler_address)
     try:
         archives = _populations(out, config, runner, quiet, timing)

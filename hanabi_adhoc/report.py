@@ -296,6 +296,15 @@ def _timing_lines(timing: Timing) -> list[str]:
         timing.unknown(),
         " (computed by an older version of the pipeline).",
     )
+    compiled = timing.stage_seconds("compile")
+    if compiled > 0:
+        text += (
+            f" Compiling the kernels took {_time(compiled)} more, not counted above: it is paid "
+            "once per installed version (later studies load the kernels in seconds), so budget "
+            "a larger study from the compute time alone."
+        )
+    else:
+        text += " The compiled kernels came from the cache (no compile time)."
     return [text, ""]
 
 

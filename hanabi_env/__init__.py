@@ -20,7 +20,7 @@ from hanabi_env.env import ENV_ID, env, raw_env, register_envs
 from hanabi_env.game import HanabiGame, Move, PlayerView
 from hanabi_env.metrics import metric_ratios, metrics_from_counters
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 register_envs()
 

@@ -42,10 +42,15 @@ from hanabi_env.config import rulebook_hand_size
 def _warmup(args: argparse.Namespace) -> int:
     import time
 
-    from hanabi_adhoc.warmup import warm_up
+    from hanabi_adhoc.warmup import ESTIMATE_S, STEPS, compiled_steps, warm_up
     from hanabi_env._jit import cache_root
 
     print(f"numba cache: {cache_root() or 'none (compiled in memory)'}")
+    todo = [name for name, _ in STEPS if name not in compiled_steps()]
+    if todo:
+        estimate = sum(ESTIMATE_S[name] for name in todo)
+        print(f"compiling {len(todo)} of {len(STEPS)} steps (about {estimate / 60:.0f} min on an "
+              "idle machine; once for this version)", flush=True)  # fmt: skip
     t0 = time.perf_counter()
     warm_up(say=lambda line: print(f"  {line}", flush=True))
     print(f"all kernels ready in {time.perf_counter() - t0:.1f} s")
@@ -54,9 +59,11 @@ def _warmup(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     import hanabi_env
+    from hanabi_adhoc.warmup import ensure_compiled
 
     hand_size = rulebook_hand_size(args.players)
     env = hanabi_env.env(players=args.players, hand_size=hand_size, scoring=args.scoring)
+    ensure_compiled(("env",))
     print(f"{game_settings(args.players, hand_size, args.scoring, None)}, uniformly random moves")
     rng = np.random.default_rng(args.seed)
     scores, moves, dead = [], [], 0
@@ -329,10 +336,14 @@ def _play(args: argparse.Namespace) -> int:
     from agents.evaluate import game_seeds
     from agents.human import HumanPolicy, render_view
     from hanabi_adhoc.cli.options import OptionError
+    from hanabi_adhoc.warmup import ensure_compiled
     from hanabi_env.metrics import metric_ratios
 
     players = len(args.seats)
+    if players == 2 and "meta" in {_seat_kind(s) for s in args.seats}:
+        ensure_compiled(("env", "rule games", "meta"))  # the meta-agent's table is built next
     policies = _seat_policies(args)
+    ensure_compiled(("env",))
     hand_size = args.hand_size if args.hand_size is not None else rulebook_hand_size(players)
     humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
     hand_order = "fixed" if args.ruleset == "reference" else "shift"
@@ -502,6 +513,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
+    from hanabi_adhoc.warmup import ensure_compiled
+
+    ensure_compiled(("rule games",))
     with command_errors(ValueError):
         result = evaluate(
             agent,

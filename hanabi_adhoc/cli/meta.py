@@ -34,6 +34,7 @@ from pathlib import Path
 from agents.backend import default_workers
 from agents.reference import RULESETS
 from hanabi_adhoc.cli.options import SEED_HELP, add_command, positive_int
+from hanabi_adhoc.warmup import ensure_compiled
 from meta.pools import load_pool, recorded_ruleset, resolve_ruleset
 from qd.io import load_archive_source
 
@@ -177,6 +178,7 @@ def _table(args) -> int:
     args.workers = args.workers or default_workers()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    ensure_compiled(("rule games",))
     _say_ruleset(ruleset, why, notes)
     _mark_ruleset(out, ruleset)
     bar = _bar(len(r) * len(h) * args.train_games, "meta table")
@@ -249,6 +251,7 @@ def _eval(args) -> int:
     args.workers = args.workers or default_workers()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    ensure_compiled(("rule games", "meta"))
     _say_ruleset(ruleset, why, notes)
     backend = _backend(args)
     try:

@@ -48,6 +48,7 @@ from hanabi_adhoc.cli.options import (
     nonnegative_int,
     option_dest,
 )
+from hanabi_adhoc.warmup import ensure_compiled
 
 __all__ = ["add_subcommands"]
 
@@ -121,6 +122,7 @@ def _map_elites(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    ensure_compiled(("rule games",))
     try:
         loop, summary = run_map_elites(
             config,
@@ -304,6 +306,7 @@ def _ga(args: argparse.Namespace) -> int:
         raise OptionError("--resume", "needs --out DIR (the folder of the checkpoint)")
     from qd.scheduler import CheckpointError
 
+    ensure_compiled(("rule games",))
     try:
         doc = _ga_run(args, config, groups)
     except CheckpointError as exc:
@@ -442,6 +445,7 @@ def _source(args: argparse.Namespace, prefix: str):
 
     check_out_dir("--out", getattr(args, f"{prefix}_out"))
     archive = load_source("SOURCE", getattr(args, f"{prefix}_source"))
+    ensure_compiled(("rule games",))
     return archive, getattr(args, f"{prefix}_ruleset") or archive_ruleset(archive)
 
 
