@@ -12,9 +12,10 @@ cached exactly where numba would put them without this package.
 **Where.** The cache root is, in order of precedence: ``$HANABI_ADHOC_CACHE``;
 ``$NUMBA_CACHE_DIR/hanabi-adhoc``; ``$XDG_CACHE_HOME/hanabi-adhoc/numba``;
 ``~/.cache/hanabi-adhoc/numba``. Inside it, one folder per hash of the kernel sources, and in
-that one folder per package (``hanabi_env``, ``agents.rules``, ...). Nothing in these names depends on where the sources are
-installed or when: reinstalling the same version, or running the tests from a clone after
-``pip install .``, loads the kernels compiled by the first run instead of compiling them again
+that one folder per package (``hanabi_env``, ``agents.rules``, ...). Nothing in these names
+depends on where the sources are installed or when: reinstalling the same version, or running
+the tests from a clone after ``pip install .``, loads the kernels compiled by the first run
+instead of compiling them again
 (numba's own cache keys a kernel on its file's absolute path and modification time).
 
 **Staleness.** numba invalidates a cached kernel only when *its own* source file changes, so a
