@@ -172,6 +172,8 @@ def plot_belief_evolution(
     )
     im = ax.imshow(b.T, aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0, origin="lower")
     fig.colorbar(im, ax=ax, label="belief in h (0–1)", shrink=0.9)
+    # the same (hidden) colorbar space beside the line plot: its games sit under the columns
+    fig.colorbar(im, ax=ax2, shrink=0.9).ax.set_visible(False)
     if show:
         ax.set_yticks(range(nh), h_labels, fontsize=font)
     ax.set_ylabel("hypothesis h ∈ H (elite's niche)")
@@ -386,8 +388,9 @@ def plot_niche_estimates(
                 (x0, y0),
                 arrowprops={"arrowstyle": "->", "color": "tab:orange", "alpha": 0.6},
             )
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
+    pad = 0.03  # a margin, so that points at 0 or 1 are drawn whole inside the frame
+    ax.set_xlim(-pad, 1 + pad)
+    ax.set_ylim(-pad, 1 + pad)
     ax.set_xlabel("communicativeness")
     ax.set_ylabel("IPP (information per play)")
     ax.legend(fontsize=8, loc="lower right")

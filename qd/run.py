@@ -115,7 +115,7 @@ def write_outputs(loop: MapElites, out_dir: str | Path, backend: Backend | None 
             field = "reeval_objective" if "reeval_objective" in loop.archive.fields else "objective"
             heatmap(loop.archive, out / "heatmap.png", field, title=f"{name}: {field}")
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            summary["heatmap_error"] = f'{exc} (pip install "ribs[visualize]" matplotlib)'
+            summary["heatmap_error"] = f"{exc} (the qd extra draws it: pip install '.[qd]')"
     atomic_write_json(out / "summary.json", summary)
     return summary
 

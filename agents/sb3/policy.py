@@ -25,6 +25,7 @@ import numpy as np
 from agents.batch import BatchPolicy, masked_choice
 from agents.sb3._threads import _check_torch_threads, _torch_threads
 from agents.sb3.env import legal_mask
+from agents.sb3.extra import RL_EXTRA_HINT
 from hanabi_env import _view as V
 from hanabi_env.game import PlayerView
 
@@ -47,7 +48,7 @@ def load_model(path: str | Path, algo: str = "MaskablePPO"):
     Raises:
         ValueError: Unknown ``algo``.
         FileNotFoundError: No such file.
-        ImportError: sb3-contrib is not installed (``pip install ".[rl]"``).
+        ImportError: sb3-contrib is not installed (:data:`agents.sb3.extra.RL_EXTRA_HINT`).
     """
     if algo != "MaskablePPO":
         raise ValueError(f"algo={algo!r} is not allowed; allowed: 'MaskablePPO'")
@@ -61,9 +62,7 @@ def load_model(path: str | Path, algo: str = "MaskablePPO"):
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            'SB3 policies need the rl extra: pip install ".[rl]" (torch, sb3-contrib)'
-        ) from exc
+        raise ImportError(f"SB3 policies need the rl extra: {RL_EXTRA_HINT}") from exc
     model = _MODELS.get(key)
     if model is None:
         model = MaskablePPO.load(str(p), device="cpu")
@@ -248,9 +247,7 @@ def from_spec(path: str, seed: int = 0, trust_model: bool = False) -> SB3Policy:
     if not path:
         raise ValueError("sb3: needs a model path, e.g. sb3:runs/sb3_partner.zip")
     if importlib.util.find_spec("sb3_contrib") is None:
-        raise ValueError(
-            f"sb3:{path} needs the rl extra (install CPU torch first, then pip install '.[rl]')"
-        )
+        raise ValueError(f"sb3:{path} needs the rl extra: {RL_EXTRA_HINT}")
     try:
         policy = SB3Policy(path, seed=seed)
     except FileNotFoundError as err:

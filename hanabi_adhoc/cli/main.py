@@ -114,7 +114,9 @@ def _demo_note(scoring: str, dead: int, games: int, mean_moves: float) -> str:
 
 
 def _fmt(x: float | None) -> str:
-    return "  n/a" if x is None else f"{x:.2f}"
+    from hanabi_adhoc.cli.table import fmt
+
+    return f"{fmt(x):>5}"
 
 
 _CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
@@ -384,6 +386,7 @@ def _play(args: argparse.Namespace) -> int:
             c = np.array(game_state.state.counters, dtype=np.float64)
             counters = c if counters is None else counters + c
         print("\nstopped.")
+        print(_score_so_far(env.unwrapped, len(scores)))
     if counters is None:
         return 0
     if scores:
@@ -399,8 +402,18 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _score_so_far(base, game: int) -> str:
+    """The unfinished game's standing when a person stops: score, lives, moves played."""
+    view = base.view("player_0")
+    fireworks = int(np.sum(view.fireworks))
+    return (
+        f"game {game} (unfinished): score so far {base.game.score} (fireworks {fireworks}/25, "
+        f"{int(view.life_tokens)} lives left, {base.game.n_moves} moves)"
+    )
+
+
 def _fmt_nan(x: float) -> str:
-    return "  n/a" if not np.isfinite(x) else f"{x:.2f}"
+    return _fmt(float(x) if np.isfinite(x) else None)
 
 
 def _train_sb3(args: argparse.Namespace) -> int:
@@ -419,7 +432,9 @@ def _train_sb3(args: argparse.Namespace) -> int:
     check_out_file("--out", out)
     missing = [m for m in ("torch", "sb3_contrib") if importlib.util.find_spec(m) is None]
     if missing:  # pragma: no cover - depends on the environment
-        print(f"error: train-sb3 needs {', '.join(missing)} (pip install '.[rl]')", file=sys.stderr)
+        from agents.sb3.extra import RL_EXTRA_HINT
+
+        print(f"error: train-sb3 needs {', '.join(missing)}: {RL_EXTRA_HINT}", file=sys.stderr)
         return 2
     from agents.evaluate import evaluate
     from agents.sb3 import SB3Policy, train_maskable_ppo
@@ -471,9 +486,16 @@ PIPELINE_OPTIONS = {
 
 
 def _pipeline(args: argparse.Namespace) -> int:
-    from hanabi_adhoc.cli.options import check_out_dir, command_errors, config_error, option_dest
+    from hanabi_adhoc.cli.options import (
+        check_out_dir,
+        command_errors,
+        config_error,
+        option_dest,
+        require_extra,
+    )
     from hanabi_adhoc.pipeline import get_pipeline_config, run_pipeline
 
+    require_extra("pipeline (its report's figures)", "qd")
     check_out_dir("--out", args.pl_out)
     try:  # every option checked before any work
         overrides = {f: getattr(args, option_dest("pl", o)) for f, o in PIPELINE_OPTIONS.items()}
@@ -503,6 +525,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         check_players,
         command_errors,
     )
+    from hanabi_adhoc.cli.table import fmt
 
     players = check_players("--players", args.players)
     try:
@@ -553,14 +576,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     print(f"{'partner':<14}{'players':>8}{'mean':>8}{'s.e.m.':>8}{'comm':>7}{'ipp':>7}")
     for r in result.rows:
         print(
-            f"{r['partner']:<14}{r['players']:>8}{r['mean']:>8.2f}{r['sem']:>8.2f}"
-            f"{r['communicativeness']:>7.2f}{r['ipp']:>7.2f}"
+            f"{r['partner']:<14}{r['players']:>8}{fmt(r['mean']):>8}{fmt(r['sem']):>8}"
+            f"{fmt(r['communicativeness']):>7}{fmt(r['ipp']):>7}"
         )
     for p, (m, s) in result.per_size().items():
-        print(f"{'all':<14}{p:>8}{m:>8.2f}{s:>8.2f}")
+        print(f"{'all':<14}{p:>8}{fmt(m):>8}{fmt(s):>8}")
     print(
-        f"overall: {result.mean:.2f} ± {result.sem:.2f}   communicativeness "
-        f"{result.metrics['communicativeness']:.3f}  IPP {result.metrics['ipp']:.3f}"
+        f"overall: {fmt(result.mean)} ± {fmt(result.sem)}   communicativeness "
+        f"{fmt(result.metrics['communicativeness'], '.3f')}  IPP "
+        f"{fmt(result.metrics['ipp'], '.3f')}"
     )
     return 0
 

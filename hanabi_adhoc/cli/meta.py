@@ -200,16 +200,20 @@ def _table(args) -> int:
         bar.close()
         if backend is not None:
             backend.close()
-    print(
-        json.dumps(
-            {
-                "table": str(out),
-                "generalist": t.response_ids[t.generalist()],
-                "shape": t.shape,
-                "ruleset": ruleset,
-            }
+    doc = {
+        "table": str(out),
+        "generalist": t.response_ids[t.generalist()],
+        "shape": t.shape,
+        "ruleset": ruleset,
+    }
+    if args.json:
+        print(json.dumps(doc))
+    else:
+        print(
+            f"response table {out}: {t.shape[0]} responses x {t.shape[1]} hypotheses, "
+            f"{args.train_games} games per pair, {ruleset} ruleset; Generalist (best response "
+            f"to the uniform belief): {doc['generalist']}"
         )
-    )
     return 0
 
 
@@ -234,6 +238,10 @@ def _eval(args) -> int:
         raise OptionError("--variants", f"{repeated[0]!r} is listed twice")
     check_out_dir("--out", args.out)
     check_out_dir("--figures", args.figures)
+    if args.figures:
+        from hanabi_adhoc.cli.options import require_extra
+
+        require_extra("--figures", "qd")
     h_src = args.hypotheses or args.responses
     e_src = args.partners or h_src
     h_opt = "--hypotheses" if args.hypotheses else "--responses"
@@ -299,8 +307,52 @@ def _eval(args) -> int:
     }
     if args.figures:
         report["figures"] = [str(p) for p in _figures(res, table, Path(args.figures))]
-    print(json.dumps(report, indent=1))
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        _print_evaluation(report, len(e), episodes, games, out)
     return 0
+
+
+def _print_evaluation(report: dict, partners: int, episodes: int, games: int, out: Path) -> None:
+    """``meta-eval``'s tables: scores per variant, the t-tests, the niche-estimate errors."""
+    from hanabi_adhoc.cli.table import fmt, print_table
+
+    print(
+        f"meta-agent evaluation, {report['ruleset']} ruleset: {partners} partners x {episodes} "
+        f"episodes x {games} games per variant"
+    )
+    print_table(
+        ["variant", "mean", "s.e.m."],
+        [[v, s["mean"], s["sem"]] for v, s in report["summary"].items()],
+        legend=["mean = mean episode score (points, 0-25) over every partner's episodes"],
+    )
+    print()
+    print_table(
+        ["Welch's t-test", "difference", "t", "p"],
+        [
+            [k.replace("_vs_", " - "), fmt(t["mean_diff"], "+.2f"), t["t"], fmt(t["p"], ".2g")]
+            for k, t in report["ttests"].items()
+        ],
+        legend=["difference = first variant's mean minus the second's (points); p uncorrected"],
+    )
+    mae = {v: m for v, m in (report.get("niche_mae") or {}).items() if m}
+    if mae:
+        print()
+        print_table(
+            ["niche estimate", "MAE comm", "MAE IPP", "in niche"],
+            [
+                [v, fmt(m.get("comm"), ".3f"), fmt(m.get("ipp"), ".3f"), m.get("niche_accuracy")]
+                for v, m in mae.items()
+            ],
+            legend=[
+                "MAE = mean absolute error of the partner's observed behaviour against "
+                "its self-play behaviour ([ToG20]); in niche = share in the same niche"
+            ],
+        )
+    print()
+    files = ["evaluation.json", "games.csv", "observed.csv", *report.get("figures", [])]
+    print(f"wrote {out}/: " + ", ".join(files[:3]) + "".join(f", {p}" for p in files[3:]))
 
 
 def _backend(args):
@@ -404,6 +456,7 @@ def add_subcommands(subparsers) -> None:
         ("--train-games", "N", "games per (r, h) pair (default 400, as [Bayes21])", 400),
         ("--out", {"metavar": "CSV"}, "table path; an existing table is resumed (default "
          "runs/meta/table.csv)", "runs/meta/table.csv"),
+        ("--json", "FLAG", "print the result as one JSON line instead of a sentence"),
     ), help="offline table I(r, h) (resumable CSV)",
         description="Plays every (response r, hypothesis h) pair and writes the response table "
         "I(r, h) (score, h's communicativeness and IPP) as a resumable CSV. " + SOURCE_HELP,
@@ -432,10 +485,11 @@ def add_subcommands(subparsers) -> None:
         ("--figures", "DIR", "write the PNG figures of meta.plot here (default: no figures)"),
         ("--out", "DIR", "output folder: table.csv, evaluation.json, games.csv, observed.csv "
          "(default runs/meta)", "runs/meta"),
+        ("--json", "FLAG", "print the results as JSON instead of tables"),
     ), aliases=["meta-evaluate"],
         help="evaluate the meta-agent variants ([Bayes21], [ToG20])",
         description="Builds the response table I(R, H) (and I(R, E) for the Oracle), then "
         "plays K episodes of G games with every partner of E for each variant; writes "
-        "OUT/evaluation.json, games.csv, observed.csv and prints mean +- s.e.m., Welch's "
-        "t-tests and the niche-estimate MAE. " + SOURCE_HELP,
+        "OUT/evaluation.json, games.csv, observed.csv and prints tables of mean +- s.e.m., "
+        "Welch's t-tests and the niche-estimate MAE (--json: as JSON). " + SOURCE_HELP,
     )  # fmt: skip
