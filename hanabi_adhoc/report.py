@@ -599,7 +599,7 @@ def _findings(meta_docs: dict, config) -> str:
         f"finding **holds** only where its Welch's t-test is significant at α = {ALPHA} after "
         f"the Benjamini–Hochberg correction over the {len(tests)} tests of this list (`p adj`); "
         "otherwise it is **not significant at this scale**, with the episodes per variant a "
-        f"test would need to detect the measured difference with {POWER:.0%} power (now "
+        f"test would need to detect a difference of the measured size with {POWER:.0%} power (now "
         f"{_episodes(tests[0][2])} per variant: {config.episodes} per partner).",
         "",
     ]
@@ -618,7 +618,8 @@ def _findings(meta_docs: dict, config) -> str:
             scale = (
                 "no difference measured, so no scale estimate"
                 if not np.isfinite(need)
-                else f"about {need:,.0f} episodes per variant would detect {abs(diff):.2f} points"
+                else f"about {need:,.0f} episodes per variant would tell a difference of "
+                f"{abs(diff):.2f} points from noise"
             )
             out.append(head + f"not significant at this scale {stat}; {scale}.")
     out.append("")
@@ -632,7 +633,9 @@ def _findings(meta_docs: dict, config) -> str:
 def _sd(summary: dict) -> float:
     """Standard deviation of a variant's episode scores, from its s.e.m. and episode count."""
     sem, n = summary.get("sem"), summary.get("n_episodes")
-    return math.nan if _isnan(sem) or not n else float(sem) * math.sqrt(int(n))
+    if sem is None or not n:
+        return math.nan
+    return float(sem) * math.sqrt(int(n))  # NaN stays NaN
 
 
 def _episodes(summary: dict) -> str:

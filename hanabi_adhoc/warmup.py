@@ -102,8 +102,10 @@ STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
 """The warm-up steps, in order: ``(name, function)``."""
 
 
-ESTIMATE_S = {"env": 60.0, "rule games": 45.0, "meta": 10.0, "batched": 45.0}
-"""Seconds each step takes to compile on a cold cache (the 2-core development machine, idle).
+ESTIMATE_S = {"env": 100.0, "rule games": 90.0, "meta": 15.0, "batched": 70.0}
+"""Seconds each step takes to compile on a cold cache: the CPU seconds measured on the 2-core
+development machine (2026-11-27, 281 CPU-s in all: env 105, rule games 92, meta 13, batched
+71), which is the wall time on an idle machine.
 
 Compilation runs on one core, so more cores do not shorten it; a busy machine lengthens it.
 """

@@ -370,7 +370,7 @@ def plot_niche_estimates(
         raise ValueError(f"variant={variant!r} is not allowed; allowed: {ev.variants}")
     obs = ev.observed_measures(variant, by_response=False)
     mae = ev.niche_mae(ref)[variant]
-    fig, ax = plt.subplots(figsize=(5.2, 5.0))
+    fig, ax = plt.subplots(figsize=(5.2, 5.4))
     d1, d2 = ev.niche_dims
     for x in np.linspace(0, 1, d1 + 1):
         ax.axvline(x, color="0.85", linewidth=0.8)
@@ -393,7 +393,8 @@ def plot_niche_estimates(
     ax.set_ylim(-pad, 1 + pad)
     ax.set_xlabel("communicativeness")
     ax.set_ylabel("IPP (information per play)")
-    ax.legend(fontsize=8, loc="lower right")
+    # below the frame, where it hides no partner
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
     head = title or "niche estimates"
     ax.set_title(
         f"{head}\nmean absolute error: communicativeness {mae['comm']:.3f}, IPP {mae['ipp']:.3f}"

@@ -536,9 +536,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
+    from agents.policy import RuleAgent
     from hanabi_adhoc.warmup import ensure_compiled
 
-    ensure_compiled(("rule games",))
+    # a policy of another kind plays in lockstep with the pool (the batched kernels)
+    ensure_compiled(("rule games",) if isinstance(agent, RuleAgent) else ("rule games", "batched"))
     with command_errors(ValueError):
         result = evaluate(
             agent,
