@@ -12,7 +12,7 @@ cached exactly where numba would put them without this package.
 **Where.** The cache root is, in order of precedence: ``$HANABI_ADHOC_CACHE``;
 ``$NUMBA_CACHE_DIR/hanabi-adhoc``; ``$XDG_CACHE_HOME/hanabi-adhoc/numba``;
 ``~/.cache/hanabi-adhoc/numba``. Inside it, one folder per hash of the kernel sources, and in
-that one folder per package (``hanabi_env``, ``agents.rules``, ...). Nothing in these names
+that one folder per package (``hanabi_env`` and so on). Nothing in these names
 depends on where the sources are installed or when: reinstalling the same version, or running
 the tests from a clone after ``pip install .``, loads the kernels compiled by the first run
 instead of compiling them again
@@ -161,8 +161,8 @@ def _warn_unwritable(path: str, err: OSError) -> None:
 def _module_folder(py_file: str) -> str:
     """The cache sub-folder of a kernel's source file: its package path, not its location.
 
-    ``.../site-packages/agents/rules/play.py`` and ``/clone/agents/rules/play.py`` both give
-    ``"agents.rules"``: numba's own locator names the folder after a hash of the file's
+    ``.../site-packages/hanabi_env/_engine.py`` and ``/clone/hanabi_env/_engine.py`` both give
+    ``"hanabi_env"``: numba's own locator names the folder after a hash of the file's
     absolute path, so the same sources installed elsewhere (a reinstall, a checkout beside
     an installed copy) would compile again. A file outside the project's root keeps numba's
     naming.
