@@ -450,22 +450,22 @@ def _pipeline(args: argparse.Namespace) -> int:
             workers=args.pl_workers,
             scheduler_address=args.pl_scheduler_address,
             quiet=args.pl_quiet,
+            wait=args.pl_wait,
         )
     print(f"report: {path}")
     return 0
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    import csv
-    import json
-
     from agents.evaluate import evaluate
     from hanabi_adhoc.cli.options import (
         OptionError,
         check_out_file,
         check_players,
         command_errors,
+        output_files,
     )
+    from hanabi_env.outputs import atomic_write_csv, atomic_write_json
 
     players = check_players("--players", args.players)
     try:
@@ -476,7 +476,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
-    with command_errors(ValueError):
+    with output_files([args.json, args.csv], args.wait), command_errors(ValueError):
         result = evaluate(
             agent,
             mode=args.mode,
@@ -491,19 +491,10 @@ def _evaluate(args: argparse.Namespace) -> int:
             ruleset=args.ruleset,
             preset=args.preset,
         )
-    from pathlib import Path
-
-    for path in (args.json, args.csv):
-        if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result.to_dict(), f, indent=1)
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(result.rows[0]))
-            w.writeheader()
-            w.writerows(result.rows)
+        if args.json:
+            atomic_write_json(args.json, result.to_dict())
+        if args.csv:
+            atomic_write_csv(args.csv, list(result.rows[0]), result.rows)
     print(
         f"{result.agent}: {result.mode} evaluation, {result.scoring} scoring, "
         f"{result.games} games per cell, seed {args.seed}"
@@ -542,6 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
         QUIET_HELP,
         SCORING_HELP,
         SEED_HELP,
+        WAIT_HELP,
         add_command,
         positive_int,
     )
@@ -580,6 +572,7 @@ def build_parser() -> argparse.ArgumentParser:
          "tcp://host:8786; the report's numbers are identical to a local run (default: local "
          "threads)"),
         ("--quiet", "FLAG", "no progress bars (default: shown)"),
+        ("--wait", "FLAG", WAIT_HELP),
     ), help="the whole study: populations -> match-ups -> meta-agents -> report",
         description="Runs (or resumes) the study of hanabi_adhoc.pipeline and writes OUT/report/ "
         "(summary.md, tables/*.csv, figures/*.png). Rerun the same command to resume.",
@@ -658,6 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("--json", "PATH", "write the full result as JSON (default: none)"),
         ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
         ("--quiet", "FLAG", QUIET_HELP),
+        ("--wait", "FLAG", WAIT_HELP),
     ), help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
         description="AGENT is a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, "
         "Flawed, Piers, Cautious) or a comma-separated chromosome of rule indices.",
@@ -671,13 +665,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+INTERRUPTED = "interrupted (Ctrl-C); finished work is saved: resume with the same command"
+"""The one line ``hanabi-adhoc`` prints when stopped with Ctrl-C (after ``error: ``)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``hanabi-adhoc``."""
+    """Entry point of ``hanabi-adhoc``.
+
+    Every known failure ends with one ``error: ...`` line on stderr and exit code 2: a bad
+    option, an error of the work (:class:`~hanabi_adhoc.cli.options.CommandError`), a result
+    file that cannot be trusted (:class:`hanabi_env.outputs.ResultFileError`, naming it), an
+    ``OSError`` (a busy folder, a full disk, an unreadable input: the file named) and Ctrl-C
+    (:data:`INTERRUPTED`). Exit codes: docs/reliability.md.
+    """
     from hanabi_adhoc.cli.options import CommandError, OptionError
+    from hanabi_env.outputs import ResultFileError
 
     args = build_parser().parse_args(argv)  # option errors: one error line, exit 2
     try:
         return args.func(args)  # checks every option before any work (OptionError)
-    except (OptionError, CommandError, OSError) as err:  # OSError: unreadable input, ...
-        print(f"error: {err}", file=sys.stderr)
+    except (OptionError, CommandError, ResultFileError, OSError) as err:
+        print(f"error: {_one_line(err)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
+        hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
+        print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
+        return 2
+
+
+def _one_line(err: Exception) -> str:
+    """The message of ``err`` on one line (an ``OSError`` with its file name)."""
+    text = str(err)
+    if isinstance(err, OSError) and err.filename and str(err.filename) not in text:
+        text = f"{text}: {err.filename}"
+    return " ".join(text.split())
