@@ -495,10 +495,10 @@ class HanabiGame:
         start_player = self._check_start_player(start_player)
         if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__"):
             raise type_error("deck", "a sequence of int card ids", deck)
-        if len(deck) != self.config.n_cards:  # before converting a list of any length
+        if len(deck) > self.config.n_cards:  # before converting a sequence of any length
             raise ValueError(
-                f"deck has {len(deck)} cards; allowed: a permutation of the "
-                f"{self.config.n_cards} cards of this configuration"
+                f"deck must be a permutation of the {self.config.n_cards} cards of this "
+                f"configuration, got {len(deck)} cards"
             )
         try:
             raw = np.asarray(deck)

@@ -541,10 +541,7 @@ class OutputFolder:
                 name, stage, config, seed, sha256=digest, bytes=size, previous=previous,
                 hashed=True,
             )  # fmt: skip
-            try:
-                self._save()
-            except OSError as exc:
-                raise write_error(target, exc) from None
+            self._save()  # (a failure names manifest.json, the file it could not write)
 
     def _current_hash(self, name: str, target: Path) -> str | None:
         """The hash of the file ``name`` has now (None if absent), from its record if kept."""

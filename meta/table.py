@@ -139,8 +139,8 @@ def check_table(name: str, table: object) -> ResponseTable:
     if len(bad):
         i, j = (int(x) for x in bad[0])
         raise ValueError(
-            f"{name}.scores[{i}, {j}]={table.scores[i, j]!r} is out of range; allowed: finite "
-            f"scores in [0, {MAX_SCORE}] (pair {table.response_ids[i]!r}, "
+            f"{name}.scores[{i}, {j}]={float(table.scores[i, j])!r} is out of range; allowed: "
+            f"finite scores in [0, {MAX_SCORE}] (pair {table.response_ids[i]!r}, "
             f"{table.hypothesis_ids[j]!r})"
         )
     for field in ("communicativeness", "ipp", "risk_aversion"):
@@ -149,7 +149,8 @@ def check_table(name: str, table: object) -> ResponseTable:
         if len(bad):
             i, j = (int(x) for x in bad[0])
             raise ValueError(
-                f"{name}.{field}[{i}, {j}]={arr[i, j]!r} is out of range; allowed: [0, 1] or NaN"
+                f"{name}.{field}[{i}, {j}]={float(arr[i, j])!r} is out of range; allowed: [0, 1] "
+                "or NaN"
             )
     return table
 

@@ -147,8 +147,8 @@ def _read_source(path: Path) -> bytes:
         raise ValueError(f"{path} is not a regular file; give a population file or folder")
     if st.st_size > MAX_SOURCE_BYTES:
         raise ValueError(
-            f"{path} is {st.st_size / 2**20:,.0f} MiB; allowed: population files up to "
-            f"{MAX_SOURCE_BYTES // 2**20} MiB"
+            f"{path} is {st.st_size:,} bytes; allowed: population files up to "
+            f"{MAX_SOURCE_BYTES:,} bytes ({MAX_SOURCE_BYTES // 2**20} MiB)"
         )
     with open(path, "rb") as fh:
         return fh.read(MAX_SOURCE_BYTES + 1)
