@@ -21,6 +21,7 @@ docs/papers.md §3–4) on one configuration (:data:`PIPELINE_CONFIGS`):
 Output layout of ``out_dir``::
 
     pipeline.json                 the configuration (a rerun must use the same one)
+    manifest.json                 every file below with its SHA-256, settings and seed
     timing.json                   compute time of every finished unit of work (all invocations)
     runs/run<i>/                  MAP-Elites outputs (archive.json, elites.csv, summary.json, ...)
     tables/matchups_run<i>.csv    match-up tables (qd.analysis.MATCHUP_COLUMNS)
@@ -28,6 +29,12 @@ Output layout of ``out_dir``::
     tables/oracle_run<i>_run<j>.csv  I(R=run i, E=run j)
     meta/<H>__<E>/evaluation.json, games.csv   meta-agent evaluations
     report/summary.md, report/tables/*.csv, report/figures/*.png
+
+**One writer, results bound to the run** (docs/reliability.md): the folder is an
+:class:`hanabi_env.outputs.OutputFolder` -- locked while a study writes it, with a
+``manifest.json`` recording every file's SHA-256 and the settings and seed that made it; a
+resume trusts a finished stage's file only after checking it against the manifest and for
+meaning (:mod:`hanabi_adhoc.resume`).
 
 **Resumable**: every stage writes its files atomically and is skipped when its output exists;
 a killed MAP-Elites run resumes from its checkpoint and response tables from their CSV, so
@@ -159,14 +166,15 @@ class PipelineConfig:
             "scoring": check_choice("scoring", self.scoring, ("lenient", "strict")),
             "ruleset": check_choice("ruleset", self.ruleset, RULESETS),
         }
-        if not values["variants"]:
+        variants: tuple[str, ...] = values["variants"]  # type: ignore[assignment]
+        if not variants:
             raise ValueError(
                 f"variants=() is not allowed; allowed: a non-empty subset of {ALL_VARIANTS}"
             )
-        repeated = sorted({v for v in values["variants"] if values["variants"].count(v) > 1})
+        repeated = sorted({v for v in variants if variants.count(v) > 1})
         if repeated:
             raise ValueError(
-                f"variants={values['variants']!r} is not allowed; allowed: each variant once "
+                f"variants={variants!r} is not allowed; allowed: each variant once "
                 f"(repeated: {', '.join(repeated)})"
             )
         for key, value in values.items():
@@ -537,8 +545,8 @@ def run_pipeline(
     quiet, wait = check_bool("quiet", quiet), check_bool("wait", wait)
     out = check_path_writable("out_dir", out_dir)
     _check_manifest(out, config)  # read-only: another study is refused before any lock
-    study = {"kind": "pipeline", "config": config.as_dict(), "seed": config.seed}
-    with OutputFolder(out, **study, wait=wait) as folder:
+    study = OutputFolder(out, kind="pipeline", config=config.as_dict(), seed=config.seed, wait=wait)
+    with study as folder:
         _check_manifest(out, config, folder)
         _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}",
              quiet)  # fmt: skip

@@ -1,7 +1,8 @@
 """Atomic file writes and self-checking JSON: the bottom of :mod:`hanabi_env.outputs`.
 
 Import them from :mod:`hanabi_env.outputs` (which documents the guarantees, docs/reliability.md);
-this module holds the functions that need no lock and no manifest.
+this module holds the functions that need no lock and no manifest (every public name here is
+re-exported there, which lists them in its ``__all__``).
 """
 
 from __future__ import annotations
@@ -19,21 +20,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from hanabi_env.jsonable import json_ready
-
-__all__ = [
-    "OutputWriteError",
-    "ResultFileError",
-    "atomic_path",
-    "atomic_write_bytes",
-    "atomic_write_csv",
-    "atomic_write_json",
-    "atomic_write_text",
-    "canonical_json",
-    "read_checksummed_json",
-    "sha256_file",
-    "write_checksummed_json",
-    "write_error",
-]
 
 
 class ResultFileError(ValueError):

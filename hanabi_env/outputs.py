@@ -339,7 +339,7 @@ class OutputFolder:
             raise TypeError(f"kind must be a non-empty str, got {kind!r}")
         self.path = Path(path)
         self.kind = kind
-        self.config = _plain(dict(config or {}))
+        self.config: dict = dict(_plain(dict(config or {})))  # type: ignore[call-overload]
         self.seed = None if seed is None else int(seed)
         self.fresh = bool(fresh)
         self.say = say or _stderr
@@ -378,7 +378,10 @@ class OutputFolder:
     def _read_manifest(self) -> None:
         path = self.manifest_path
         if not path.exists():
-            self._adopted = any(p.name not in _OWN for p in self.path.iterdir())
+            self._adopted = any(  # files made before manifests existed (locks aside)
+                p.name not in _OWN and not p.name.endswith((".lock", ".lock.json"))
+                for p in self.path.iterdir()
+            )
             return
         fix = "restore it, or delete the folder (or use another) to start over"
         doc = read_checksummed_json(path, MANIFEST_FORMAT, ResultFileError, fix, "manifest")

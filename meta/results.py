@@ -43,6 +43,12 @@ MAX_SCORE = 25
 """The highest score of one game of the 2-player evaluations (5 colours x 5 ranks)."""
 
 
+def _dims(value) -> tuple[int, int]:
+    """A niche grid ``(d1, d2)`` read from a file."""
+    d1, d2 = (int(d) for d in value)
+    return d1, d2
+
+
 def _count(value: object) -> int:
     """A count of episodes or games read from a file: an int >= 1."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -323,7 +329,7 @@ class MetaEvaluation:
                 _count(doc["episodes"]),
                 _count(doc["games"]),
                 int(doc["seed"]),
-                niche_dims=tuple(int(d) for d in (doc.get("niche_dims") or (5, 5))),
+                niche_dims=_dims(doc.get("niche_dims") or (5, 5)),
             )
             if doc.get("self_play") is not None:
                 ev.self_play = _array(doc["self_play"])

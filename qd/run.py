@@ -150,7 +150,7 @@ def write_outputs(
 
 def run_map_elites(
     config: MapElitesConfig,
-    out_dir: str | Path,
+    out_dir: str | Path | OutputFolder,
     resume: bool = False,
     workers: int | None = None,
     scheduler_address: str | None = None,

@@ -337,6 +337,7 @@ def output_files(paths, wait: bool = False):
             stack.enter_context(file_lock(Path(path).expanduser(), wait=wait))
         yield
 
+
 OPTION_KINDS: dict[str, dict] = {
     "N": {"type": positive_int, "metavar": "N"},
     "N0": {"type": nonnegative_int, "metavar": "N"},

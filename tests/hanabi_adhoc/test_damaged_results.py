@@ -14,7 +14,10 @@ files), and an undamaged old folder still resumes.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,13 +41,17 @@ ARGS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def studies(tmp_path_factory) -> tuple[Path, Path]:
-    """Two finished tiny studies, seeds 0 and 1 (copied by each case, never changed)."""
-    a, b = tmp_path_factory.mktemp("study0"), tmp_path_factory.mktemp("study1")
+def make_studies(a: Path, b: Path) -> tuple[Path, Path]:
+    """Two finished tiny studies in ``a`` and ``b``, seeds 0 and 1."""
     run_pipeline(get_pipeline_config("quick", **TINY), a, workers=1, quiet=True)
     run_pipeline(get_pipeline_config("quick", seed=1, **TINY), b, workers=1, quiet=True)
     return a, b
+
+
+@pytest.fixture(scope="module")
+def studies(tmp_path_factory) -> tuple[Path, Path]:
+    """Two finished tiny studies, seeds 0 and 1 (copied by each case, never changed)."""
+    return make_studies(tmp_path_factory.mktemp("study0"), tmp_path_factory.mktemp("study1"))
 
 
 def _edit_json(path: Path, change: Callable[[dict], None]) -> None:
@@ -71,18 +78,11 @@ def _swap(x: Path, y: Path) -> None:
     y.write_bytes(tx)
 
 
-def _rename_partner(path: Path) -> None:
-    lines = path.read_text().splitlines(keepends=True)
-    first = lines[1].split(",")
-    first[1] = "run9:[9,9]"
-    lines[1] = ",".join(first)
-    path.write_text("".join(lines))
-
-
-def _score(path: Path) -> None:
+def _edit_cell(path: Path, column: int, value: str) -> None:
+    """Set field ``column`` of the first row of a ``games.csv`` (partner id 1, score 4)."""
     lines = path.read_text().splitlines(keepends=True)
     cells = lines[1].split(",")
-    cells[4] = "99"
+    cells[column] = value
     lines[1] = ",".join(cells)
     path.write_text("".join(lines))
 
@@ -106,10 +106,13 @@ DAMAGES: dict[str, tuple[Callable[[Path, Path], None], str]] = {
     ),
     "games.csv truncated": (lambda d, o: _truncate(d / E01 / "games.csv"), f"{E01}/games.csv"),
     "games.csv: an unknown partner": (
-        lambda d, o: _rename_partner(d / E00 / "games.csv"),
+        lambda d, o: _edit_cell(d / E00 / "games.csv", 1, "run9:[9,9]"),
         f"{E00}/games.csv",
     ),
-    "games.csv: a score of 99": (lambda d, o: _score(d / E00 / "games.csv"), f"{E00}/games.csv"),
+    "games.csv: a score of 99": (
+        lambda d, o: _edit_cell(d / E00 / "games.csv", 4, "99"),
+        f"{E00}/games.csv",
+    ),
     "archive.json: objective 92.3": (
         lambda d, o: _set_objective(d / "runs/run1/archive.json"),
         "runs/run1/archive.json",
@@ -159,6 +162,23 @@ def _resume(folder: Path, capsys) -> tuple[int, list[str]]:
     capsys.readouterr()
     code = main(["pipeline", "--out", str(folder), *ARGS])
     return code, capsys.readouterr().err.strip().splitlines()
+
+
+def damaged_resume(name: str, studies: tuple[Path, Path], folder: Path, manifests: bool):
+    """Copy study 0 to ``folder``, apply damage ``name``, resume it with the CLI in a process.
+
+    Returns:
+        ``(exit code, stderr lines, the file the error must name)``.
+    """
+    damage, named = DAMAGES[name]
+    _copy(studies[0], folder, manifests)
+    damage(folder, studies[1])
+    proc = subprocess.run(
+        [sys.executable, "-m", "hanabi_adhoc", "pipeline", "--out", str(folder), *ARGS],
+        capture_output=True, text=True, timeout=600,
+        env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])),
+    )  # fmt: skip
+    return proc.returncode, proc.stderr.strip().splitlines(), named
 
 
 def _copy(src: Path, dst: Path, manifests: bool) -> Path:

@@ -158,12 +158,24 @@ def test_map_elites_runs_with_two_seeds_into_one_folder_cannot_both_succeed(tmp_
     assert "seed: 0 there, 1 here" in second.stderr
 
 
-def test_wait_queues_behind_the_first_writer(tmp_path):
-    line = "map-elites --candidates 600 --random 100 --games 3 --reeval-games 0 --workers 1 "
-    line += "--quiet --out out --seed 4"
-    first = start(line, tmp_path)
+SHORT = "map-elites --random 100 --games 3 --reeval-games 0 --workers 1 --quiet --out out"
+
+
+def start_locked(line: str, cwd: Path) -> subprocess.Popen:
+    """:func:`start` a ``map-elites`` run into ``cwd/out``, returned once it holds the folder."""
+    proc = start(line, cwd)
     try:
-        wait_for_lock(first, tmp_path / "out" / ".hanabi-adhoc.lock.json")
+        wait_for_lock(proc, cwd / "out" / ".hanabi-adhoc.lock.json")
+    except AssertionError:
+        stop(proc)
+        raise
+    return proc
+
+
+def test_wait_queues_behind_the_first_writer(tmp_path):
+    line = f"{SHORT} --candidates 600 --seed 4"
+    first = start_locked(line, tmp_path)
+    try:
         second = subprocess.run(
             [*CLI, *line.split(), "--resume", "--wait"], cwd=tmp_path, env=_env(),
             capture_output=True, text=True, timeout=300,
@@ -179,11 +191,9 @@ def test_wait_queues_behind_the_first_writer(tmp_path):
 
 
 def test_a_killed_writers_lock_is_taken_over(tmp_path):
-    line = "map-elites --candidates 3000 --random 100 --games 3 --reeval-games 0 --workers 1 "
-    line += "--checkpoint-every 100 --quiet --out out"
-    first = start(line, tmp_path)
+    line = f"{SHORT} --candidates 3000 --checkpoint-every 100"
+    first = start_locked(line, tmp_path)
     try:
-        wait_for_lock(first, tmp_path / "out" / ".hanabi-adhoc.lock.json")
         while not (tmp_path / "out" / "checkpoint.json").exists():
             assert first.poll() is None, first.stderr.read()
             time.sleep(0.02)
