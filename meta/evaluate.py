@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend
-from agents.evaluate import game_seeds, play_policies
+from agents.evaluate import check_games, game_seeds, play_policies
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
@@ -294,6 +294,7 @@ def evaluate_meta(
     if compiled is not None:
         compiled = validate.check_bool("compiled", compiled)
     _check_pools(table, oracle_table, responses, partners, backend)
+    check_games("episodes", episodes, times=games * len(partners) * len(variants))
     pids = policy_ids(partners, partner_ids)
     oracle_kw = _oracle_keywords(table, pids, oracle_table, "oracle" in variants)
     tog = [v for v in variants if v in RESPONSE_VARIANT_NAMES]
@@ -565,6 +566,7 @@ def self_play_measures(
     validate.check_choice("scoring", scoring, ("lenient", "strict"))
     validate.check_optional_int("workers", workers, 1)
     n = len(partners)
+    check_games("games", games, times=n)
     _, deals, agent_seeds = game_seeds(int(seed), games, 2, random_seat=False)
     seats = np.repeat(np.arange(n, dtype=np.int64), games)[:, None].repeat(2, axis=1)
     if backend is not None and not isinstance(backend, Backend):

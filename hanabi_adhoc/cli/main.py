@@ -25,11 +25,15 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import contextlib
 import importlib.util
 import os
 import re
+import signal
 import sys
+import threading
 
 import numpy as np
 
@@ -342,6 +346,7 @@ def _play(args: argparse.Namespace) -> int:
             counters = c if counters is None else counters + c
             print(f"game {game}: score {score}")
     except KeyboardInterrupt:
+        _CTRL_C.handled()
         game_state = env.unwrapped.game
         if game_state.n_moves or counters is None:  # the unfinished game too (summary even at 0)
             c = np.array(game_state.state.counters, dtype=np.float64)
@@ -682,16 +687,82 @@ def main(argv: list[str] | None = None) -> int:
     from hanabi_env.outputs import ResultFileError
 
     args = build_parser().parse_args(argv)  # option errors: one error line, exit 2
+    with _ctrl_c():
+        try:
+            return args.func(args)  # checks every option before any work (OptionError)
+        except (OptionError, CommandError, ResultFileError, OSError) as err:
+            print(f"error: {_one_line(err)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            _CTRL_C.handled()
+            flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
+            hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
+            print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
+            return 2
+
+
+class _CtrlC:
+    """The SIGINT handler of ``hanabi-adhoc``: ``KeyboardInterrupt``, raised until it is caught.
+
+    Python drops an exception raised inside a ``ctypes`` callback (numba's compiler has some),
+    (printing "Exception ignored"), so a Ctrl-C that lands there would be lost and the run go
+    on. The first Ctrl-C therefore raises ``KeyboardInterrupt`` and starts a thread that raises
+    it again every 0.5 s (``_thread.interrupt_main``) until the command has caught it
+    (:meth:`handled`); the message of a dropped one is not printed (:func:`_ctrl_c`).
+    """
+
+    def __init__(self) -> None:
+        self._caught = threading.Event()
+        self._pressed = False
+
+    def __call__(self, signum, frame) -> None:
+        if not self._pressed:
+            self._pressed = True
+            again = threading.Thread(target=self._again, args=(self._caught,), daemon=True)
+            again.start()
+        if not self._caught.is_set():
+            raise KeyboardInterrupt
+
+    @staticmethod
+    def _again(caught: threading.Event) -> None:
+        while not caught.wait(0.5):
+            _thread.interrupt_main()
+
+    def handled(self) -> None:
+        """The interrupt was caught: stop raising it."""
+        self._caught.set()
+
+    def reset(self) -> None:
+        """Ready for the next command (an in-process caller may run several)."""
+        self._caught.set()  # (a thread of the last command stops)
+        self._caught = threading.Event()
+        self._pressed = False
+
+
+_CTRL_C = _CtrlC()
+
+
+@contextlib.contextmanager
+def _ctrl_c():
+    """:class:`_CtrlC` as the SIGINT handler meanwhile (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _CTRL_C.reset()
+    old = signal.signal(signal.SIGINT, _CTRL_C)
+    old_hook = sys.unraisablehook
+
+    def hook(unraisable) -> None:  # a dropped Ctrl-C is raised again: no message for it
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            old_hook(unraisable)
+
+    sys.unraisablehook = hook
     try:
-        return args.func(args)  # checks every option before any work (OptionError)
-    except (OptionError, CommandError, ResultFileError, OSError) as err:
-        print(f"error: {_one_line(err)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
-        hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
-        print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
-        return 2
+        yield
+    finally:
+        _CTRL_C.handled()
+        signal.signal(signal.SIGINT, old)
+        sys.unraisablehook = old_hook
 
 
 def _one_line(err: Exception) -> str:

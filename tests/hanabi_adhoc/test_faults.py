@@ -470,14 +470,14 @@ def test_worker_whose_parent_already_died_exits():
 
 INTERRUPTIBLE = {
     "map-elites": (
-        "map-elites --candidates 2000 --random 100 --games 3 --reeval-games 0 "
+        "map-elites --candidates 1000 --random 100 --games 3 --reeval-games 0 "
         "--checkpoint-every 100 --workers 2 --quiet --out out",
         "out/checkpoint.json",
         " plus --resume",
     ),
     "pipeline": (
-        "pipeline --out out --runs 2 --candidates 300 --me-games 4 --matchup-games 3 "
-        "--train-games 3 --episodes 1 --games 2 --seed 1 --workers 2 --quiet",
+        "pipeline --out out --runs 1 --candidates 200 --me-games 3 --matchup-games 2 "
+        "--train-games 2 --episodes 1 --games 2 --seed 1 --workers 2 --quiet",
         "out/timing.json",
         "",
     ),
@@ -546,14 +546,14 @@ FULL_DISK = textwrap.dedent(
     mount -t tmpfs -o size={size}k tmpfs "$1"
     cd "$1"
     rc=0
-    {cli} map-elites --candidates 400 --random 100 --games 3 --reeval-games 0 \\
+    {cli} map-elites --candidates 200 --random 100 --games 3 --reeval-games 0 \\
         --checkpoint-every 100 --workers 1 --quiet --out out 2> err.txt || rc=$?
     echo "rc=$rc"
     cat err.txt
     ls -a out
     mount -o remount,size=16m "$1"
     rc=0
-    {cli} map-elites --candidates 400 --random 100 --games 3 --reeval-games 0 \
+    {cli} map-elites --candidates 200 --random 100 --games 3 --reeval-games 0 \
         --checkpoint-every 100 --workers 1 --quiet --out out --resume > /dev/null || rc=$?
     echo "resumed rc=$rc"
     """

@@ -173,7 +173,7 @@ def start_locked(line: str, cwd: Path) -> subprocess.Popen:
 
 
 def test_wait_queues_behind_the_first_writer(tmp_path):
-    line = f"{SHORT} --candidates 600 --seed 4"
+    line = f"{SHORT} --candidates 300 --seed 4"
     first = start_locked(line, tmp_path)
     try:
         second = subprocess.run(
@@ -187,11 +187,11 @@ def test_wait_queues_behind_the_first_writer(tmp_path):
     assert "note: waiting for out" in second.stderr
     assert f"pid {first.pid}" in second.stderr
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert summary["candidates"] == 600
+    assert summary["candidates"] == 300
 
 
 def test_a_killed_writers_lock_is_taken_over(tmp_path):
-    line = f"{SHORT} --candidates 3000 --checkpoint-every 100"
+    line = f"{SHORT} --candidates 1200 --checkpoint-every 100"
     first = start_locked(line, tmp_path)
     try:
         while not (tmp_path / "out" / "checkpoint.json").exists():
@@ -207,4 +207,4 @@ def test_a_killed_writers_lock_is_taken_over(tmp_path):
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "took over out" in resumed.stderr, resumed.stderr
     assert f"pid {first.pid}" in resumed.stderr
-    assert json.loads((tmp_path / "out" / "summary.json").read_text())["candidates"] == 3000
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["candidates"] == 1200

@@ -1039,6 +1039,9 @@ case("matchup_table(games=10**12)", lambda: matchup_table(np.ones((2, 3), int), 
 case("population_fitness(games=10**12)",
      lambda: population_fitness(np.ones((2, 3), int), games=HUGE), V, "games")  # fmt: skip
 case("game_seeds(0, 10**12, 2)", lambda: game_seeds(0, HUGE, 2, False), V, "n_games")
+case("evaluate_meta(episodes=10**12)", lambda: meta_eval(episodes=HUGE), V, "episodes")
+case("self_play_measures(games=10**12)", lambda: self_play_measures(responses(), HUGE), V,
+     "games")  # fmt: skip
 
 
 class _Huge:
