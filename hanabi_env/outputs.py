@@ -80,6 +80,8 @@ __all__ = [
     "write_error",
 ]
 
+ResultFileError.__module__ = OutputWriteError.__module__ = __name__  # their public home
+
 LOCK_NAME = ".hanabi-adhoc.lock"
 """The lock file of an output folder (its holder is described in ``LOCK_NAME + ".json"``)."""
 MANIFEST_NAME = "manifest.json"
