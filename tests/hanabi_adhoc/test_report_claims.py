@@ -71,16 +71,18 @@ def test_out_of_distribution_rows_are_not_findings():
 
 
 def test_compile_time_is_reported_apart_from_compute_time(tmp_path):
-    from hanabi_adhoc.pipeline import Timing
+    from hanabi_adhoc.resume import Timing
+    from hanabi_env.outputs import OutputFolder
 
-    timing = Timing(tmp_path)
-    timing.record("populations/run0", 30.0)
-    timing.record_compile(150.0)
-    (text,) = (line for line in _timing_lines(timing) if line)
+    with OutputFolder(tmp_path / "cold", kind="pipeline") as folder:
+        timing = Timing(folder)
+        timing.record("populations/run0", 30.0)
+        timing.record_compile(150.0)
+        (text,) = (line for line in _timing_lines(timing) if line)
     assert "Compute time of the study: 30.0 s**" in text
     assert "Compiling the kernels took 2.5 min more, not counted above" in text
     assert timing.total_seconds() == 30.0
-    (tmp_path / "warm").mkdir()
-    warm = Timing(tmp_path / "warm")
-    warm.record("populations/run0", 30.0)
-    assert "came from the cache" in _timing_lines(warm)[0]
+    with OutputFolder(tmp_path / "warm", kind="pipeline") as folder:
+        warm = Timing(folder)
+        warm.record("populations/run0", 30.0)
+        assert "came from the cache" in _timing_lines(warm)[0]
