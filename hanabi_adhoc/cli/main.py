@@ -73,7 +73,7 @@ def _demo(args: argparse.Namespace) -> int:
         moves.append(env.unwrapped.game.n_moves)
         dead += int(view.life_tokens) == 0
         metrics = "  ".join(
-            f"{a}: comm={_fmt(i['communicativeness'])} ipp={_fmt(i['ipp'])}"
+            f"{a}: comm={_fmt(i, 'communicativeness')} ipp={_fmt(i, 'ipp')}"
             for a, i in infos.items()
         )
         print(
@@ -101,8 +101,9 @@ def _demo_note(scoring: str, dead: int, games: int, mean_moves: float) -> str:
     )
 
 
-def _fmt(x: float | None) -> str:
-    return "  n/a" if x is None else f"{x:.2f}"
+def _fmt(info: dict, metric: str) -> str:
+    """A metric of an env info (docs/marl.md "Infos"): ``n/a`` where its flag says undefined."""
+    return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else "  n/a"
 
 
 _CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
