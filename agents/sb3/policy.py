@@ -1,15 +1,29 @@
-"""Saved ``MaskablePPO`` models as policies: :class:`SB3Policy` and :func:`load_model`.
+"""Saved SB3 models as policies: :class:`SB3Policy` and :func:`load_model`.
 
-:class:`SB3Policy` — a saved ``MaskablePPO`` model as a :class:`~agents.policy.Policy`: acts from
-the player view with the legal mask, deterministic or sampled from its own generator. It pickles
+:class:`SB3Policy` — a saved model as a :class:`~agents.policy.Policy`: acts from the player view
+with the legal mask, deterministic or sampled from its own generator. It pickles
 without the model (the path only) and loads it once per process (:func:`load_model`), so it
 works in the AEC loop, :func:`agents.evaluate.play_games`/``evaluate`` (worker processes), the
 GA's mixed fitness (:func:`qd.ga.population_fitness`), :func:`meta.table.build_table` and
 :func:`meta.evaluate.evaluate_meta`. Torch runs on ``torch_threads`` threads (default 1; see
 "Torch threads" in :mod:`agents.sb3`).
 
-``torch`` and ``sb3_contrib`` are imported only when a model is loaded or run, so this module
-imports without them.
+## Algorithms
+
+:data:`ALGORITHMS`: sb3-contrib's ``MaskablePPO`` (trained with the legal mask, the project's
+training helpers' algorithm) and Stable-Baselines3's ``PPO``, ``A2C`` and ``DQN``. These three
+have no mask in training (SB3 samples from every action; on :class:`HanabiPartnerEnv` an illegal
+move ends the episode with ``illegal_reward``, so they learn legality from that penalty, slowly),
+but a mask applies at acting time all the same: the policy takes the model's action
+distribution (PPO, A2C) or Q-values (DQN), removes the illegal moves and renormalises, so an
+``SB3Policy`` never plays an illegal move whatever the algorithm. DQN's policy is greedy: its
+probabilities are one-hot on the best legal move, and sampling gives that move. The algorithm is
+read from the saved file's JSON metadata (``algo="auto"``; no code runs for that) or named.
+Recurrent policies (``RecurrentPPO``) are not supported: the policy protocol passes no hidden
+state between moves.
+
+``torch``, ``stable_baselines3`` and ``sb3_contrib`` are imported only when a model is loaded or
+run, so this module imports without them.
 
 Source: sb3-contrib's ``MaskablePPO`` documentation
 (https://sb3-contrib.readthedocs.io/en/master/modules/ppo_mask.html).
@@ -17,6 +31,7 @@ Source: sb3-contrib's ``MaskablePPO`` documentation
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +45,77 @@ from hanabi_env.game import PlayerView
 
 _MODELS: dict[tuple, Any] = {}
 
+ALGORITHMS = ("MaskablePPO", "PPO", "A2C", "DQN")
+"""The SB3 algorithms an :class:`SB3Policy` loads (module docstring, "Algorithms")."""
 
-def load_model(path: str | Path, algo: str = "MaskablePPO"):
+
+def _model_file(path: str | Path) -> Path:
+    """The model's ``.zip`` (``.zip`` added if missing), resolved."""
+    p = Path(path).expanduser().resolve()
+    if not p.exists() and p.with_suffix(".zip").exists():
+        p = p.with_suffix(".zip")
+    if not p.is_file():
+        raise FileNotFoundError(f"no SB3 model at {path}")
+    return p
+
+
+def _check_algo(algo: object) -> str:
+    if algo != "auto" and algo not in ALGORITHMS:
+        raise ValueError(
+            f"algo={algo!r} is not allowed; allowed: 'auto', " + ", ".join(map(repr, ALGORITHMS))
+        )
+    return str(algo)
+
+
+def detect_algorithm(path: str | Path) -> str:
+    """The algorithm of a saved SB3 model, read from its JSON metadata (no code runs).
+
+    SB3 stores each model's attributes as JSON in the zip's ``data`` entry; the policy class's
+    module and the algorithm's own hyper-parameters tell the four :data:`ALGORITHMS` apart.
+
+    Raises:
+        FileNotFoundError: No such file.
+        ValueError: Not an SB3 model zip, or a model of another algorithm.
+    """
+    import json
+    import zipfile
+
+    p = _model_file(path)
+    try:
+        with zipfile.ZipFile(p) as z:
+            data = json.loads(z.read("data"))
+    except (zipfile.BadZipFile, KeyError, ValueError) as err:
+        raise ValueError(f"{path} is not a saved SB3 model ({err})") from None
+    module = str(data.get("policy_class", {}).get("__module__", ""))
+    if module.startswith("sb3_contrib.common.maskable"):
+        return "MaskablePPO"
+    if module.startswith("stable_baselines3.dqn"):
+        return "DQN"
+    if module == "stable_baselines3.common.policies":
+        return "PPO" if "clip_range" in data else "A2C"
+    raise ValueError(
+        f"{path}: a model of policy module {module or '?'}; allowed: "
+        + ", ".join(ALGORITHMS)
+        + " (MlpPolicy)"
+    )
+
+
+def _algorithm_class(algo: str):
+    try:
+        if algo == "MaskablePPO":
+            from sb3_contrib import MaskablePPO
+
+            return MaskablePPO
+        import stable_baselines3
+
+        return getattr(stable_baselines3, algo)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            'SB3 policies need the rl extra: pip install ".[rl]" (torch, sb3-contrib)'
+        ) from exc
+
+
+def load_model(path: str | Path, algo: str = "auto"):
     """Load a saved SB3 model on the CPU, once per process (cached by path and file version).
 
     A forked worker reuses a model its parent had loaded. Torch's thread count is not changed
@@ -39,44 +123,36 @@ def load_model(path: str | Path, algo: str = "MaskablePPO"):
 
     Args:
         path: The ``.zip`` written by ``model.save``.
-        algo: ``"MaskablePPO"`` (sb3-contrib).
+        algo: ``"auto"`` (default: :func:`detect_algorithm`) or one of :data:`ALGORITHMS`.
 
     Returns:
-        The model (``sb3_contrib.MaskablePPO``).
+        The model (``sb3_contrib.MaskablePPO`` or ``stable_baselines3.PPO``/``A2C``/``DQN``).
 
     Raises:
-        ValueError: Unknown ``algo``.
+        ValueError: Unknown ``algo``, or a file of another algorithm.
         FileNotFoundError: No such file.
-        ImportError: sb3-contrib is not installed (``pip install ".[rl]"``).
+        ImportError: The rl extra is not installed (``pip install ".[rl]"``).
     """
-    if algo != "MaskablePPO":
-        raise ValueError(f"algo={algo!r} is not allowed; allowed: 'MaskablePPO'")
-    p = Path(path).expanduser().resolve()
-    if not p.exists() and p.with_suffix(".zip").exists():
-        p = p.with_suffix(".zip")
-    if not p.is_file():
-        raise FileNotFoundError(f"no SB3 model at {path}")
+    algo = _check_algo(algo)
+    p = _model_file(path)
+    if algo == "auto":
+        algo = detect_algorithm(p)
     st = p.stat()
     key = (str(p), algo, st.st_mtime_ns, st.st_size)
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            'SB3 policies need the rl extra: pip install ".[rl]" (torch, sb3-contrib)'
-        ) from exc
     model = _MODELS.get(key)
     if model is None:
-        model = MaskablePPO.load(str(p), device="cpu")
+        model = _algorithm_class(algo).load(str(p), device="cpu")
         _MODELS[key] = model
     return model
 
 
 class SB3Policy(Policy):
-    """A saved ``MaskablePPO`` model as a policy (see the module docstring).
+    """A saved SB3 model as a policy (see the module docstring).
 
-    The model sees the canonical observation vector of the seat (``view.encode``) and the
-    legal-move mask computed from the view (:func:`legal_mask`), passed as ``action_masks`` to
-    ``model.predict``. Deterministic policies take the most likely legal move; sampled ones
+    The model sees the canonical observation vector of the seat (``view.encode``, in the
+    model's observation dtype) and the legal-move mask computed from the view
+    (:func:`legal_mask`), applied to its action distribution (module docstring,
+    "Algorithms"). Deterministic policies take the most likely legal move; sampled ones
     draw from the masked action distribution with their own generator, re-seeded by
     :meth:`reset`, so results depend only on the seeds (never on torch's global generator).
 
@@ -96,10 +172,11 @@ class SB3Policy(Policy):
             model's observation size and the game configuration.
         torch_threads: Torch threads while loading and acting (int >= 1), or None to leave
             torch's setting alone.
+        algo: ``"auto"`` (read from the file) or one of :data:`ALGORITHMS`.
 
     Raises:
         FileNotFoundError: No model at ``path``.
-        ValueError: Bad ``observation_type``, or ``torch_threads`` < 1.
+        ValueError: Bad ``observation_type`` or ``algo``, or ``torch_threads`` < 1.
         TypeError: ``torch_threads`` is not an int or None.
     """
 
@@ -111,14 +188,12 @@ class SB3Policy(Policy):
         name: str | None = None,
         observation_type: str | None = None,
         torch_threads: int | None = 1,
+        algo: str = "auto",
     ):
         """See the class docstring."""
         threads = _check_torch_threads(torch_threads)
-        p = Path(path).expanduser().resolve()
-        if not p.exists() and p.with_suffix(".zip").exists():
-            p = p.with_suffix(".zip")
-        if not p.is_file():
-            raise FileNotFoundError(f"no SB3 model at {path}")
+        p = _model_file(path)
+        algo = _check_algo(algo)
         if observation_type not in (None, "card_knowledge", "minimal"):
             raise ValueError(
                 f"observation_type={observation_type!r} is not allowed; allowed: None, "
@@ -130,16 +205,17 @@ class SB3Policy(Policy):
         self.name = name or f"sb3:{p.stem}"
         self.observation_type = observation_type
         self.torch_threads = threads
+        self.algo = algo
         self.rng = np.random.default_rng(self.seed)
         self._model = None
         self._mask = _ViewMask()
 
     @property
     def model(self):
-        """The loaded model (``MaskablePPO``; loaded on first use, once per process)."""
+        """The loaded model (loaded on first use, once per process; :func:`load_model`)."""
         if self._model is None:
             with _torch_threads(self.torch_threads):
-                self._model = load_model(self.path)
+                self._model = load_model(self.path, self.algo)
         return self._model
 
     def __getstate__(self) -> dict:
@@ -150,6 +226,7 @@ class SB3Policy(Policy):
 
     def __setstate__(self, state: dict) -> None:
         state.setdefault("torch_threads", 1)  # pickled before the option existed
+        state.setdefault("algo", "MaskablePPO")  # pickled before other algorithms were loaded
         self.__dict__.update(state)
         self._mask = _ViewMask()
 
@@ -185,7 +262,7 @@ class SB3Policy(Policy):
             return self._probs(obs, mask)
 
     def _inputs(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
-        obs = view.encode(self._obs_type(view))
+        obs = view.encode(self._obs_type(view)).astype(self.model.observation_space.dtype)
         mask = self._mask(view).astype(bool)
         if not mask.any():
             raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
@@ -197,22 +274,27 @@ class SB3Policy(Policy):
         policy = self.model.policy
         with torch.no_grad():
             obs_t, _ = policy.obs_to_tensor(obs)
-            dist = policy.get_distribution(obs_t, action_masks=mask[None, :])
-            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
-        probs = np.where(mask, probs, 0.0)
+            if hasattr(policy, "q_net"):  # DQN: greedy on the legal Q-values
+                q = policy.q_net(obs_t)[0].cpu().numpy().astype(np.float64)
+                probs = np.zeros_like(q)
+                probs[int(np.argmax(np.where(mask, q, -np.inf)))] = 1.0
+                return probs
+            if "action_masks" in inspect.signature(policy.get_distribution).parameters:
+                dist = policy.get_distribution(obs_t, action_masks=mask[None, :])
+            else:  # PPO, A2C: the mask applies at acting time only
+                dist = policy.get_distribution(obs_t)
+            logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
+        logits = np.where(mask, logits, -np.inf)
+        probs = np.exp(logits - logits.max())
         return probs / probs.sum()
 
     def act(self, view: PlayerView) -> int:
         """A legal move uid for ``view``'s seat (must be on turn)."""
         obs, mask = self._inputs(view)
-        model = self.model
         with _torch_threads(self.torch_threads):
-            if self.deterministic:
-                action, _ = model.predict(obs, action_masks=mask, deterministic=True)
-            else:
-                probs = self._probs(obs, mask)
+            probs = self._probs(obs, mask)
         if self.deterministic:
-            action = int(np.asarray(action).reshape(-1)[0])
+            action = int(np.argmax(probs))
         else:
             cdf = np.cumsum(probs)
             action = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
@@ -248,7 +330,7 @@ def from_spec(path: str, seed: int = 0, trust_model: bool = False) -> SB3Policy:
 
     Raises:
         ValueError: Not trusted, no path, sb3-contrib missing, no such file, or a file that
-            does not load as a ``MaskablePPO`` model (each message names the spec).
+            does not load as a model of :data:`ALGORITHMS` (each message names the spec).
     """
     import importlib.util
 
@@ -267,5 +349,7 @@ def from_spec(path: str, seed: int = 0, trust_model: bool = False) -> SB3Policy:
     try:
         policy.model  # noqa: B018 - load now: a bad file fails before any game
     except Exception as err:  # the file is the user's: any failure to load is theirs
-        raise ValueError(f"sb3:{path} is not a loadable MaskablePPO model ({err})") from None
+        raise ValueError(
+            f"sb3:{path} is not a loadable SB3 model ({', '.join(ALGORITHMS)}): {err}"
+        ) from None
     return policy

@@ -417,7 +417,7 @@ def _train_sb3(args: argparse.Namespace) -> int:
         f"training MaskablePPO for {args.steps} steps against {', '.join(pool)} "
         f"({args.players} players, {args.scoring} scoring) on the CPU"
     )
-    train_maskable_ppo(
+    model = train_maskable_ppo(
         partners,
         args.steps,
         seed=args.seed,
@@ -425,8 +425,10 @@ def _train_sb3(args: argparse.Namespace) -> int:
         env_kwargs={"players": args.players, "scoring": args.scoring},
         verbose=0 if args.quiet else 1,
         torch_threads=args.torch_threads,
+        # SB3's progress bar needs rich (in the rl extra); an older install trains without it
+        learn_kwargs={"progress_bar": not args.quiet and bool(importlib.util.find_spec("rich"))},
     )
-    print(f"saved {out}")
+    print(f"saved {out} ({model.num_timesteps} steps trained)")
     if args.games > 0:
         result = evaluate(
             SB3Policy(out, seed=args.seed, name="sb3"),
