@@ -88,8 +88,8 @@ card knowledge / minimal / seer); 956, 1041, 1280 for 3, 4, 5 players with HLE h
 `state()` (for centralised critics, e.g. TorchRL's `return_state=True`) is the observation of the
 seat to move followed by that seat's own hand, one-hot per slot (`colour * ranks + rank`, empty
 slots zero, the encoding of "other hands"): everything the seat sees plus the one thing it
-cannot, the agent-specific global state of MAPPO's Hanabi experiments (docs/marl.md "Global
-state"). After the end of the game it is the state of the seat that would move next. Its space
+cannot, the agent-specific global state of MAPPO's Hanabi experiments (docs/marl.md §4).
+After the end of the game it is the state of the seat that would move next. Its space
 `state_space` is `Box(0, 1, (n + h·c·r,), observation_dtype)`: 783 for the 2-player default.
 PettingZoo's `state_test` passes.
 
@@ -117,7 +117,7 @@ PettingZoo's `state_test` passes.
   `communicativeness_defined` / `ipp_defined` / `risk_aversion_defined` (bool) saying whether
   the metric is defined; the raw counts they come from (docs/rules.md §5); and `score` (int).
   Every value is a finite number (never `None` or NaN), so MARL libraries store `infos` as
-  arrays (docs/marl.md "Infos"; built by `hanabi_env.metrics.info_metrics`). The action mask is
+  arrays (docs/marl.md §3; built by `hanabi_env.metrics.info_metrics`). The action mask is
   in the observation only (TorchRL refuses a mask that is both there and in `infos`).
 * Illegal or out-of-range actions: `raw_env` raises `ValueError` naming the action and the legal
   ones (the state is unchanged); `env()` applies PettingZoo's `TerminateIllegalWrapper` (the game
@@ -669,8 +669,8 @@ class raw_env(AECEnv, EzPickle):
         The observation of the seat to move (this env's ``observation_type``), then its own
         cards one-hot per slot, ``colour * ranks + rank`` (empty slots zero), the encoding of
         the observation's "other hands" section: everything the seat sees plus the one thing it
-        cannot, as MAPPO's agent-specific global state for Hanabi (docs/marl.md "Global
-        state"). After the game ends, the seat that would move next.
+        cannot, as MAPPO's agent-specific global state for Hanabi (docs/marl.md §4).
+        After the game ends, the seat that would move next.
 
         Returns:
             ``(n + hand_size·colors·ranks,)`` 0/1 vector in the observation dtype (783 for

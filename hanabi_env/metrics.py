@@ -35,7 +35,7 @@ Each is in [0, 1], and undefined where the denominator is 0: NaN in :func:`ratio
 
 :func:`info_metrics` builds the behaviour part of every seat's ``infos`` entry, in the AEC env
 (one seat's counters, plain Python values) and in the vectorised env (arrays of counters,
-arrays of values), so both give the same keys with the same meaning (docs/marl.md "Infos"):
+arrays of values), so both give the same keys with the same meaning (docs/marl.md §3):
 
 ===============================  =============================  ================================
 key                              one seat ``(N_COUNTERS,)``     vectorised ``(..., N_COUNTERS)``
@@ -148,7 +148,7 @@ def info_metrics(counters) -> dict:
     """The behaviour part of a seat's ``infos``: counters, metrics and defined flags.
 
     The one implementation of the ``infos`` contract (module docstring, "The ``infos``
-    contract"; docs/marl.md "Infos"). Undefined metrics (denominator 0) are ``0.0`` with the
+    contract"; docs/marl.md §3). Undefined metrics (denominator 0) are ``0.0`` with the
     flag ``False``; nothing is ``None`` or NaN.
 
     Args:

@@ -1,4 +1,4 @@
-"""The Gymnasium spaces of the Hanabi envs, built in one place (docs/marl.md "Observation dtypes").
+"""The Gymnasium spaces of the Hanabi envs, built in one place (docs/marl.md §2).
 
 Every env of the project (the AEC env :func:`hanabi_env.env`, the vectorised env, the SB3
 partner env :class:`agents.sb3.HanabiPartnerEnv`) builds its observation, state and action-mask
@@ -98,7 +98,7 @@ def observation_space(size: int, observation_dtype: str) -> spaces.Box:
 
 
 def state_space(size: int, observation_dtype: str) -> spaces.Box:
-    """The space of the global state (``state()``; see docs/marl.md "Global state").
+    """The space of the global state (``state()``; see docs/marl.md §4).
 
     Args:
         size: Length of the state vector, >= 1.

@@ -228,22 +228,23 @@ def train_maskable_ppo(
         TypeError: ``torch_threads`` is not an int or None; ``vec_env_cls`` of a wrong type.
         ImportError: sb3-contrib is not installed.
     """
-    _check_torch_threads(torch_threads)
-    check_int("total_timesteps", total_timesteps, 1)
-    n_envs = check_int("n_envs", n_envs, 1)
     kwargs = {"partners": partners, **check_mapping("env_kwargs", env_kwargs)}
-    vec = _make_vec(_Factory(HanabiPartnerEnv, kwargs), n_envs, seed, vec_env_cls, vec_env_kwargs)
-    return learn_maskable_ppo(
-        vec,
-        total_timesteps,
-        seed=seed,
-        path=path,
-        verbose=verbose,
-        torch_threads=torch_threads,
-        resume_from=resume_from,
-        learn_kwargs=learn_kwargs,
-        **ppo_kwargs,
-    )
+    return _train_vec(_Factory(HanabiPartnerEnv, kwargs), locals(), ppo_kwargs)
+
+
+def _train_vec(factory: Callable, args: dict, ppo_kwargs: dict):
+    """``args["n_envs"]`` copies of ``factory()`` in a VecEnv, trained by ``learn_maskable_ppo``.
+
+    ``args`` holds the public function's arguments (checked here, before the envs are built).
+    """
+    _check_torch_threads(args["torch_threads"])
+    check_int("total_timesteps", args["total_timesteps"], 1)
+    n_envs = check_int("n_envs", args["n_envs"], 1)
+    seed = args["seed"]
+    vec = _make_vec(factory, n_envs, seed, args["vec_env_cls"], args["vec_env_kwargs"])
+    keys = ("path", "verbose", "torch_threads", "resume_from", "learn_kwargs")
+    forwarded = {k: args[k] for k in keys}
+    return learn_maskable_ppo(vec, args["total_timesteps"], seed=seed, **forwarded, **ppo_kwargs)
 
 
 class _Factory:
@@ -316,19 +317,5 @@ def train_self_play(
         TypeError: ``torch_threads`` is not an int or None.
         ImportError: sb3-contrib is not installed.
     """
-    _check_torch_threads(torch_threads)
-    check_int("total_timesteps", total_timesteps, 1)
-    n_envs = check_int("n_envs", n_envs, 1)
     factory = _Factory(self_play_env, check_mapping("env_kwargs", env_kwargs))
-    vec = _make_vec(factory, n_envs, seed, vec_env_cls, vec_env_kwargs)
-    return learn_maskable_ppo(
-        vec,
-        total_timesteps,
-        seed=seed,
-        path=path,
-        verbose=verbose,
-        torch_threads=torch_threads,
-        resume_from=resume_from,
-        learn_kwargs=learn_kwargs,
-        **ppo_kwargs,
-    )
+    return _train_vec(factory, locals(), ppo_kwargs)

@@ -105,7 +105,7 @@ def _demo_note(scoring: str, dead: int, games: int, mean_moves: float) -> str:
 
 
 def _fmt(info: dict, metric: str) -> str:
-    """A metric of an env info (docs/marl.md "Infos"): ``n/a`` where its flag says undefined."""
+    """A metric of an env info (docs/marl.md §3): ``n/a`` where its flag says undefined."""
     return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else "  n/a"
 
 

@@ -3,7 +3,7 @@
 The float64 default must equal PettingZoo hanabi_v5's space (spelled out here, and compared with
 hanabi_v5 itself in test_env_dropin.py); the three dtypes must carry the same 0/1 values; the
 global state must pass PettingZoo's ``state_test``; every info value must be a finite number
-(docs/marl.md "Infos").
+(docs/marl.md §3).
 """
 
 from __future__ import annotations
