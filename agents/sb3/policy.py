@@ -1,8 +1,8 @@
 """Saved SB3 models as policies: :class:`SB3Policy` and :func:`load_model`.
 
-:class:`SB3Policy` — a saved model as a :class:`~agents.policy.Policy`: acts from the player view
-with the legal mask, deterministic or sampled from its own generator. It pickles
-without the model (the path only) and loads it once per process (:func:`load_model`), so it
+:class:`SB3Policy` — a saved model as a batch policy (:class:`~agents.batch.BatchPolicy`): acts
+from the player view with the legal mask, deterministic or sampled from its own generator. It
+pickles without the model (the path only) and loads it once per process (:func:`load_model`), so it
 works in the AEC loop, :func:`agents.evaluate.play_games`/``evaluate`` (worker processes), the
 GA's mixed fitness (:func:`qd.ga.population_fitness`), :func:`meta.table.build_table` and
 :func:`meta.evaluate.evaluate_meta`. Torch runs on ``torch_threads`` threads (default 1; see
@@ -37,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy import Policy
+from agents.batch import BatchPolicy, masked_choice
 from agents.sb3._threads import _check_torch_threads, _torch_threads
-from agents.sb3.env import _ViewMask
+from agents.sb3.env import legal_mask
 from hanabi_env import _view as V
 from hanabi_env.game import PlayerView
 
@@ -146,15 +146,20 @@ def load_model(path: str | Path, algo: str = "auto"):
     return model
 
 
-class SB3Policy(Policy):
-    """A saved SB3 model as a policy (see the module docstring).
+class SB3Policy(BatchPolicy):
+    """A saved SB3 model as a batch policy (see the module docstring).
 
-    The model sees the canonical observation vector of the seat (``view.encode``, in the
-    model's observation dtype) and the legal-move mask computed from the view
-    (:func:`legal_mask`), applied to its action distribution (module docstring,
-    "Algorithms"). Deterministic policies take the most likely legal move; sampled ones
-    draw from the masked action distribution with their own generator, re-seeded by
-    :meth:`reset`, so results depend only on the seeds (never on torch's global generator).
+    The model sees the canonical observation vector of the seat and the legal-move mask,
+    applied to its action distribution (module docstring, "Algorithms"). Deterministic
+    policies take the most likely legal move (as ``model.predict(deterministic=True)``);
+    sampled ones draw from the masked action distribution with the decision's uniform draw
+    (:mod:`agents.batch`: the seat's seeded stream in batches, the policy's own stream
+    re-seeded by :meth:`reset` in :meth:`act`), so results depend only on the seeds, never on
+    torch's global generator. A DQN model's policy is greedy whatever ``deterministic`` says.
+
+    As a :class:`~agents.batch.BatchPolicy` it acts for every game waiting for it in one
+    forward pass (:meth:`act_batch`), which every consumer of :func:`agents.evaluate.play_games`
+    uses; :meth:`act` decides one view at a time (PettingZoo loops, terminal play).
 
     The policy pickles without the model: only the path travels to worker processes, and
     :func:`load_model` loads it once per process.
@@ -166,7 +171,7 @@ class SB3Policy(Policy):
     Args:
         path: The model's ``.zip`` (``model.save(path)``).
         deterministic: Argmax (True) or sample (False).
-        seed: Seed of the sampling generator.
+        seed: Seed of the policy's own draw stream.
         name: Display name (default ``"sb3:<file stem>"``).
         observation_type: ``"card_knowledge"`` or ``"minimal"``; None infers it from the
             model's observation size and the game configuration.
@@ -179,6 +184,8 @@ class SB3Policy(Policy):
         ValueError: Bad ``observation_type`` or ``algo``, or ``torch_threads`` < 1.
         TypeError: ``torch_threads`` is not an int or None.
     """
+
+    observation_dtype = "float32"
 
     def __init__(
         self,
@@ -203,12 +210,11 @@ class SB3Policy(Policy):
         self.deterministic = bool(deterministic)
         self.seed = int(seed)
         self.name = name or f"sb3:{p.stem}"
-        self.observation_type = observation_type
+        self.fixed_observation_type = observation_type
         self.torch_threads = threads
         self.algo = algo
-        self.rng = np.random.default_rng(self.seed)
         self._model = None
-        self._mask = _ViewMask()
+        self.reset(self.seed)
 
     @property
     def model(self):
@@ -221,31 +227,33 @@ class SB3Policy(Policy):
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_model"] = None  # workers reload from the path (cached per process)
-        state["_mask"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         state.setdefault("torch_threads", 1)  # pickled before the option existed
         state.setdefault("algo", "MaskablePPO")  # pickled before other algorithms were loaded
         self.__dict__.update(state)
-        self._mask = _ViewMask()
 
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed the sampling generator when ``seed`` is given (the policy has no memory)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(int(seed))
+    def observation_type_for(self, cfg: np.ndarray) -> str:
+        """The observation type whose size the model takes in games of ``cfg``.
 
-    def _obs_type(self, view: PlayerView) -> str:
+        Raises:
+            ValueError: No observation type of this game has the model's size.
+        """
         size = int(self.model.observation_space.shape[0])
-        names = (self.observation_type,) if self.observation_type else ("card_knowledge", "minimal")
+        fixed = self.fixed_observation_type
+        names = (fixed,) if fixed else ("card_knowledge", "minimal")
         for name in names:
-            if V.observation_size(view.raw.cfg, V.OBSERVATION_TYPES[name]) == size:
+            if V.observation_size(cfg, V.OBSERVATION_TYPES[name]) == size:
                 return name
         raise ValueError(
             f"{self.name}: the model takes observations of size {size}, which matches no "
-            f"observation type in {names} of this game ({view.n_players} players, hand size "
-            f"{view.hand_size}); it was trained for another configuration"
+            f"observation type in {names} of this game ({int(cfg[0])} players, hand size "
+            f"{int(cfg[3])}); it was trained for another configuration"
         )
+
+    def _obs_type(self, view: PlayerView) -> str:
+        return self.observation_type_for(view.raw.cfg)
 
     def action_probabilities(self, view: PlayerView) -> np.ndarray:
         """The masked action distribution of the model at ``view``.
@@ -257,51 +265,48 @@ class SB3Policy(Policy):
             ValueError: The view has no legal move (game over), or the observation size does
                 not fit the model.
         """
-        obs, mask = self._inputs(view)
-        with _torch_threads(self.torch_threads):
-            return self._probs(obs, mask)
-
-    def _inputs(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
-        obs = view.encode(self._obs_type(view)).astype(self.model.observation_space.dtype)
-        mask = self._mask(view).astype(bool)
+        obs = view.encode(self._obs_type(view))[None, :].astype(np.float32)
+        mask = legal_mask(view)[None, :]
         if not mask.any():
             raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
-        return obs, mask
+        logits = self.logits(obs, mask)[0]
+        if self.greedy:  # DQN: all the probability on the best legal move
+            probs = np.zeros(len(logits))
+            probs[int(masked_choice(logits[None, :], mask, np.zeros(1), True)[0])] = 1.0
+            return probs
+        probs = np.where(mask[0] != 0, np.exp(logits - logits[mask[0] != 0].max()), 0.0)
+        return probs / probs.sum()
 
-    def _probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    @property
+    def greedy(self) -> bool:
+        """True for a DQN model: its policy is the argmax of its Q-values (never sampled)."""
+        return hasattr(self.model.policy, "q_net")
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B, n_actions)`` float64 scores of the model (one forward pass).
+
+        ``MaskablePPO``: its masked logits; ``PPO``, ``A2C``: its logits; ``DQN``: its Q-values
+        (illegal entries are ignored by :func:`agents.batch.masked_choice`).
+        """
         import torch
 
         policy = self.model.policy
-        with torch.no_grad():
-            obs_t, _ = policy.obs_to_tensor(obs)
-            if hasattr(policy, "q_net"):  # DQN: greedy on the legal Q-values
-                q = policy.q_net(obs_t)[0].cpu().numpy().astype(np.float64)
-                probs = np.zeros_like(q)
-                probs[int(np.argmax(np.where(mask, q, -np.inf)))] = 1.0
-                return probs
+        with _torch_threads(self.torch_threads), torch.no_grad():
+            obs_t = torch.as_tensor(obs, dtype=torch.float32)  # SB3 casts to float anyway
+            if hasattr(policy, "q_net"):  # DQN: its Q-values
+                return policy.q_net(obs_t).double().cpu().numpy()
             if "action_masks" in inspect.signature(policy.get_distribution).parameters:
-                dist = policy.get_distribution(obs_t, action_masks=mask[None, :])
-            else:  # PPO, A2C: the mask applies at acting time only
+                dist = policy.get_distribution(obs_t, action_masks=np.asarray(mask, dtype=bool))
+            else:  # PPO, A2C: no mask in the network; masked_choice ignores illegal moves
                 dist = policy.get_distribution(obs_t)
-            logits = dist.distribution.logits[0].cpu().numpy().astype(np.float64)
-        logits = np.where(mask, logits, -np.inf)
-        probs = np.exp(logits - logits.max())
-        return probs / probs.sum()
+            return dist.distribution.logits.double().cpu().numpy()
 
-    def act(self, view: PlayerView) -> int:
-        """A legal move uid for ``view``'s seat (must be on turn)."""
-        obs, mask = self._inputs(view)
-        with _torch_threads(self.torch_threads):
-            probs = self._probs(obs, mask)
-        if self.deterministic:
-            action = int(np.argmax(probs))
-        else:
-            cdf = np.cumsum(probs)
-            action = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
-            action = min(action, len(cdf) - 1)
-        if not mask[action]:  # pragma: no cover - the mask forbids it
-            raise RuntimeError(f"{self.name} chose the illegal move {action}")
-        return action
+    def act_batch(
+        self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray, draws: np.ndarray
+    ) -> np.ndarray:
+        """The model's moves for ``B`` decisions in one forward pass (:mod:`agents.batch`)."""
+        deterministic = self.deterministic or self.greedy
+        return masked_choice(self.logits(obs, mask), mask, draws, deterministic)
 
     def __repr__(self) -> str:
         """Name, path and mode."""

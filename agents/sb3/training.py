@@ -5,7 +5,10 @@
 * :func:`train_self_play` — one model in every seat of the AEC env (:func:`hanabi_env.env`)
   through :class:`~agents.sb3.env.SB3ActionMaskWrapper` and sb3-contrib's ``ActionMasker``,
   PettingZoo's SB3 action-masking tutorial
-  (``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``).
+  (``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``); or, with
+  ``vec_env_cls="vector"``, on the compiled vectorised env
+  (:class:`~agents.sb3.vec_env.HanabiSB3VecEnv`: the same games and spaces, one kernel call per
+  step of all ``n_envs`` games).
 * :func:`learn_maskable_ppo` — the loop both use, on any Gymnasium env or SB3 ``VecEnv`` whose
   envs have ``action_masks()`` (for example a compiled vectorised env).
 
@@ -41,8 +44,10 @@ from agents.sb3._threads import _check_torch_threads, _torch_threads
 from agents.sb3.env import HanabiPartnerEnv, SB3ActionMaskWrapper, mask_fn
 from hanabi_env.validate import check_int, check_mapping
 
-VEC_ENV_CLASSES = ("dummy", "subproc")
-"""Names accepted by ``vec_env_cls``: SB3's ``DummyVecEnv`` and ``SubprocVecEnv``."""
+VEC_ENV_CLASSES = ("dummy", "subproc", "vector")
+"""Names accepted by ``vec_env_cls``: SB3's ``DummyVecEnv`` and ``SubprocVecEnv``; and, for
+self-play, ``"vector"``: the compiled :class:`~agents.sb3.vec_env.HanabiSB3VecEnv` (``n_envs``
+games stepped in one kernel call)."""
 
 _DEFAULT_N_STEPS = 2048  # MaskablePPO's default rollout length per env
 _DEFAULT_BATCH_SIZE = 64  # MaskablePPO's default minibatch size
@@ -53,7 +58,7 @@ def _vec_env_class(vec_env_cls):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
     if isinstance(vec_env_cls, str):
-        if vec_env_cls not in VEC_ENV_CLASSES:
+        if vec_env_cls not in VEC_ENV_CLASSES[:2]:
             raise ValueError(
                 f"vec_env_cls={vec_env_cls!r} is not allowed; allowed: 'dummy', 'subproc' or "
                 "a stable_baselines3 VecEnv class"
@@ -236,12 +241,25 @@ def _train_vec(factory: Callable, args: dict, ppo_kwargs: dict):
     """``args["n_envs"]`` copies of ``factory()`` in a VecEnv, trained by ``learn_maskable_ppo``.
 
     ``args`` holds the public function's arguments (checked here, before the envs are built).
+    With ``vec_env_cls="vector"`` (self-play only), the compiled
+    :class:`~agents.sb3.vec_env.HanabiSB3VecEnv` of ``args["env_kwargs"]`` instead.
     """
     _check_torch_threads(args["torch_threads"])
     check_int("total_timesteps", args["total_timesteps"], 1)
     n_envs = check_int("n_envs", args["n_envs"], 1)
     seed = args["seed"]
-    vec = _make_vec(factory, n_envs, seed, args["vec_env_cls"], args["vec_env_kwargs"])
+    if isinstance(args["vec_env_cls"], str) and args["vec_env_cls"] == "vector":
+        if factory.cls is not self_play_env:
+            raise ValueError(
+                "vec_env_cls='vector' is not allowed here; allowed: 'dummy', 'subproc' or a "
+                "VecEnv class ('vector' is self-play: train_self_play)"
+            )
+        from agents.sb3.vec_env import HanabiSB3VecEnv
+
+        more = check_mapping("vec_env_kwargs", args["vec_env_kwargs"])
+        vec = HanabiSB3VecEnv(n_envs, **factory.kwargs, **more)
+    else:
+        vec = _make_vec(factory, n_envs, seed, args["vec_env_cls"], args["vec_env_kwargs"])
     keys = ("path", "verbose", "torch_threads", "resume_from", "learn_kwargs")
     forwarded = {k: args[k] for k in keys}
     return learn_maskable_ppo(vec, args["total_timesteps"], seed=seed, **forwarded, **ppo_kwargs)
@@ -303,8 +321,11 @@ def train_self_play(
             torch's setting alone.
         n_envs: Environments stepped in lock-step, >= 1.
         vec_env_cls: ``"dummy"``, ``"subproc"`` or a ``VecEnv`` class
-            (:func:`train_maskable_ppo`).
-        vec_env_kwargs: Its keyword arguments.
+            (:func:`train_maskable_ppo`), or ``"vector"``: the compiled
+            :class:`~agents.sb3.vec_env.HanabiSB3VecEnv` (``n_envs`` games in one kernel call
+            per step; ``env_kwargs`` then as :class:`hanabi_env.vector.HanabiVectorEnv`).
+        vec_env_kwargs: Its keyword arguments (``"vector"``: more ``HanabiSB3VecEnv``
+            arguments, e.g. ``{"threads": 2}``).
         resume_from: A saved model to continue (:func:`learn_maskable_ppo`).
         learn_kwargs: ``model.learn`` keyword arguments (:func:`learn_maskable_ppo`).
         **ppo_kwargs: ``MaskablePPO`` arguments.

@@ -21,6 +21,8 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
   :mod:`hanabi_adhoc.cli.qd`).
 * ``meta-table``, ``meta-eval``: the meta-agents' offline response table and the papers'
   evaluation protocol (see :mod:`hanabi_adhoc.cli.meta`).
+* ``serve``: play in the browser with any agent, the meta-agent included (see
+  :mod:`hanabi_adhoc.cli.serve`, docs/browser.md).
 """
 
 from __future__ import annotations
@@ -701,6 +703,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.meta import add_subcommands as add_meta_subcommands
 
     add_meta_subcommands(sub)  # meta-table, meta-eval
+    from hanabi_adhoc.cli.serve import add_subcommand as add_serve
+
+    add_serve(sub)  # serve: play in the browser (hanabi_adhoc.web)
     return parser
 
 

@@ -131,6 +131,20 @@ def test_vec_env_cls_subproc_and_bad_names():
         train_self_play(32, vec_env_cls=dict)
 
 
+def test_self_play_on_the_compiled_vector_env_and_back(tmp_path):
+    from agents.sb3 import learn_maskable_ppo, self_play_env, train_maskable_ppo, train_self_play
+    from agents.sb3.vec_env import HanabiSB3VecEnv
+
+    path = tmp_path / "vector.zip"
+    model = train_self_play(64, n_envs=4, vec_env_cls="vector", path=path, **SMALL)
+    assert isinstance(model.get_env(), HanabiSB3VecEnv)
+    assert model.num_timesteps == 64
+    back = learn_maskable_ppo(self_play_env(), 32, resume_from=path)  # the same spaces
+    assert back.num_timesteps == 96
+    with pytest.raises(ValueError, match="vec_env_cls"):
+        train_maskable_ppo(["IGGI"], 32, vec_env_cls="vector")
+
+
 def test_partner_env_by_gymnasium_id_trains_with_masks():
     from sb3_contrib import MaskablePPO
 
