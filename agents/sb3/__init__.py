@@ -16,10 +16,11 @@ this package and :class:`HanabiPartnerEnv` import without them):
   per process, so it works in the AEC loop, :func:`agents.evaluate.play_games`/``evaluate``
   (worker processes), the GA's mixed fitness (:func:`qd.ga.population_fitness`),
   :func:`meta.table.build_table` and :func:`meta.evaluate.evaluate_meta`.
-* :class:`SB3ActionMaskWrapper` (:mod:`agents.sb3.env`) and :func:`train_self_play` — self-play /
-  population training through the AEC env (:func:`hanabi_env.env`), following PettingZoo's SB3
-  action-masking tutorial (``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``): one
-  model plays every seat.
+* :func:`train_self_play` — self-play / population training, one model in every seat: on the
+  compiled vectorised env by default (:class:`~agents.sb3.vec_env.HanabiSB3VecEnv`), or through
+  the AEC env (:func:`hanabi_env.env`) with :class:`SB3ActionMaskWrapper`
+  (:mod:`agents.sb3.env`), following PettingZoo's SB3 action-masking tutorial
+  (``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``).
 * :func:`learn_maskable_ppo` — the training loop of both, on any env or ``VecEnv`` with
   ``action_masks()``: ``learn_kwargs`` (callbacks, progress bar), ``resume_from`` (continue a
   saved model, also one trained on PettingZoo's hanabi_v5), ``vec_env_cls`` (``"subproc"``) in

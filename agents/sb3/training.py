@@ -5,8 +5,8 @@
 * :func:`train_self_play` — one model in every seat of the AEC env (:func:`hanabi_env.env`)
   through :class:`~agents.sb3.env.SB3ActionMaskWrapper` and sb3-contrib's ``ActionMasker``,
   PettingZoo's SB3 action-masking tutorial
-  (``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``); or, with
-  ``vec_env_cls="vector"``, on the compiled vectorised env
+  (``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``) with ``vec_env_cls``
+  ``"dummy"``/``"subproc"``; by default (``"vector"``) on the compiled vectorised env
   (:class:`~agents.sb3.vec_env.HanabiSB3VecEnv`: the same games and spaces, one kernel call per
   step of all ``n_envs`` games).
 * :func:`learn_maskable_ppo` — the loop both use, on any Gymnasium env or SB3 ``VecEnv`` whose
@@ -237,7 +237,7 @@ def train_maskable_ppo(
     return _train_vec(_Factory(HanabiPartnerEnv, kwargs), locals(), ppo_kwargs)
 
 
-def _train_vec(factory: Callable, args: dict, ppo_kwargs: dict):
+def _train_vec(factory: _Factory, args: dict, ppo_kwargs: dict):
     """``args["n_envs"]`` copies of ``factory()`` in a VecEnv, trained by ``learn_maskable_ppo``.
 
     ``args`` holds the public function's arguments (checked here, before the envs are built).
@@ -296,17 +296,21 @@ def train_self_play(
     verbose: int = 0,
     torch_threads: int | None = 1,
     n_envs: int = 1,
-    vec_env_cls: str | type = "dummy",
+    vec_env_cls: str | type = "vector",
     vec_env_kwargs: dict | None = None,
     resume_from: str | Path | None = None,
     learn_kwargs: dict | None = None,
     **ppo_kwargs: Any,
 ):
-    """Self-play ``MaskablePPO`` through the AEC env (one model in every seat).
+    """Self-play ``MaskablePPO``: one model in every seat of ``n_envs`` games.
 
-    PettingZoo's SB3 action-masking pattern (:func:`self_play_env`), ``n_envs`` copies in a
-    ``VecEnv``. Population training: load the result as :class:`SB3Policy` and add it to
-    the pool of :func:`train_maskable_ppo`.
+    By default on the compiled vectorised env (:class:`~agents.sb3.vec_env.HanabiSB3VecEnv`:
+    every game's seat to move, one kernel call per step of all games); with ``vec_env_cls``
+    ``"dummy"``, ``"subproc"`` or a ``VecEnv`` class, through the AEC env with PettingZoo's SB3
+    action-masking pattern (:func:`self_play_env`). Both give the same games on the same seeds
+    (game ``i`` seeded with ``seed + i``) and the same spaces, so a model moves between them.
+    Population training: load the result as :class:`SB3Policy` and add it to the pool of
+    :func:`train_maskable_ppo`.
 
     Args:
         total_timesteps: Moves to train on (all seats), >= 1.
@@ -320,10 +324,11 @@ def train_self_play(
             restored to the previous value when training ends (or fails); None leaves
             torch's setting alone.
         n_envs: Environments stepped in lock-step, >= 1.
-        vec_env_cls: ``"dummy"``, ``"subproc"`` or a ``VecEnv`` class
-            (:func:`train_maskable_ppo`), or ``"vector"``: the compiled
-            :class:`~agents.sb3.vec_env.HanabiSB3VecEnv` (``n_envs`` games in one kernel call
-            per step; ``env_kwargs`` then as :class:`hanabi_env.vector.HanabiVectorEnv`).
+        vec_env_cls: ``"vector"`` (default): the compiled
+            :class:`~agents.sb3.vec_env.HanabiSB3VecEnv` (``env_kwargs`` as
+            :class:`hanabi_env.vector.HanabiVectorEnv`, the AEC env's arguments but
+            ``render_mode``); or ``"dummy"``, ``"subproc"``, a ``VecEnv`` class
+            (:func:`train_maskable_ppo`) over :func:`self_play_env`.
         vec_env_kwargs: Its keyword arguments (``"vector"``: more ``HanabiSB3VecEnv``
             arguments, e.g. ``{"threads": 2}``).
         resume_from: A saved model to continue (:func:`learn_maskable_ppo`).

@@ -124,6 +124,7 @@ def test_vec_env_cls_subproc_and_bad_names():
     assert isinstance(model.get_env(), SubprocVecEnv)
     assert model.num_timesteps == 32
     sp = train_self_play(32, n_envs=2, vec_env_cls=SubprocVecEnv, **SMALL)
+    assert isinstance(sp.get_env(), SubprocVecEnv)  # the AEC tutorial pattern, one per process
     assert sp.num_timesteps == 32
     with pytest.raises(ValueError, match="vec_env_cls"):
         train_maskable_ppo(["IGGI"], 32, vec_env_cls="threads")
@@ -136,7 +137,7 @@ def test_self_play_on_the_compiled_vector_env_and_back(tmp_path):
     from agents.sb3.vec_env import HanabiSB3VecEnv
 
     path = tmp_path / "vector.zip"
-    model = train_self_play(64, n_envs=4, vec_env_cls="vector", path=path, **SMALL)
+    model = train_self_play(64, n_envs=4, path=path, **SMALL)  # the default: "vector"
     assert isinstance(model.get_env(), HanabiSB3VecEnv)
     assert model.num_timesteps == 64
     back = learn_maskable_ppo(self_play_env(), 32, resume_from=path)  # the same spaces
@@ -243,7 +244,8 @@ def test_model_trained_on_hanabi_env_continues_on_hanabi_v5(tmp_path):
     from agents.sb3 import train_maskable_ppo, train_self_play
 
     for name, train in (
-        ("self_play", lambda p: train_self_play(32, path=p, **SMALL)),
+        ("self_play", lambda p: train_self_play(32, path=p, **SMALL)),  # the vector env
+        ("self_play_aec", lambda p: train_self_play(32, path=p, vec_env_cls="dummy", **SMALL)),
         ("partner", lambda p: train_maskable_ppo(["IGGI"], 32, path=p, **SMALL)),
     ):
         path = tmp_path / f"{name}.zip"
