@@ -42,6 +42,7 @@ from typing import Any
 from agents.policy import Policy
 from agents.sb3._threads import _check_torch_threads, _torch_threads
 from agents.sb3.env import HanabiPartnerEnv, SB3ActionMaskWrapper, mask_fn
+from hanabi_env.outputs import atomic_path
 from hanabi_env.validate import check_int, check_mapping
 
 VEC_ENV_CLASSES = ("dummy", "subproc", "vector")
@@ -117,7 +118,7 @@ def learn_maskable_ppo(
             vectorised env).
         total_timesteps: Steps to train, >= 1 (more steps when resuming).
         seed: Seeds a new model (``MaskablePPO(seed=...)``).
-        path: Where to save the model (``.zip``), or None.
+        path: Where to save the model (``.zip`` added if missing; written atomically), or None.
         verbose: SB3 verbosity.
         torch_threads: Torch threads while building and training the model (see
             :mod:`agents.sb3`); None leaves torch's setting alone.
@@ -161,8 +162,12 @@ def learn_maskable_ppo(
                 model.verbose = verbose
             learn.setdefault("reset_num_timesteps", resume_from is None)
             model.learn(total_timesteps=total, **learn)
-            if path is not None:
-                model.save(str(path))
+            if path is not None:  # a unique temporary .zip, then the rename (atomic)
+                target = Path(path)
+                if target.suffix != ".zip":  # as SB3 names it
+                    target = target.with_name(target.name + ".zip")
+                with atomic_path(target) as tmp:
+                    model.save(str(tmp))
     finally:
         if close_env:
             env.close()
@@ -208,7 +213,7 @@ def train_maskable_ppo(
         seed: Seeds the model (``MaskablePPO(seed=...)``) and the environments
             (env ``i`` is reset with ``seed + i``).
         n_envs: Environments stepped in lock-step, >= 1.
-        path: Where to save the model (``.zip``), or None.
+        path: Where to save the model (``.zip`` added if missing; written atomically), or None.
         env_kwargs: Other :class:`HanabiPartnerEnv` arguments (``players``, ``scoring``,
             ``seat``, ``weights``, ``observation_dtype``, ...).
         verbose: SB3 verbosity.
@@ -315,7 +320,7 @@ def train_self_play(
     Args:
         total_timesteps: Moves to train on (all seats), >= 1.
         seed: Seeds the model and the envs (env ``i`` with ``seed + i``).
-        path: Where to save the model (``.zip``), or None.
+        path: Where to save the model (``.zip`` added if missing; written atomically), or None.
         env_kwargs: :func:`hanabi_env.env` arguments (``players``, ``scoring``,
             ``observation_dtype``, ...).
         verbose: SB3 verbosity.
