@@ -94,10 +94,25 @@ def test_no_run_markers_say_why():
                 assert len(reason) > 10, f"{_name(path, line)}: say why the block is not run"
 
 
+IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w., ]+))", re.M)
+
+
+def _missing_modules(code: str) -> list[str]:
+    """Top-level modules a block imports that are not installed (an optional library)."""
+    names = set()
+    for frm, imp in IMPORT.findall(code):
+        for name in [frm] if frm else [n.split(" as ")[0] for n in imp.split(",")]:
+            names.add(name.strip().split(".")[0])
+    return sorted(n for n in names if n and importlib.util.find_spec(n) is None)
+
+
 @pytest.mark.parametrize("code", PYTHON)
 def test_docs_python_block_runs_on_its_own(code, tmp_path):
     if "agents.sb3" in code and importlib.util.find_spec("sb3_contrib") is None:
         pytest.skip("needs the rl extra (torch, sb3-contrib)")
+    missing = _missing_modules(code)
+    if missing:  # a page about an optional library (docs/marl.md) shows how to use it
+        pytest.skip(f"needs {', '.join(missing)}, not installed here")
     script = tmp_path / "block.py"
     script.write_text(code)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
