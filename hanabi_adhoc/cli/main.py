@@ -421,7 +421,7 @@ def _score_so_far(base, game: int) -> str:
 def _fmt_nan(x: float) -> str:
     from hanabi_adhoc.cli.table import fmt
 
-    return f"{fmt(float(x)):>5}"
+    return fmt(float(x))  # n/a when undefined
 
 
 def _train_sb3(args: argparse.Namespace) -> int:

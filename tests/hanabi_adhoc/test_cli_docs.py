@@ -203,7 +203,7 @@ COMMANDS: dict[str, Case] = {
     ),
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
-    "hanabi-adhoc play human piers": Case(stdin="q\n", expect="stopped."),
+    "hanabi-adhoc play human piers": Case(stdin="q\n", expect="(unfinished): score so far 0"),
     "hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5": Case(
         EVALUATE, expect="overall:"
     ),
