@@ -1,0 +1,113 @@
+"""The benchmark report's PNG figures (matplotlib without pyplot, Agg canvas; the ``qd`` extra).
+
+Each function draws from the aggregates of :mod:`hanabi_adhoc.benchmark.aggregate`, writes one
+PNG through :func:`hanabi_adhoc.benchmark.files.write_output` and returns its path.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from hanabi_adhoc.benchmark.files import write_output
+
+__all__ = ["plot_adaptation", "plot_groups", "plot_niches"]
+
+
+def _figure(width: float, height: float, cols: int = 1):
+    from matplotlib.figure import Figure  # no pyplot: the caller's backend is left alone
+
+    fig = Figure(figsize=(width, height))
+    axes = fig.subplots(1, cols, squeeze=False)[0]
+    return fig, axes
+
+
+def _save(fig, path: Path) -> Path:
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    return write_output(path, buf.getvalue())
+
+
+def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
+    """Three heatmaps over (communicativeness, IPP) cells: the agent's score with each cell's
+    partner, its normalised score, and the partner's own self-play score.
+
+    Args:
+        grid: One family of :func:`hanabi_adhoc.benchmark.aggregate.niche_grids`.
+        title: Figure title.
+        path: Output PNG.
+    """
+    d1, d2 = grid["grid"]
+    fig, axes = _figure(13.5, 4.6, 3)
+    panels = (
+        ("score", "agent's mean score with the cell's partner", 0.0, 25.0),
+        ("normalised", "normalised score min(1, R / R_BR)", 0.0, 1.0),
+        ("self_play", "partner's own self-play score", 0.0, 25.0),
+    )
+    for ax, (key, label, lo, hi) in zip(axes, panels, strict=True):
+        a = np.asarray(grid[key], dtype=np.float64)
+        im = ax.imshow(a.T, origin="lower", vmin=lo, vmax=hi, cmap="viridis",
+                       extent=(0, 1, 0, 1), aspect="equal")  # fmt: skip
+        fig.colorbar(im, ax=ax, shrink=0.8)
+        ax.set_title(label, fontsize=9)
+        ax.set_xlabel(f"communicativeness ({d1} bins)")
+        ax.set_ylabel(f"IPP ({d2} bins)")
+        if d1 * d2 <= 25:
+            for i in range(d1):
+                for j in range(d2):
+                    if np.isfinite(a[i, j]):
+                        ax.text((i + 0.5) / d1, (j + 0.5) / d2, f"{a[i, j]:.2g}", ha="center",
+                                va="center", fontsize=7, color="white")  # fmt: skip
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, path)
+
+
+def plot_adaptation(curves: Mapping[str, Mapping], title: str, path: Path) -> Path:
+    """Mean score ± s.e.m. by game index within an episode, one line per group and game size."""
+    fig, (ax,) = _figure(6.5, 4.2)
+    for name, c in curves.items():
+        m = np.asarray(c["mean"], dtype=np.float64)
+        s = np.nan_to_num(np.asarray(c["sem"], dtype=np.float64))
+        x = np.arange(1, len(m) + 1)
+        ax.plot(x, m, marker="o", ms=3, label=name)
+        ax.fill_between(x, m - s, m + s, alpha=0.2)
+    ax.set_xlabel("game of the episode (same partner)")
+    ax.set_ylabel("mean score (points)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def plot_groups(entries: Sequence[tuple[str, str, dict]], path: Path) -> Path:
+    """Normalised IQM with its 95% CI per group (rows) and agent (colours).
+
+    Args:
+        entries: ``(agent, group, aggregate)`` with the aggregate of
+            :func:`hanabi_adhoc.benchmark.aggregate.suite_summary` for one group.
+        path: Output PNG.
+    """
+    groups = list(dict.fromkeys(g for _, g, _ in entries))
+    agents = list(dict.fromkeys(a for a, _, _ in entries))
+    fig, (ax,) = _figure(7.5, 1.2 + 0.45 * len(groups) * max(1, len(agents)) ** 0.5)
+    h = 0.8 / max(1, len(agents))
+    for k, agent in enumerate(agents):
+        for i, g in enumerate(groups):
+            agg = next((a for a2, g2, a in entries if a2 == agent and g2 == g), None)
+            if agg is None:
+                continue
+            v = agg["normalised_iqm"]
+            if v["value"] is None or not np.isfinite(v["value"]):
+                continue
+            y = i + (k - (len(agents) - 1) / 2) * h
+            ax.barh(y, v["value"], height=h * 0.9, color=f"C{k}", label=agent if i == 0 else None)
+            ax.plot([v["low"], v["high"]], [y, y], color="black", lw=1)
+    ax.set_yticks(range(len(groups)), groups, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel("IQM of the normalised score (95% CI, stratified bootstrap)")
+    ax.legend(fontsize=7, loc="lower right")
+    return _save(fig, path)

@@ -1,0 +1,302 @@
+"""The benchmark's report folder: per_partner.csv, seats.csv, summary.json, summary.md, figures.
+
+docs/benchmark.md §5. :func:`summarise` computes the rows and aggregates of every agent from
+its results table (:mod:`hanabi_adhoc.benchmark.aggregate`); :func:`write_report` writes them,
+the figures and the leaderboard, every file through
+:func:`hanabi_adhoc.benchmark.files.write_output`. Every report states the configuration it
+played: the suites (name, version, SHA-256), each group's game sizes, ruleset, scoring, seed and
+deals, and the hand sizes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from pathlib import Path
+
+from hanabi_adhoc.benchmark import aggregate as A
+from hanabi_adhoc.benchmark.files import read_csv, write_csv, write_json, write_output
+from hanabi_adhoc.benchmark.run import Benchmark
+
+__all__ = ["LEADERBOARD_FIELDS", "PER_PARTNER_FIELDS", "summarise", "write_report"]
+
+PER_PARTNER_FIELDS = (
+    "agent", "suite", "partner", "players", "seat", "games", "mean_score", "sem", "normalised",
+    "group", "cell", "br", "self_play", "communicativeness", "ipp", "risk_aversion",
+    "partner_communicativeness", "partner_ipp",
+)  # fmt: skip
+"""Columns of ``per_partner.csv`` (``partner`` is ``group/id``; ``seat`` ``all`` = every seat)."""
+
+LEADERBOARD_FIELDS = (
+    "agent", "spec", "suite", "suite_sha256", "agent_seed", "ruleset", "hand_size",
+    "normalised_iqm", "iqm_low", "iqm_high", "normalised_mean", "mean_low", "mean_high",
+    "mean_score", "units", "date",
+)  # fmt: skip
+"""Columns of ``leaderboard.csv``."""
+
+RULEBOOK = "rulebook (5 cards at 2–3 players, 4 at 4–5)"
+
+
+def _configuration(bench: Benchmark) -> dict:
+    hs = bench.options["hand_size"]
+    return {
+        "suites": [
+            {
+                "suite": s.key, "sha256": s.sha256, "description": s.description,
+                "groups": [
+                    {"name": g.name, "label": g.label, "players": list(g.players),
+                     "ruleset": g.ruleset, "scoring": g.scoring, "seed": g.seed,
+                     "episodes": g.episodes, "games": g.games, "partners": len(g.partners),
+                     "hand_sizes": {str(p): g.hand_size(p) if hs is None else hs
+                                    for p in g.players},
+                     "sha256": g.hash}
+                    for g in s.groups
+                ],
+            }
+            for s in bench.suites
+        ],
+        "hand_size": RULEBOOK if hs is None else hs,
+        "deals": bench.options["deals"] or "all",
+        "players": list(bench.options["players"] or []) or "all",
+        "partial": bench.partial,
+        "seats": "rotated: every deal once with the agent in every seat",
+    }  # fmt: skip
+
+
+def summarise(bench: Benchmark) -> dict:
+    """Fill ``bench.rows`` and ``bench.summary`` from the agents' results (plays no game)."""
+    groups = {g.name: g for s in bench.suites for g in s.groups}
+    rulebook = bench.options["hand_size"] is None
+    bench.rows = []
+    agents = []
+    for run in bench.runs:
+        rows = A.partner_rows(run.results, groups, rulebook)
+        doc = {
+            "label": run.label, "spec": run.spec, "slug": run.slug, "options": run.options,
+            "players": {str(p): why or "yes" for p, why in run.players.items()},
+            "episodic": run.episodic, "games": len(run.results), "seconds": run.seconds,
+            "replies": run.replies, "suites": {}, "behaviour": A.behaviour(run.results),
+            "niches": {}, "seats": A.seat_table(rows),
+        }  # fmt: skip
+        for suite in bench.suites:
+            names = {g.name for g in suite.groups}
+            mine = [r for r in rows if r["group"] in names]
+            doc["suites"][suite.key] = A.suite_summary(mine, suite)
+            for r in mine:
+                bench.rows.append({**r, "agent": run.label, "suite": suite.key,
+                                   "partner": f"{r['group']}/{r['partner']}"})  # fmt: skip
+        for fam, grid in A.niche_grids(rows, groups).items():
+            doc["niches"][fam] = {
+                "grid": list(grid["grid"]), "groups": grid["groups"],
+                "weakest": [{"cell": [i, j], "value": v} for i, j, v in A.weakest_cells(grid)],
+            }  # fmt: skip
+        if run.episodic:
+            doc["adaptation"] = A.adaptation(run.results)
+        agents.append(doc)
+    bench.summary = {
+        "format": "hanabi-adhoc/benchmark-report", "version": 1,
+        "configuration": _configuration(bench), "agents": agents,
+    }  # fmt: skip
+    return bench.summary
+
+
+def _ci(agg: dict) -> str:
+    v, lo, hi = agg["value"], agg["low"], agg["high"]
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    return f"{v:.3f} [{lo:.3f}, {hi:.3f}]" if abs(v) <= 1.5 else f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _cell_name(fam: dict, cell) -> str:
+    from qd.plot import cell_label
+
+    return cell_label(list(cell), fam["grid"])
+
+
+def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
+    """Write the figures; ``(file, caption)`` pairs for summary.md (none without matplotlib)."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        return []
+    from hanabi_adhoc.benchmark import figures as F
+
+    groups = {g.name: g for s in bench.suites for g in s.groups}
+    made = []
+    entries = [(a["label"], g, agg) for a in bench.summary["agents"]
+               for s in a["suites"].values() for g, agg in s["groups"].items()]  # fmt: skip
+    if entries:
+        F.plot_groups(entries, out / "figures" / "groups.png")
+        made.append(("figures/groups.png", "Interquartile mean of the normalised score "
+                     "min(1, R/R_BR) over each group's partners, with its 95% stratified "
+                     "bootstrap CI, per agent."))  # fmt: skip
+    for run in bench.runs:
+        rows = [r for r in bench.rows if r["agent"] == run.label]
+        rows = [{**r, "partner": r["partner"].split("/", 1)[1]} for r in rows]
+        seen = set()
+        for fam, grid in A.niche_grids(rows, groups).items():
+            if fam in seen:
+                continue
+            seen.add(fam)
+            name = f"figures/niche-{run.slug}-{fam}.png"
+            F.plot_niches(grid, f"{run.label} with {fam} ({', '.join(grid['groups'])})", out / name)
+            made.append((name, f"{run.label} with the partners of {fam} by niche "
+                         "(communicativeness × IPP of the partner's cell; runs averaged): its "
+                         "score, its normalised score, and the partner's own self-play score."))  # fmt: skip
+        if run.episodic:
+            name = f"figures/adaptation-{run.slug}.png"
+            doc = next(a for a in bench.summary["agents"] if a["slug"] == run.slug)
+            F.plot_adaptation(doc["adaptation"], f"{run.label}: score by game of an episode",
+                              out / name)  # fmt: skip
+            made.append((name, f"Adaptation of {run.label}: mean score ± s.e.m. by game index "
+                         "within an episode with one partner, per group and game size."))  # fmt: skip
+    return made
+
+
+def _markdown(bench: Benchmark, figures: list[tuple[str, str]]) -> str:
+    s = bench.summary
+    conf = s["configuration"]
+    lines = ["# Ad-hoc teamwork benchmark", ""]
+    if conf["partial"]:
+        lines += ["**Partial run** (a subset of deals or game sizes): not comparable with full "
+                  "runs, not on the leaderboard.", ""]  # fmt: skip
+    lines += ["## Configuration", "", f"Hand size: {conf['hand_size']}. Seats: {conf['seats']}. "
+              f"Deals: {conf['deals']}. Every agent played the same deals.", "",
+              "| suite | group | players | ruleset | scoring | partners | deals | seed |",
+              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for su in conf["suites"]:
+        for g in su["groups"]:
+            lines.append(f"| {su['suite']} (sha256 {su['sha256'][:12]}) | {g['name']} | "
+                         f"{','.join(map(str, g['players']))} | {g['ruleset']} | {g['scoring']} | "
+                         f"{g['partners']} | {g['episodes']}×{g['games']} | {g['seed']} |")  # fmt: skip
+    lines += ["", "## Results", "", "Normalised score min(1, R / R_BR) per partner (R_BR: the "
+              "best known response, shipped with the suite), aggregated over partners with "
+              "stratified bootstrap 95% CIs; score in points (docs/benchmark.md §4).", "",
+              "| agent | suite | partners × sizes | normalised IQM [95% CI] | normalised mean | "
+              "mean score |", "|---|---|---|---|---|---|"]  # fmt: skip
+    for a in s["agents"]:
+        for key, su in a["suites"].items():
+            al = su["all"]
+            lines.append(f"| {a['label']} | {key} | {al['units']} | "
+                         f"{_ci(al['normalised_iqm'])} | {_ci(al['normalised_mean'])} | "
+                         f"{_ci(al['score_mean'])} |")  # fmt: skip
+    lines += ["", "Per group:", "", "| agent | group | partners × sizes | normalised IQM [95% CI] | "
+              "mean score |", "|---|---|---|---|---|"]  # fmt: skip
+    done = set()
+    for a in s["agents"]:
+        for su in a["suites"].values():
+            for g, agg in su["groups"].items():
+                if (a["label"], g) not in done:
+                    done.add((a["label"], g))
+                    lines.append(f"| {a['label']} | {g} | {agg['units']} | "
+                                 f"{_ci(agg['normalised_iqm'])} | {_ci(agg['score_mean'])} |")  # fmt: skip
+    lines += ["", "By game size (suites with several):", "", "| agent | suite | players | "
+              "normalised mean [95% CI] | mean score |", "|---|---|---|---|---|"]  # fmt: skip
+    for a in s["agents"]:
+        for key, su in a["suites"].items():
+            if len(su["players"]) > 1:
+                for p, agg in su["players"].items():
+                    lines.append(f"| {a['label']} | {key} | {p} | "
+                                 f"{_ci(agg['normalised_mean'])} | {_ci(agg['score_mean'])} |")  # fmt: skip
+    lines += ["", "## The agents' behaviour", "", "Self-play (every seat the agent) and with the "
+              "partners (its seats only); ratios of sums (docs/rules.md §5).", "",
+              "| agent | where | players | communicativeness | IPP | risk aversion |",
+              "|---|---|---|---|---|---|"]  # fmt: skip
+    for a in s["agents"]:
+        b = a["behaviour"]
+        for where, per in [("self-play", b["self_play"]), *b["with_partners"].items()]:
+            for p, m in per.items():
+                lines.append(f"| {a['label']} | {where} | {p} | {_f(m['communicativeness'])} | "
+                             f"{_f(m['ipp'])} | {_f(m['risk_aversion'])} |")  # fmt: skip
+    lines.append("")
+    for a in s["agents"]:
+        lines += _notes(a)
+    if figures:
+        lines += ["", "## Figures", ""]
+        for name, caption in figures:
+            lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
+    lines += ["", "## Files", "", "- `per_partner.csv`: one row per agent, suite, partner, game "
+              "size and seat (`all` = every seat): games, mean_score, sem, normalised, br, the "
+              "partner's self-play score, behaviour.", "- `seats.csv`: the per-seat breakdown.",
+              "- `summary.json`: this summary, machine-readable.", "- `agents/<slug>/games/"
+              "*.npz`: every game (the raw table every number here is computed from).",
+              "- `leaderboard.csv`: every full run in this folder, per suite version."]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _notes(a: dict) -> list[str]:
+    """One agent's sentences: its self-play cell, weakest niches, replies, sizes not played."""
+    out = []
+    cells = ", ".join(f"{k} {v}" for k, v in a["behaviour"]["cell"].items() if v is not None)
+    out.append(f"- {a['label']}: its 2-player self-play falls in cell {cells or 'n/a'} "
+               "(communicativeness bin, IPP bin).")  # fmt: skip
+    for fam, n in a["niches"].items():
+        weak = "; ".join(f"{_cell_name(n, w['cell'])} ({w['value']:.2f})" for w in n["weakest"])
+        out.append(f"- {a['label']}: weakest niches with {fam}: {weak}.")
+    if a["replies"]:
+        r = a["replies"]
+        out.append(f"- {a['label']}: {r['replies']} replies, {r['unparsable']} unparsable, "
+                   f"{r['illegal']} illegal, {r['fallbacks']} fallback moves.")  # fmt: skip
+    skipped = {p: w for p, w in a["players"].items() if w != "yes"}
+    if skipped:
+        out.append(f"- {a['label']} does not play "
+                   + "; ".join(f"{p} players ({w})" for p, w in skipped.items()) + ".")  # fmt: skip
+    return out
+
+
+def _f(x) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else f"{x:.3f}"
+
+
+def _leaderboard(bench: Benchmark, path: Path) -> None:
+    old = read_csv(path)
+    new = []
+    today = datetime.date.today().isoformat()
+    sha = {s.key: s.sha256 for s in bench.suites}
+    for a in bench.summary["agents"]:
+        for key, su in a["suites"].items():
+            al = su["all"]
+            new.append({
+                "agent": a["label"], "spec": a["spec"] or "", "suite": key, "suite_sha256": sha[key],
+                "agent_seed": a["options"]["seed"], "ruleset": a["options"]["ruleset"],
+                "hand_size": a["options"]["hand_size"] or "rulebook",
+                "normalised_iqm": al["normalised_iqm"]["value"], "iqm_low": al["normalised_iqm"]["low"],
+                "iqm_high": al["normalised_iqm"]["high"],
+                "normalised_mean": al["normalised_mean"]["value"],
+                "mean_low": al["normalised_mean"]["low"], "mean_high": al["normalised_mean"]["high"],
+                "mean_score": al["score_mean"]["value"], "units": al["units"], "date": today,
+            })  # fmt: skip
+    key = ("agent", "spec", "suite", "suite_sha256", "agent_seed", "ruleset", "hand_size")
+    fresh = {tuple(str(r[k]) for k in key) for r in new}
+    rows = [r for r in old if tuple(str(r.get(k, "")) for k in key) not in fresh] + new
+
+    def order(r):
+        v = r["normalised_iqm"]
+        v = float(v) if v not in ("", None) else math.nan
+        return (str(r["suite"]), -(v if math.isfinite(v) else -1.0), str(r["agent"]))
+
+    write_csv(path, LEADERBOARD_FIELDS, sorted(rows, key=order))
+
+
+def write_report(bench: Benchmark, out: str | Path, leaderboard: str | Path | None = None) -> Path:
+    """Write the report of a summarised :class:`Benchmark` into ``out``.
+
+    Files: ``per_partner.csv`` (:data:`PER_PARTNER_FIELDS`), ``seats.csv``, ``summary.json``,
+    ``summary.md`` with captioned ``figures/*.png``, and (full runs only) the leaderboard
+    ``leaderboard.csv`` (or ``leaderboard``), where each agent's row per suite version replaces
+    its previous one.
+
+    Returns:
+        The path of ``summary.md``.
+    """
+    out = Path(out)
+    write_csv(out / "per_partner.csv", PER_PARTNER_FIELDS, bench.rows)
+    seats = [{**r, "agent": a["label"]} for a in bench.summary["agents"] for r in a["seats"]]
+    write_csv(out / "seats.csv", ("agent", "group", "players", "seat", "partners", "mean_score",
+                                  "normalised"), seats)  # fmt: skip
+    write_json(out / "summary.json", bench.summary)
+    figures = _figures(bench, out)
+    path = write_output(out / "summary.md", _markdown(bench, figures))
+    if not bench.partial:
+        _leaderboard(bench, Path(leaderboard) if leaderboard else out / "leaderboard.csv")
+    return path
