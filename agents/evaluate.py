@@ -34,7 +34,7 @@ from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env._workers import one_thread_worker
-from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig
+from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig, rulebook_hand_size
 from hanabi_env.jsonable import json_ready
 from hanabi_env.metrics import metric_ratios
 from hanabi_env.seeding import SEED_LIMIT
@@ -47,6 +47,7 @@ from hanabi_env.validate import (
     check_int_sequence,
     check_seed,
     check_workers,
+    is_int,
     type_error,
 )
 
@@ -63,8 +64,12 @@ __all__ = [
 
 
 def hle_hand_size(players: int) -> int:
-    """Hand size of the papers and HLE's default: 5 for 2–3 players, 4 for 4–5."""
-    return 5 if players <= 3 else 4
+    """Hand size of the papers and HLE's default: 5 for 2–3 players, 4 for 4–5.
+
+    The rulebook's sizes, :func:`hanabi_env.config.rulebook_hand_size` (this name stays for
+    the callers that use it).
+    """
+    return rulebook_hand_size(players)
 
 
 # --------------------------------------------------------------------------------------------
@@ -438,6 +443,9 @@ class EvaluationResult:
             sizes (mixed) — [CIG18], docs/papers.md §2.
         sem: Standard error of ``mean`` (propagated from the cells, which are independent).
         metrics: The evaluated agent's metrics over all its seats and games (ratio of sums).
+        hand_sizes: Cards per hand at each game size played (``{players: hand size}``).
+        hand_order: ``"shift"`` or ``"fixed"``, the hand order played.
+        ruleset: The ruleset of the agents given by name.
     """
 
     agent: str
@@ -449,6 +457,9 @@ class EvaluationResult:
     mean: float = math.nan
     sem: float = math.nan
     metrics: dict = field(default_factory=dict)
+    hand_sizes: dict[int, int] = field(default_factory=dict)
+    hand_order: str = "shift"
+    ruleset: str = "corrected"
 
     def per_size(self) -> dict[int, tuple[float, float]]:
         """Mean ± s.e.m. per game size (over partners in mixed mode)."""
@@ -468,6 +479,9 @@ class EvaluationResult:
                 "mode": self.mode,
                 "scoring": self.scoring,
                 "players": list(self.players),
+                "hand_sizes": {str(k): v for k, v in self.hand_sizes.items()},
+                "hand_order": self.hand_order,
+                "ruleset": self.ruleset,
                 "games": self.games,
                 "mean": self.mean,
                 "sem": self.sem,
@@ -521,7 +535,7 @@ def evaluate(
     scoring: str = "lenient",
     seed: int = 0,
     workers: int | None = None,
-    hand_size: Callable[[int], int] = hle_hand_size,
+    hand_size: int | Callable[[int], int] = hle_hand_size,
     progress: bool = False,
     no_rule: str = "fallback",
     hand_order: str | None = None,
@@ -546,7 +560,8 @@ def evaluate(
         seed: Master seed.
         workers: Parallel workers, as in :func:`play_games` (None = all local cores); results
             do not depend on it.
-        hand_size: Hand size per player count (default 5 for 2–3 players, 4 for 4–5).
+        hand_size: Cards per hand: an int for every game size, or a function of the player
+            count (default the rulebook's: 5 for 2–3 players, 4 for 4–5; docs/rules.md §0.1).
         progress: Show a tqdm progress bar.
         no_rule: ``"fallback"`` (default) or ``"end_game"`` (strict-era emulation, see
             :func:`play_games`).
@@ -583,7 +598,16 @@ def evaluate(
     check_choice("scoring", scoring, SCORING_VARIANTS)
     seed = check_seed("seed", seed)
     workers = check_workers("workers", workers)
-    check_callable("hand_size", hand_size)
+    size_of: Callable[[int], int]
+    if is_int(hand_size):
+        fixed_size = check_int("hand_size", hand_size, 2, 5)
+        size_of = lambda _players: fixed_size  # noqa: E731 - the default's signature
+    elif callable(hand_size):
+        size_of = hand_size
+    else:
+        raise type_error(
+            "hand_size", "an int in [2, 5] or a function of the player count", hand_size
+        )
     progress = check_bool("progress", progress)
     check_choice("no_rule", no_rule, ("fallback", "end_game"))
     if hand_order is not None:
@@ -612,13 +636,22 @@ def evaluate(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total, desc=f"{agent.name} {mode}", unit="game")
-    result = EvaluationResult(agent.name, mode, scoring, players, int(games))
+    result = EvaluationResult(
+        agent.name,
+        mode,
+        scoring,
+        players,
+        int(games),
+        hand_sizes={p: int(size_of(p)) for p in players},
+        hand_order=hand_order,
+        ruleset=ruleset,
+    )
     sums = np.zeros(E.N_COUNTERS)
     try:
         for partner in partners:
             for p in players:
                 cfg = HanabiConfig(
-                    players=p, hand_size=hand_size(p), scoring=scoring, hand_order=hand_order
+                    players=p, hand_size=size_of(p), scoring=scoring, hand_order=hand_order
                 )
                 seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=mode == "mixed")
                 if partner is None:
@@ -644,6 +677,7 @@ def evaluate(
                     {
                         "partner": "self" if partner is None else partner.name,
                         "players": p,
+                        "hand_size": cfg.hand_size,
                         "games": int(games),
                         "mean": float(batch.scores.mean()),
                         "sem": sem(batch.scores),

@@ -338,7 +338,8 @@ def write_report(
         + ", ".join(f"{k}={v}" for k, v in config.as_dict().items())
         + ".",
         "",
-        RULESET_WORDS[config.ruleset],
+        f"Games: 2 players, hand size 5 (the rulebook's, docs/rules.md §0.1), "
+        f"{config.scoring} scoring, {config.ruleset} ruleset. " + RULESET_WORDS[config.ruleset],
         "",
         *_timing_lines(timing),
         "## Definitions",

@@ -35,7 +35,7 @@ render_mode=None, scoring="strict", hand_order="shift")`
 |---|---|---|
 | `colors`, `ranks` | 2..5 | deck of `colors x ranks` cards; per colour 3 of rank 1, 1 of the top rank, 2 else |
 | `players` | 2..5, `<= colors` | number of agents |
-| `hand_size` | 2..5, `players*hand_size <= deck` | cards per hand (hanabi_v5 keeps 5 for 4-5 players; the papers use 4) |
+| `hand_size` | 2..5, `players*hand_size <= deck` | cards per hand; default 5 at every player count, as hanabi_v5 (drop-in). The rulebook, HLE, the papers and hanab.live deal 4 at 4-5 players, and every other entry point of this project does too: pass `hand_size=hanabi_env.rulebook_hand_size(players)` for that game (docs/rules.md §0.1) |
 | `max_information_tokens` | 0..100 | hint tokens |
 | `max_life_tokens` | 1..100 | lives |
 | `observation_type` | `"minimal"`, `"card_knowledge"`, `"seer"` | see the layout below |

@@ -35,6 +35,7 @@ import sys
 import numpy as np
 
 from hanabi_env import stats
+from hanabi_env.config import rulebook_hand_size
 
 
 def _warmup(args: argparse.Namespace) -> int:
@@ -53,7 +54,9 @@ def _warmup(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     import hanabi_env
 
-    env = hanabi_env.env(players=args.players, scoring=args.scoring)
+    hand_size = rulebook_hand_size(args.players)
+    env = hanabi_env.env(players=args.players, hand_size=hand_size, scoring=args.scoring)
+    print(f"{game_settings(args.players, hand_size, args.scoring, None)}, uniformly random moves")
     rng = np.random.default_rng(args.seed)
     scores, moves, dead = [], [], 0
     for game in range(args.games):
@@ -260,16 +263,21 @@ def _seat_policies(args: argparse.Namespace) -> list:
     return policies
 
 
-def _play_game(env, policies: list, args: argparse.Namespace, game: int, render: bool) -> None:
-    """Play game number ``game`` of ``play`` through ``env`` (a reference end stops it)."""
+def _play_game(env, policies: list, seeds: tuple, game: int, render: bool) -> None:
+    """Play game number ``game`` of ``play`` through ``env`` (a reference end stops it).
+
+    ``seeds`` is ``(deal seeds, agent seeds)`` of :func:`agents.evaluate.game_seeds`, so that
+    ``play`` deals and seeds the games that :func:`agents.play` and a mirror
+    :func:`agents.evaluate` play with the same seed.
+    """
     from agents.policy import ReferenceGameEnd, end_game
 
-    players = len(policies)
-    env.reset(seed=args.seed + game)
+    deals, agent_seeds = seeds
+    env.reset(options={"deal_seed": int(deals[game])})
     for i, pol in enumerate(policies):
         if hasattr(pol, "start_game"):
             pol.start_game("partner")  # one partner id for the whole session
-        pol.reset(args.seed * 1000 + game * players + i)
+        pol.reset(int(agent_seeds[game, i]))
     for agent in env.agent_iter():
         seat = int(agent.split("_")[1])
         try:
@@ -284,24 +292,57 @@ def _play_game(env, policies: list, args: argparse.Namespace, game: int, render:
         env.step(action)
 
 
+def hand_size_words(sizes: dict[int, int]) -> str:
+    """``{players: hand size}`` in words, saying whether they are the rulebook's (§0.1)."""
+    rule = all(h == rulebook_hand_size(p) for p, h in sizes.items())
+    tag = "the rulebook's" if rule else "not the rulebook's"
+    if len(sizes) == 1:
+        return f"hand size {next(iter(sizes.values()))} ({tag})"
+    return "hand sizes " + ", ".join(f"{h} at {p}p" for p, h in sizes.items()) + f" ({tag})"
+
+
+def game_settings(players: int, hand_size: int, scoring: str, ruleset: str | None) -> str:
+    """The configuration a command played, in one line (every report and record states it).
+
+    Players, hand size (and whether it is the rulebook's, docs/rules.md §0.1), scoring and
+    the rule agents' ruleset (omitted when None).
+    """
+    text = f"{players} players, {hand_size_words({players: hand_size})}, {scoring} scoring"
+    return text if ruleset is None else f"{text}, {ruleset} ruleset"
+
+
 def _play(args: argparse.Namespace) -> int:
     import hanabi_env
+    from agents.evaluate import game_seeds
     from agents.human import HumanPolicy, render_view
+    from hanabi_adhoc.cli.options import OptionError
     from hanabi_env.metrics import metric_ratios
 
     players = len(args.seats)
     policies = _seat_policies(args)
+    hand_size = args.hand_size if args.hand_size is not None else rulebook_hand_size(players)
     humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
     hand_order = "fixed" if args.ruleset == "reference" else "shift"
-    env = hanabi_env.env(
-        players=players, scoring=args.scoring, render_mode="ansi", hand_order=hand_order
-    )
+    try:
+        env = hanabi_env.env(
+            players=players,
+            hand_size=hand_size,
+            scoring=args.scoring,
+            render_mode="ansi",
+            hand_order=hand_order,
+        )
+    except ValueError as err:
+        raise OptionError("--hand-size", str(err)) from None
+    _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
+    settings = game_settings(players, hand_size, args.scoring, args.ruleset)
+    print(f"{settings}; seed {args.seed}")
     names = [f"player_{i} ({getattr(p, 'name', type(p).__name__)})" for i, p in enumerate(policies)]
     counters = None  # (players, N_COUNTERS) summed over games (docs/rules.md §5: ratios of sums)
     scores = []
     try:
         for game in range(args.games):
-            _play_game(env, policies, args, game, render=args.render and not humans)
+            render = args.render and not humans
+            _play_game(env, policies, (deals, agent_seeds), game, render=render)
             base = env.unwrapped
             for i, pol in enumerate(policies):
                 if hasattr(pol, "end_game"):
@@ -323,7 +364,7 @@ def _play(args: argparse.Namespace) -> int:
         return 0
     if scores:
         sem = stats.sem(scores) if len(scores) > 1 else 0.0
-        print(f"\n{len(scores)} game(s), mean score {np.mean(scores):.2f} ± {sem:.2f}")
+        print(f"\n{len(scores)} game(s), mean score {np.mean(scores):.2f} ± {sem:.2f} ({settings})")
     ratios = metric_ratios(counters)
     for i in range(players):
         you = "  <- you" if i in humans else ""
@@ -462,6 +503,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             hand_order=args.hand_order,
             ruleset=args.ruleset,
             preset=args.preset,
+            hand_size=rulebook_hand_size if args.hand_size is None else args.hand_size,
         )
     from pathlib import Path
 
@@ -478,7 +520,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             w.writerows(result.rows)
     print(
         f"{result.agent}: {result.mode} evaluation, {result.scoring} scoring, "
-        f"{result.games} games per cell, seed {args.seed}"
+        f"{result.ruleset} ruleset, {result.hand_order} hand order, "
+        f"{hand_size_words(result.hand_sizes)}; {result.games} games per cell, seed {args.seed}"
     )
     print(f"{'partner':<14}{'players':>8}{'mean':>8}{'s.e.m.':>8}{'comm':>7}{'ipp':>7}")
     for r in result.rows:
@@ -561,6 +604,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("--games", "COUNT", "number of games (default 1)", 1),
         ("--seed", "SEED", SEED_HELP, 0),
         ("--scoring", "strict|lenient", SCORING, "strict"),
+        ("--hand-size", "HAND_SIZE", "cards per hand, 2..5 (default: the rulebook's, 5 for 2-3 "
+         "players and 4 for 4-5; docs/rules.md §0.1)"),
         ("--render", "FLAG", "print the board at every move (agents only; default: off)"),
         ("--train-games", "COUNT", "games per pair of the meta-agent's response table (default "
          "20)", 20),
@@ -614,6 +659,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("--players", {}, "e.g. 2-5, 2,4 or 3 (default 2-5)", "2-5"),
         ("--scoring", "strict|lenient", SCORING_HELP, "lenient"),
         ("--seed", "SEED", SEED_HELP, 0),
+        ("--hand-size", "HAND_SIZE", "cards per hand at every game size, 2..5 (default: the "
+         "rulebook's, 5 for 2-3 players and 4 for 4-5; docs/rules.md §0.1)"),
         ("--hand-order", {"choices": ["shift", "fixed"]}, "shift (HLE; default for the "
          "corrected ruleset) or fixed (the Java framework's fixed slots; default and required "
          "for --ruleset reference), docs/rules.md §12"),

@@ -320,6 +320,7 @@ OPTION_KINDS: dict[str, dict] = {
     "P": {"type": unit_float, "metavar": "P"},
     "SIZES": {"type": parse_players, "metavar": "SIZES"},
     "PLAYERS": {"type": int, "choices": range(2, 6)},
+    "HAND_SIZE": {"type": int, "choices": range(2, 6), "metavar": "H"},
     "SEED": {"type": seed_int},
     "SEED_N": {"type": seed_int, "metavar": "N"},
     "WORKERS": {"type": workers_int, "metavar": "N"},
