@@ -109,5 +109,6 @@ def plot_groups(entries: Sequence[tuple[str, str, dict]], path: Path) -> Path:
     ax.invert_yaxis()
     ax.set_xlim(0, 1.05)
     ax.set_xlabel("IQM of the normalised score (95% CI, stratified bootstrap)")
-    ax.legend(fontsize=7, loc="lower right")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="lower right")
     return _save(fig, path)

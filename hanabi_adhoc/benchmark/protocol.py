@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend
-from agents.evaluate import hle_hand_size, play_games
+from agents.evaluate import play_games
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from agents.registry import make_policy
@@ -41,7 +41,7 @@ from hanabi_adhoc.benchmark.results import Results
 from hanabi_adhoc.benchmark.suites import Group, episode_deals
 from hanabi_env import _engine as E
 from hanabi_env._workers import one_thread_worker
-from hanabi_env.config import HanabiConfig
+from hanabi_env.config import HanabiConfig, rulebook_hand_size
 from hanabi_env.game import HanabiGame
 
 __all__ = [
@@ -181,7 +181,7 @@ def agent_players(agent: Policy, hand_size: int | None = None) -> dict[int, str 
         if declared is not None:
             out[p] = None if p in declared else f"the agent plays {list(declared)} players"
             continue
-        hs = hle_hand_size(p) if hand_size is None else hand_size
+        hs = rulebook_hand_size(p) if hand_size is None else hand_size
         game = HanabiGame(HanabiConfig(players=p, hand_size=hs))
         game.reset(0)
         probe = copy.deepcopy(agent)

@@ -17,6 +17,7 @@ from pathlib import Path
 from hanabi_adhoc.benchmark import aggregate as A
 from hanabi_adhoc.benchmark.files import read_csv, write_csv, write_json, write_output
 from hanabi_adhoc.benchmark.run import Benchmark
+from hanabi_env.config import rulebook_hand_size
 
 __all__ = ["LEADERBOARD_FIELDS", "PER_PARTNER_FIELDS", "summarise", "write_report"]
 
@@ -100,6 +101,18 @@ def summarise(bench: Benchmark) -> dict:
     return bench.summary
 
 
+def _sizes(bench: Benchmark) -> str:
+    """Players and hand sizes in words (``hanabi_adhoc.cli.main.hand_size_words``)."""
+    from hanabi_adhoc.cli.main import hand_size_words
+
+    hs = bench.options["hand_size"]
+    sizes = sorted({p for s in bench.suites for g in s.groups for p in g.players})
+    if bench.options["players"]:
+        sizes = [p for p in sizes if p in bench.options["players"]]
+    words = hand_size_words({p: rulebook_hand_size(p) if hs is None else hs for p in sizes})
+    return f"Players {', '.join(map(str, sizes))}; {words}"
+
+
 def _ci(agg: dict) -> str:
     v, lo, hi = agg["value"], agg["low"], agg["high"]
     if v is None or not math.isfinite(v):
@@ -160,7 +173,7 @@ def _markdown(bench: Benchmark, figures: list[tuple[str, str]]) -> str:
     if conf["partial"]:
         lines += ["**Partial run** (a subset of deals or game sizes): not comparable with full "
                   "runs, not on the leaderboard.", ""]  # fmt: skip
-    lines += ["## Configuration", "", f"Hand size: {conf['hand_size']}. Seats: {conf['seats']}. "
+    lines += ["## Configuration", "", f"{_sizes(bench)}. Seats: {conf['seats']}. "
               f"Deals: {conf['deals']}. Every agent played the same deals.", "",
               "| suite | group | players | ruleset | scoring | partners | deals | seed |",
               "|---|---|---|---|---|---|---|---|"]  # fmt: skip

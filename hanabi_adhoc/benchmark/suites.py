@@ -9,7 +9,7 @@ A suite is a list of **groups**, the strata of the bootstrap (docs/benchmark.md 
 population run, or the test pool. A group fixes everything a game needs:
 
 * ``players``: the game sizes it is played at; ``ruleset`` and ``scoring`` of its partners'
-  games; the hand size is the rulebook's (:func:`agents.evaluate.hle_hand_size`);
+  games; the hand size is the rulebook's (:func:`hanabi_env.config.rulebook_hand_size`);
 * ``seed``, ``episodes``, ``games``: the deals. Episode ``j`` deals
   ``agents.evaluate.game_seeds(derive_seed(seed, 1, j), games, players)`` (at 2 players exactly
   the deals of the meta-agent protocol, :mod:`meta.evaluate`), to every partner and every agent;
@@ -33,7 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.evaluate import game_seeds, hle_hand_size
+from agents.evaluate import game_seeds
+from hanabi_env.config import rulebook_hand_size
 from hanabi_env.seeding import derive_seed
 
 __all__ = [
@@ -130,7 +131,7 @@ class Group:
 
     def hand_size(self, players: int) -> int:
         """The rulebook's hand size at ``players`` (5 at 2–3, 4 at 4–5), as the BR was made."""
-        return hle_hand_size(players)
+        return rulebook_hand_size(players)
 
 
 @dataclass(frozen=True)
