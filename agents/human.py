@@ -158,7 +158,7 @@ def _menu(view: PlayerView, legal: np.ndarray) -> list[list[int]]:
 
 
 def numbered_moves(view: PlayerView, legal: np.ndarray) -> list[int]:
-    """The legal move uids in the order :func:`format_moves` numbers them (``[0]``, ``[1]``, ...)."""
+    """The legal move uids in the order :func:`format_moves` numbers them (``[0]``, ``[1]``...)."""
     return [a for g in _menu(view, legal) for a in g]
 
 

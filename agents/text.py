@@ -135,7 +135,9 @@ def parse_reply(reply: str, view: PlayerView) -> Reply:
     if kind == "number":
         if 0 <= value < len(menu):
             return Reply(menu[value], "ok")
-        return Reply(None, "illegal", f"there is no move [{value}]; the moves are [0]-[{len(menu) - 1}]")
+        return Reply(
+            None, "illegal", f"there is no move [{value}]; the moves are [0]-[{len(menu) - 1}]"
+        )
     if value in legal:
         return Reply(int(value), "ok")
     words = describe_move(view.raw.cfg, view.seat, value)

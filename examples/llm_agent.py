@@ -59,15 +59,26 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default=None, help="report folder (default: none written)")
     args = ap.parse_args(argv)
     agent = TextPolicy(make_toy_model(seed=0), name="toy-llm", retries=1)
-    bench = run_benchmark([agent], suites=["pool"], out=args.out, deals=args.deals,
-                          players=[2], workers=1, progress=False)  # fmt: skip
+    bench = run_benchmark(
+        [agent],
+        suites=["pool"],
+        out=args.out,
+        deals=args.deals,
+        players=[2],
+        workers=1,
+        progress=False,
+    )
     summary = bench.summary["agents"][0]
     pool = summary["suites"]["pool@1"]["all"]
-    print(f"toy-llm with the test pool: mean score {pool['score_mean']['value']:.2f}, "
-          f"normalised {pool['normalised_mean']['value']:.3f}")
+    print(
+        f"toy-llm with the test pool: mean score {pool['score_mean']['value']:.2f}, "
+        f"normalised {pool['normalised_mean']['value']:.3f}"
+    )
     r = agent.reply_stats
-    print(f"replies {r.replies}: unparsable {r.unparsable}, illegal {r.illegal}, "
-          f"fallback moves {r.fallbacks}")
+    print(
+        f"replies {r.replies}: unparsable {r.unparsable}, illegal {r.illegal}, "
+        f"fallback moves {r.fallbacks}"
+    )
 
 
 if __name__ == "__main__":

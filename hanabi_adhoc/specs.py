@@ -71,9 +71,15 @@ def meta_agent(
         bar = tqdm(total=n, desc="meta-agent response table (published 5x5)", unit="game")
     try:
         table = build_table(
-            pool, pool, train_games, seed, ids, ids, workers=workers or 1,
+            pool,
+            pool,
+            train_games,
+            seed,
+            ids,
+            ids,
+            workers=workers or 1,
             progress=None if bar is None else bar.update,
-        )  # fmt: skip
+        )
     finally:
         if bar is not None:
             bar.close()

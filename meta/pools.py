@@ -126,12 +126,13 @@ def load_pool(
         names = [n for n in source.split(":", 1)[1].split(",") if n.strip()]
         if not names:
             raise ValueError(f"source={source!r} names no baseline agent")
-        pols = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
+        pols: list[Policy] = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
         return pols, [prefix + p.name for p in pols]
     archive = load_archive_source(source)
     if len(archive) == 0:
         raise ValueError(f"source={source!r} has no elites")
-    return archive_pool(archive, prefix, ruleset)
+    elites, ids = archive_pool(archive, prefix, ruleset)
+    return list(elites), ids
 
 
 def archive_pool(

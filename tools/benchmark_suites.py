@@ -46,9 +46,10 @@ from qd.io import load_archive_source, load_population  # noqa: E402
 SEED = 2030
 """Master seed of every group's deals (docs/benchmark.md §3)."""
 
+SPARTA = "59cba1781e411042f8237f53e49054d095eff337"  # branch sparta: the 5x5 JSON exports
 UPSTREAM = {
-    ("5x5", 2): ("59cba1781e411042f8237f53e49054d095eff337", "starter/5by5final3/2iteration999999.json"),
-    ("5x5", 3): ("59cba1781e411042f8237f53e49054d095eff337", "starter/5by5final3/3iteration999999.json"),
+    ("5x5", 2): (SPARTA, "starter/5by5final3/2iteration999999.json"),
+    ("5x5", 3): (SPARTA, "starter/5by5final3/3iteration999999.json"),
     ("20x20", 2): ("8e55f9ec5ca7df33f3d5264a27365e94023844f1", "starter/2P2"),
     ("20x20", 3): ("8e55f9ec5ca7df33f3d5264a27365e94023844f1", "starter/2P3"),
 }  # fmt: skip
@@ -115,8 +116,8 @@ def source_groups(clone: Path, tmp: Path) -> list[dict]:
     for run in (0, 1, 2):
         archive = load_archive_source(OWN / f"run{run}")
         src = f"docs/results/pipeline-paper/populations/run{run}"
-        groups.append(_population_group(f"own-run{run}", f"this project's paper population, "
-                                        f"run {run}", archive, "corrected", "own", src))  # fmt: skip
+        label = f"this project's paper population, run {run}"
+        groups.append(_population_group(f"own-run{run}", label, archive, "corrected", "own", src))
     return groups
 
 
@@ -218,6 +219,7 @@ SUITES = {
 
 
 def main(argv=None) -> int:
+    """Build the suites (see the module docstring); the command line's entry point."""
     from tqdm.auto import tqdm
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -258,8 +260,10 @@ def main(argv=None) -> int:
                "groups": [by_name[m] for m in members]}  # fmt: skip
         path = out / f"{name}.v{args.version}.json"
         path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-        print(f"wrote {path} ({path.stat().st_size:,} bytes); groups "
-              + ", ".join(f"{g['name']} {group_hash(g)[:12]}" for g in doc["groups"]))
+        print(
+            f"wrote {path} ({path.stat().st_size:,} bytes); groups "
+            + ", ".join(f"{g['name']} {group_hash(g)[:12]}" for g in doc["groups"])
+        )
     return 0
 
 

@@ -152,16 +152,26 @@ def partner_rows(
             scores = d["score"][m]
             mean = float(scores.mean()) if len(scores) else math.nan
             mine, theirs = _metrics(ac[m]), _metrics(pc[m])
-            rows.append({
-                "group": group.name, "partner": partner.id,
-                "cell": "" if partner.cell is None else f"[{partner.cell[0]},{partner.cell[1]}]",
-                "players": p, "seat": seat, "games": int(len(scores)), "mean_score": mean,
-                "sem": sem(scores), "normalised": normalised(mean, br),
-                "br": math.nan if br is None else br,
-                "self_play": partner.self_play.get(p, math.nan), **mine,
-                "partner_communicativeness": theirs["communicativeness"],
-                "partner_ipp": theirs["ipp"],
-            })  # fmt: skip
+            rows.append(
+                {
+                    "group": group.name,
+                    "partner": partner.id,
+                    "cell": ""
+                    if partner.cell is None
+                    else f"[{partner.cell[0]},{partner.cell[1]}]",
+                    "players": p,
+                    "seat": seat,
+                    "games": len(scores),
+                    "mean_score": mean,
+                    "sem": sem(scores),
+                    "normalised": normalised(mean, br),
+                    "br": math.nan if br is None else br,
+                    "self_play": partner.self_play.get(p, math.nan),
+                    **mine,
+                    "partner_communicativeness": theirs["communicativeness"],
+                    "partner_ipp": theirs["ipp"],
+                }
+            )
     return rows
 
 
@@ -177,7 +187,7 @@ def _units(rows: Sequence[dict], groups: Sequence[str], key: str) -> list[np.nda
 def _aggregate(rows, groups, seed: int) -> dict:
     norm = _units(rows, groups, "normalised")
     score = _units(rows, groups, "mean_score")
-    out = {"units": int(sum(len(s) for s in score))}
+    out: dict = {"units": int(sum(len(s) for s in score))}
     for name, strata in (("normalised", norm), ("score", score)):
         for stat in ("mean", "iqm"):
             v, lo, hi = bootstrap_ci(strata, stat, seed)
@@ -205,7 +215,9 @@ def suite_summary(rows: Sequence[dict], suite: Suite, seed: int = 0) -> dict:
     return {
         "suite": suite.key,
         "all": _aggregate(rows, names, seed),
-        "groups": {n: _aggregate(rows, [n], seed) for n in names if any(r["group"] == n for r in rows)},
+        "groups": {
+            n: _aggregate(rows, [n], seed) for n in names if any(r["group"] == n for r in rows)
+        },
         "players": by_size,
     }
 
@@ -218,11 +230,16 @@ def seat_table(rows: Sequence[dict]) -> list[dict]:
             cells.setdefault((r["group"], r["players"], r["seat"]), []).append(r)
     out = []
     for (g, p, s), rs in sorted(cells.items()):
-        out.append({
-            "group": g, "players": p, "seat": s, "partners": len(rs),
-            "mean_score": float(np.mean([r["mean_score"] for r in rs])),
-            "normalised": _nanmean([r["normalised"] for r in rs]),
-        })  # fmt: skip
+        out.append(
+            {
+                "group": g,
+                "players": p,
+                "seat": s,
+                "partners": len(rs),
+                "mean_score": float(np.mean([r["mean_score"] for r in rs])),
+                "normalised": _nanmean([r["normalised"] for r in rs]),
+            }
+        )
     return out
 
 
@@ -326,6 +343,6 @@ def adaptation(results: Results) -> dict[str, dict]:
             out[f"{name}/{p}"] = {
                 "mean": [float(x.mean()) for x in per],
                 "sem": [sem(x) for x in per],
-                "episodes": int(len(per[0])),
+                "episodes": len(per[0]),
             }
     return out

@@ -33,8 +33,10 @@ def _save(fig, path: Path) -> Path:
 
 
 def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
-    """Three heatmaps over (communicativeness, IPP) cells: the agent's score with each cell's
-    partner, its normalised score, and the partner's own self-play score.
+    """Three heatmaps over the (communicativeness, IPP) cells of a population.
+
+    The agent's score with each cell's partner, its normalised score, and the partner's own
+    self-play score.
 
     Args:
         grid: One family of :func:`hanabi_adhoc.benchmark.aggregate.niche_grids`.
@@ -50,8 +52,15 @@ def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
     )
     for ax, (key, label, lo, hi) in zip(axes, panels, strict=True):
         a = np.asarray(grid[key], dtype=np.float64)
-        im = ax.imshow(a.T, origin="lower", vmin=lo, vmax=hi, cmap="viridis",
-                       extent=(0, 1, 0, 1), aspect="equal")  # fmt: skip
+        im = ax.imshow(
+            a.T,
+            origin="lower",
+            vmin=lo,
+            vmax=hi,
+            cmap="viridis",
+            extent=(0, 1, 0, 1),
+            aspect="equal",
+        )
         fig.colorbar(im, ax=ax, shrink=0.8)
         ax.set_title(label, fontsize=9)
         ax.set_xlabel(f"communicativeness ({d1} bins)")
@@ -60,8 +69,15 @@ def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
             for i in range(d1):
                 for j in range(d2):
                     if np.isfinite(a[i, j]):
-                        ax.text((i + 0.5) / d1, (j + 0.5) / d2, f"{a[i, j]:.2g}", ha="center",
-                                va="center", fontsize=7, color="white")  # fmt: skip
+                        ax.text(
+                            (i + 0.5) / d1,
+                            (j + 0.5) / d2,
+                            f"{a[i, j]:.2g}",
+                            ha="center",
+                            va="center",
+                            fontsize=7,
+                            color="white",
+                        )
     fig.suptitle(title, fontsize=10)
     return _save(fig, path)
 

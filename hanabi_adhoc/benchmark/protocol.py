@@ -140,12 +140,12 @@ def deal_schedule(group: Group, players: int, deals: int | None = None) -> dict[
 
 
 def is_episodic(agent: Policy) -> bool:
-    """Whether ``agent`` keeps state across the games of an episode (it has a hook of :data:`HOOKS`)."""
+    """Whether ``agent`` keeps state across the games of an episode (a hook of :data:`HOOKS`)."""
     return any(callable(getattr(agent, h, None)) for h in HOOKS)
 
 
 def partner_policies(group: Group, indices: Sequence[int]) -> list[Policy]:
-    """The policies of some partners of a group, in the group's ruleset (seed 0; reseeded per game)."""
+    """Some partners of a group as policies, in its ruleset (seed 0; reseeded every game)."""
     return [make_policy(group.partners[i].spec, 0, ruleset=group.ruleset) for i in indices]
 
 
@@ -355,7 +355,9 @@ def _episodes_task(
     for r in range(d):
         if r == 0 or sched["episode"][r] != sched["episode"][r - 1]:
             if r == 0 or not keeps:
-                pols = [copy.deepcopy(agent if mate is None or q == seat else mate) for q in range(p)]
+                pols = [
+                    copy.deepcopy(agent if mate is None or q == seat else mate) for q in range(p)
+                ]
             for q in mine:
                 _call(pols[q], "start_episode", pid)
         for q in mine:
@@ -373,10 +375,8 @@ def _episodes_task(
     return scores, ac, pc
 
 
-def episodic_results(
-    unit: Unit, sched: dict[str, np.ndarray], parts: dict[int, tuple]
-) -> Results:
-    """The :class:`Results` of a unit from per-(partner, seat) episode arrays (see :func:`_episodic`)."""
+def episodic_results(unit: Unit, sched: dict[str, np.ndarray], parts: dict[int, tuple]) -> Results:
+    """A unit's :class:`Results` from per-(partner, seat) episode arrays (:func:`_episodic`)."""
     p = unit.players
     keys = sorted(parts) if unit.partners else [0]
     scores = np.concatenate([parts[k][0] for k in keys])

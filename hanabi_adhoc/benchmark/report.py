@@ -22,17 +22,45 @@ from hanabi_env.config import rulebook_hand_size
 __all__ = ["LEADERBOARD_FIELDS", "PER_PARTNER_FIELDS", "summarise", "write_report"]
 
 PER_PARTNER_FIELDS = (
-    "agent", "suite", "partner", "players", "seat", "games", "mean_score", "sem", "normalised",
-    "group", "cell", "br", "self_play", "communicativeness", "ipp", "risk_aversion",
-    "partner_communicativeness", "partner_ipp",
-)  # fmt: skip
+    "agent",
+    "suite",
+    "partner",
+    "players",
+    "seat",
+    "games",
+    "mean_score",
+    "sem",
+    "normalised",
+    "group",
+    "cell",
+    "br",
+    "self_play",
+    "communicativeness",
+    "ipp",
+    "risk_aversion",
+    "partner_communicativeness",
+    "partner_ipp",
+)
 """Columns of ``per_partner.csv`` (``partner`` is ``group/id``; ``seat`` ``all`` = every seat)."""
 
 LEADERBOARD_FIELDS = (
-    "agent", "spec", "suite", "suite_sha256", "agent_seed", "ruleset", "hand_size",
-    "normalised_iqm", "iqm_low", "iqm_high", "normalised_mean", "mean_low", "mean_high",
-    "mean_score", "units", "date",
-)  # fmt: skip
+    "agent",
+    "spec",
+    "suite",
+    "suite_sha256",
+    "agent_seed",
+    "ruleset",
+    "hand_size",
+    "normalised_iqm",
+    "iqm_low",
+    "iqm_high",
+    "normalised_mean",
+    "mean_low",
+    "mean_high",
+    "mean_score",
+    "units",
+    "date",
+)
 """Columns of ``leaderboard.csv``."""
 
 RULEBOOK = "rulebook (5 cards at 2–3 players, 4 at 4–5)"
@@ -43,14 +71,25 @@ def _configuration(bench: Benchmark) -> dict:
     return {
         "suites": [
             {
-                "suite": s.key, "sha256": s.sha256, "description": s.description,
+                "suite": s.key,
+                "sha256": s.sha256,
+                "description": s.description,
                 "groups": [
-                    {"name": g.name, "label": g.label, "players": list(g.players),
-                     "ruleset": g.ruleset, "scoring": g.scoring, "seed": g.seed,
-                     "episodes": g.episodes, "games": g.games, "partners": len(g.partners),
-                     "hand_sizes": {str(p): g.hand_size(p) if hs is None else hs
-                                    for p in g.players},
-                     "sha256": g.hash}
+                    {
+                        "name": g.name,
+                        "label": g.label,
+                        "players": list(g.players),
+                        "ruleset": g.ruleset,
+                        "scoring": g.scoring,
+                        "seed": g.seed,
+                        "episodes": g.episodes,
+                        "games": g.games,
+                        "partners": len(g.partners),
+                        "hand_sizes": {
+                            str(p): g.hand_size(p) if hs is None else hs for p in g.players
+                        },
+                        "sha256": g.hash,
+                    }
                     for g in s.groups
                 ],
             }
@@ -61,7 +100,7 @@ def _configuration(bench: Benchmark) -> dict:
         "players": list(bench.options["players"] or []) or "all",
         "partial": bench.partial,
         "seats": "rotated: every deal once with the agent in every seat",
-    }  # fmt: skip
+    }
 
 
 def summarise(bench: Benchmark) -> dict:
@@ -72,32 +111,49 @@ def summarise(bench: Benchmark) -> dict:
     agents = []
     for run in bench.runs:
         rows = A.partner_rows(run.results, groups, rulebook)
-        doc = {
-            "label": run.label, "spec": run.spec, "slug": run.slug, "options": run.options,
+        doc: dict = {
+            "label": run.label,
+            "spec": run.spec,
+            "slug": run.slug,
+            "options": run.options,
             "players": {str(p): why or "yes" for p, why in run.players.items()},
-            "episodic": run.episodic, "games": len(run.results), "seconds": run.seconds,
-            "replies": run.replies, "suites": {}, "behaviour": A.behaviour(run.results),
-            "niches": {}, "seats": A.seat_table(rows),
-        }  # fmt: skip
+            "episodic": run.episodic,
+            "games": len(run.results),
+            "seconds": run.seconds,
+            "replies": run.replies,
+            "suites": {},
+            "behaviour": A.behaviour(run.results),
+            "niches": {},
+            "seats": A.seat_table(rows),
+        }
         for suite in bench.suites:
             names = {g.name for g in suite.groups}
             mine = [r for r in rows if r["group"] in names]
             doc["suites"][suite.key] = A.suite_summary(mine, suite)
             for r in mine:
-                bench.rows.append({**r, "agent": run.label, "suite": suite.key,
-                                   "partner": f"{r['group']}/{r['partner']}"})  # fmt: skip
+                bench.rows.append(
+                    {
+                        **r,
+                        "agent": run.label,
+                        "suite": suite.key,
+                        "partner": f"{r['group']}/{r['partner']}",
+                    }
+                )
         for fam, grid in A.niche_grids(rows, groups).items():
             doc["niches"][fam] = {
-                "grid": list(grid["grid"]), "groups": grid["groups"],
+                "grid": list(grid["grid"]),
+                "groups": grid["groups"],
                 "weakest": [{"cell": [i, j], "value": v} for i, j, v in A.weakest_cells(grid)],
-            }  # fmt: skip
+            }
         if run.episodic:
             doc["adaptation"] = A.adaptation(run.results)
         agents.append(doc)
     bench.summary = {
-        "format": "hanabi-adhoc/benchmark-report", "version": 1,
-        "configuration": _configuration(bench), "agents": agents,
-    }  # fmt: skip
+        "format": "hanabi-adhoc/benchmark-report",
+        "version": 1,
+        "configuration": _configuration(bench),
+        "agents": agents,
+    }
     return bench.summary
 
 
@@ -136,13 +192,22 @@ def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
 
     groups = {g.name: g for s in bench.suites for g in s.groups}
     made = []
-    entries = [(a["label"], g, agg) for a in bench.summary["agents"]
-               for s in a["suites"].values() for g, agg in s["groups"].items()]  # fmt: skip
+    entries = [
+        (a["label"], g, agg)
+        for a in bench.summary["agents"]
+        for s in a["suites"].values()
+        for g, agg in s["groups"].items()
+    ]
     if entries:
         F.plot_groups(entries, out / "figures" / "groups.png")
-        made.append(("figures/groups.png", "Interquartile mean of the normalised score "
-                     "min(1, R/R_BR) over each group's partners, with its 95% stratified "
-                     "bootstrap CI, per agent."))  # fmt: skip
+        made.append(
+            (
+                "figures/groups.png",
+                "Interquartile mean of the normalised score "
+                "min(1, R/R_BR) over each group's partners, with its 95% stratified "
+                "bootstrap CI, per agent.",
+            )
+        )
     for run in bench.runs:
         rows = [r for r in bench.rows if r["agent"] == run.label]
         rows = [{**r, "partner": r["partner"].split("/", 1)[1]} for r in rows]
@@ -153,87 +218,161 @@ def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
             seen.add(fam)
             name = f"figures/niche-{run.slug}-{fam}.png"
             F.plot_niches(grid, f"{run.label} with {fam} ({', '.join(grid['groups'])})", out / name)
-            made.append((name, f"{run.label} with the partners of {fam} by niche "
-                         "(communicativeness × IPP of the partner's cell; runs averaged): its "
-                         "score, its normalised score, and the partner's own self-play score."))  # fmt: skip
+            made.append(
+                (
+                    name,
+                    f"{run.label} with the partners of {fam} by niche "
+                    "(communicativeness × IPP of the partner's cell; runs averaged): its "
+                    "score, its normalised score, and the partner's own self-play score.",
+                )
+            )
         if run.episodic:
             name = f"figures/adaptation-{run.slug}.png"
             doc = next(a for a in bench.summary["agents"] if a["slug"] == run.slug)
-            F.plot_adaptation(doc["adaptation"], f"{run.label}: score by game of an episode",
-                              out / name)  # fmt: skip
-            made.append((name, f"Adaptation of {run.label}: mean score ± s.e.m. by game index "
-                         "within an episode with one partner, per group and game size."))  # fmt: skip
+            F.plot_adaptation(
+                doc["adaptation"], f"{run.label}: score by game of an episode", out / name
+            )
+            made.append(
+                (
+                    name,
+                    f"Adaptation of {run.label}: mean score ± s.e.m. by game index "
+                    "within an episode with one partner, per group and game size.",
+                )
+            )
     return made
 
 
-def _markdown(bench: Benchmark, figures: list[tuple[str, str]]) -> str:
-    s = bench.summary
-    conf = s["configuration"]
+def _md_configuration(bench: Benchmark) -> list[str]:
+    conf = bench.summary["configuration"]
     lines = ["# Ad-hoc teamwork benchmark", ""]
     if conf["partial"]:
-        lines += ["**Partial run** (a subset of deals or game sizes): not comparable with full "
-                  "runs, not on the leaderboard.", ""]  # fmt: skip
-    lines += ["## Configuration", "", f"{_sizes(bench)}. Seats: {conf['seats']}. "
-              f"Deals: {conf['deals']}. Every agent played the same deals.", "",
-              "| suite | group | players | ruleset | scoring | partners | deals | seed |",
-              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "**Partial run** (a subset of deals or game sizes): not comparable with full "
+            "runs, not on the leaderboard.",
+            "",
+        ]
+    lines += [
+        "## Configuration",
+        "",
+        f"{_sizes(bench)}. Seats: {conf['seats']}. "
+        f"Deals: {conf['deals']}. Every agent played the same deals.",
+        "",
+        "| suite | group | players | ruleset | scoring | partners | deals | seed |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for su in conf["suites"]:
         for g in su["groups"]:
-            lines.append(f"| {su['suite']} (sha256 {su['sha256'][:12]}) | {g['name']} | "
-                         f"{','.join(map(str, g['players']))} | {g['ruleset']} | {g['scoring']} | "
-                         f"{g['partners']} | {g['episodes']}×{g['games']} | {g['seed']} |")  # fmt: skip
-    lines += ["", "## Results", "", "Normalised score min(1, R / R_BR) per partner (R_BR: the "
-              "best known response, shipped with the suite), aggregated over partners with "
-              "stratified bootstrap 95% CIs; score in points (docs/benchmark.md §4).", "",
-              "| agent | suite | partners × sizes | normalised IQM [95% CI] | normalised mean | "
-              "mean score |", "|---|---|---|---|---|---|"]  # fmt: skip
+            lines.append(
+                f"| {su['suite']} (sha256 {su['sha256'][:12]}) | {g['name']} | "
+                f"{','.join(map(str, g['players']))} | {g['ruleset']} | {g['scoring']} | "
+                f"{g['partners']} | {g['episodes']}×{g['games']} | {g['seed']} |"
+            )
+    return lines
+
+
+def _md_results(s: dict) -> list[str]:
+    lines: list[str] = []
+    lines += [
+        "",
+        "## Results",
+        "",
+        "Normalised score min(1, R / R_BR) per partner (R_BR: the "
+        "best known response, shipped with the suite), aggregated over partners with "
+        "stratified bootstrap 95% CIs; score in points (docs/benchmark.md §4).",
+        "",
+        "| agent | suite | partners × sizes | normalised IQM [95% CI] | normalised mean | "
+        "mean score |",
+        "|---|---|---|---|---|---|",
+    ]
     for a in s["agents"]:
         for key, su in a["suites"].items():
             al = su["all"]
-            lines.append(f"| {a['label']} | {key} | {al['units']} | "
-                         f"{_ci(al['normalised_iqm'])} | {_ci(al['normalised_mean'])} | "
-                         f"{_ci(al['score_mean'])} |")  # fmt: skip
-    lines += ["", "Per group:", "", "| agent | group | partners × sizes | normalised IQM [95% CI] | "
-              "mean score |", "|---|---|---|---|---|"]  # fmt: skip
+            lines.append(
+                f"| {a['label']} | {key} | {al['units']} | "
+                f"{_ci(al['normalised_iqm'])} | {_ci(al['normalised_mean'])} | "
+                f"{_ci(al['score_mean'])} |"
+            )
+    lines += [
+        "",
+        "Per group:",
+        "",
+        "| agent | group | partners × sizes | normalised IQM [95% CI] | mean score |",
+        "|---|---|---|---|---|",
+    ]
     done = set()
     for a in s["agents"]:
         for su in a["suites"].values():
             for g, agg in su["groups"].items():
                 if (a["label"], g) not in done:
                     done.add((a["label"], g))
-                    lines.append(f"| {a['label']} | {g} | {agg['units']} | "
-                                 f"{_ci(agg['normalised_iqm'])} | {_ci(agg['score_mean'])} |")  # fmt: skip
-    lines += ["", "By game size (suites with several):", "", "| agent | suite | players | "
-              "normalised mean [95% CI] | mean score |", "|---|---|---|---|---|"]  # fmt: skip
+                    lines.append(
+                        f"| {a['label']} | {g} | {agg['units']} | "
+                        f"{_ci(agg['normalised_iqm'])} | {_ci(agg['score_mean'])} |"
+                    )
+    lines += [
+        "",
+        "By game size (suites with several):",
+        "",
+        "| agent | suite | players | normalised mean [95% CI] | mean score |",
+        "|---|---|---|---|---|",
+    ]
     for a in s["agents"]:
         for key, su in a["suites"].items():
             if len(su["players"]) > 1:
                 for p, agg in su["players"].items():
-                    lines.append(f"| {a['label']} | {key} | {p} | "
-                                 f"{_ci(agg['normalised_mean'])} | {_ci(agg['score_mean'])} |")  # fmt: skip
-    lines += ["", "## The agents' behaviour", "", "Self-play (every seat the agent) and with the "
-              "partners (its seats only); ratios of sums (docs/rules.md §5).", "",
-              "| agent | where | players | communicativeness | IPP | risk aversion |",
-              "|---|---|---|---|---|---|"]  # fmt: skip
+                    lines.append(
+                        f"| {a['label']} | {key} | {p} | "
+                        f"{_ci(agg['normalised_mean'])} | {_ci(agg['score_mean'])} |"
+                    )
+    return lines
+
+
+def _md_behaviour(s: dict) -> list[str]:
+    lines: list[str] = []
+    lines += [
+        "",
+        "## The agents' behaviour",
+        "",
+        "Self-play (every seat the agent) and with the "
+        "partners (its seats only); ratios of sums (docs/rules.md §5).",
+        "",
+        "| agent | where | players | communicativeness | IPP | risk aversion |",
+        "|---|---|---|---|---|---|",
+    ]
     for a in s["agents"]:
         b = a["behaviour"]
         for where, per in [("self-play", b["self_play"]), *b["with_partners"].items()]:
             for p, m in per.items():
-                lines.append(f"| {a['label']} | {where} | {p} | {_f(m['communicativeness'])} | "
-                             f"{_f(m['ipp'])} | {_f(m['risk_aversion'])} |")  # fmt: skip
+                lines.append(
+                    f"| {a['label']} | {where} | {p} | {_f(m['communicativeness'])} | "
+                    f"{_f(m['ipp'])} | {_f(m['risk_aversion'])} |"
+                )
     lines.append("")
     for a in s["agents"]:
         lines += _notes(a)
+    return lines
+
+
+def _markdown(bench: Benchmark, figures: list[tuple[str, str]]) -> str:
+    s = bench.summary
+    lines = [*_md_configuration(bench), *_md_results(s), *_md_behaviour(s)]
     if figures:
         lines += ["", "## Figures", ""]
         for name, caption in figures:
             lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
-    lines += ["", "## Files", "", "- `per_partner.csv`: one row per agent, suite, partner, game "
-              "size and seat (`all` = every seat): games, mean_score, sem, normalised, br, the "
-              "partner's self-play score, behaviour.", "- `seats.csv`: the per-seat breakdown.",
-              "- `summary.json`: this summary, machine-readable.", "- `agents/<slug>/games/"
-              "*.npz`: every game (the raw table every number here is computed from).",
-              "- `leaderboard.csv`: every full run in this folder, per suite version."]  # fmt: skip
+    lines += [
+        "",
+        "## Files",
+        "",
+        "- `per_partner.csv`: one row per agent, suite, partner, game "
+        "size and seat (`all` = every seat): games, mean_score, sem, normalised, br, the "
+        "partner's self-play score, behaviour.",
+        "- `seats.csv`: the per-seat breakdown.",
+        "- `summary.json`: this summary, machine-readable.",
+        "- `agents/<slug>/games/"
+        "*.npz`: every game (the raw table every number here is computed from).",
+        "- `leaderboard.csv`: every full run in this folder, per suite version.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -241,19 +380,26 @@ def _notes(a: dict) -> list[str]:
     """One agent's sentences: its self-play cell, weakest niches, replies, sizes not played."""
     out = []
     cells = ", ".join(f"{k} {v}" for k, v in a["behaviour"]["cell"].items() if v is not None)
-    out.append(f"- {a['label']}: its 2-player self-play falls in cell {cells or 'n/a'} "
-               "(communicativeness bin, IPP bin).")  # fmt: skip
+    out.append(
+        f"- {a['label']}: its 2-player self-play falls in cell {cells or 'n/a'} "
+        "(communicativeness bin, IPP bin)."
+    )
     for fam, n in a["niches"].items():
         weak = "; ".join(f"{_cell_name(n, w['cell'])} ({w['value']:.2f})" for w in n["weakest"])
         out.append(f"- {a['label']}: weakest niches with {fam}: {weak}.")
     if a["replies"]:
         r = a["replies"]
-        out.append(f"- {a['label']}: {r['replies']} replies, {r['unparsable']} unparsable, "
-                   f"{r['illegal']} illegal, {r['fallbacks']} fallback moves.")  # fmt: skip
+        out.append(
+            f"- {a['label']}: {r['replies']} replies, {r['unparsable']} unparsable, "
+            f"{r['illegal']} illegal, {r['fallbacks']} fallback moves."
+        )
     skipped = {p: w for p, w in a["players"].items() if w != "yes"}
     if skipped:
-        out.append(f"- {a['label']} does not play "
-                   + "; ".join(f"{p} players ({w})" for p, w in skipped.items()) + ".")  # fmt: skip
+        out.append(
+            f"- {a['label']} does not play "
+            + "; ".join(f"{p} players ({w})" for p, w in skipped.items())
+            + "."
+        )
     return out
 
 
@@ -269,16 +415,26 @@ def _leaderboard(bench: Benchmark, path: Path) -> None:
     for a in bench.summary["agents"]:
         for key, su in a["suites"].items():
             al = su["all"]
-            new.append({
-                "agent": a["label"], "spec": a["spec"] or "", "suite": key, "suite_sha256": sha[key],
-                "agent_seed": a["options"]["seed"], "ruleset": a["options"]["ruleset"],
-                "hand_size": a["options"]["hand_size"] or "rulebook",
-                "normalised_iqm": al["normalised_iqm"]["value"], "iqm_low": al["normalised_iqm"]["low"],
-                "iqm_high": al["normalised_iqm"]["high"],
-                "normalised_mean": al["normalised_mean"]["value"],
-                "mean_low": al["normalised_mean"]["low"], "mean_high": al["normalised_mean"]["high"],
-                "mean_score": al["score_mean"]["value"], "units": al["units"], "date": today,
-            })  # fmt: skip
+            new.append(
+                {
+                    "agent": a["label"],
+                    "spec": a["spec"] or "",
+                    "suite": key,
+                    "suite_sha256": sha[key],
+                    "agent_seed": a["options"]["seed"],
+                    "ruleset": a["options"]["ruleset"],
+                    "hand_size": a["options"]["hand_size"] or "rulebook",
+                    "normalised_iqm": al["normalised_iqm"]["value"],
+                    "iqm_low": al["normalised_iqm"]["low"],
+                    "iqm_high": al["normalised_iqm"]["high"],
+                    "normalised_mean": al["normalised_mean"]["value"],
+                    "mean_low": al["normalised_mean"]["low"],
+                    "mean_high": al["normalised_mean"]["high"],
+                    "mean_score": al["score_mean"]["value"],
+                    "units": al["units"],
+                    "date": today,
+                }
+            )
     key = ("agent", "spec", "suite", "suite_sha256", "agent_seed", "ruleset", "hand_size")
     fresh = {tuple(str(r[k]) for k in key) for r in new}
     rows = [r for r in old if tuple(str(r.get(k, "")) for k in key) not in fresh] + new
@@ -305,8 +461,11 @@ def write_report(bench: Benchmark, out: str | Path, leaderboard: str | Path | No
     out = Path(out)
     write_csv(out / "per_partner.csv", PER_PARTNER_FIELDS, bench.rows)
     seats = [{**r, "agent": a["label"]} for a in bench.summary["agents"] for r in a["seats"]]
-    write_csv(out / "seats.csv", ("agent", "group", "players", "seat", "partners", "mean_score",
-                                  "normalised"), seats)  # fmt: skip
+    write_csv(
+        out / "seats.csv",
+        ("agent", "group", "players", "seat", "partners", "mean_score", "normalised"),
+        seats,
+    )
     write_json(out / "summary.json", bench.summary)
     figures = _figures(bench, out)
     path = write_output(out / "summary.md", _markdown(bench, figures))

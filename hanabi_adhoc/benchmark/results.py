@@ -129,8 +129,8 @@ class Results:
     def to_bytes(self) -> bytes:
         """The table as an ``.npz`` file's bytes (no pickle: plain arrays and a str array)."""
         buf = io.BytesIO()
-        arrays = {k: v for k, v in self.data.items()}
-        np.savez_compressed(buf, group_names=np.array(self.groups, dtype=str), **arrays)
+        arrays: dict = {"group_names": np.array(self.groups, dtype=str), **self.data}
+        np.savez_compressed(buf, **arrays)
         return buf.getvalue()
 
     @classmethod

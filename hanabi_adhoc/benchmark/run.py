@@ -139,10 +139,13 @@ def _play_run(run: AgentRun, units: list[Unit], out: Path | None, opts: dict, ba
             continue
         t0 = time.perf_counter()
         res = play_unit(
-            run.policy, unit, hand_size=opts["hand_size"], deals=opts["deals"],
+            run.policy,
+            unit,
+            hand_size=opts["hand_size"],
+            deals=opts["deals"],
             workers=1 if stats is not None else opts["workers"],
             progress=None if bar is None else bar.update,
-        )  # fmt: skip
+        )
         run.seconds += time.perf_counter() - t0
         if path is not None:
             write_output(path, res.to_bytes())
@@ -211,7 +214,9 @@ def run_benchmark(
         hand_size = check_int("hand_size", hand_size, 2, 5)
     if deals is not None:
         deals = check_int("deals", deals, 1)
-    sizes = None if players is None else tuple(sorted({check_int("players", p, 2, 5) for p in players}))
+    sizes = (
+        None if players is None else tuple(sorted({check_int("players", p, 2, 5) for p in players}))
+    )
     if isinstance(agents, (str, Policy)):
         agents = [agents]
     if not agents:
@@ -221,30 +226,46 @@ def run_benchmark(
     opts = {"hand_size": hand_size, "deals": deals, "players": sizes, "workers": workers}
 
     def make(spec: str, s: int) -> Policy:
-        return make_agent(spec, s, ruleset=ruleset, trust_model=trust_model,
-                          train_games=train_games, progress=progress, workers=workers)  # fmt: skip
+        return make_agent(
+            spec,
+            s,
+            ruleset=ruleset,
+            trust_model=trust_model,
+            train_games=train_games,
+            progress=progress,
+            workers=workers,
+        )
 
     labels: set[str] = set()
     runs = []
     for a in agents:
         label, spec, policy = _resolve(a, seed, make, labels)
-        options = {"seed": seed, "ruleset": ruleset, "hand_size": hand_size, "deals": deals,
-                   "train_games": train_games if spec and spec.lower().startswith("meta") else None}  # fmt: skip
+        options = {
+            "seed": seed,
+            "ruleset": ruleset,
+            "hand_size": hand_size,
+            "deals": deals,
+            "train_games": train_games if spec and spec.lower().startswith("meta") else None,
+        }
         ok = agent_players(policy, hand_size)
-        runs.append(AgentRun(label, spec, policy, _slug(label, options), options, ok,
-                             is_episodic(policy)))  # fmt: skip
+        runs.append(
+            AgentRun(label, spec, policy, _slug(label, options), options, ok, is_episodic(policy))
+        )
     outp = None if out is None else Path(out).expanduser()
     for run in runs:
         if outp is not None:
             _check_manifest(outp, run)
-        allowed = [p for p, why in run.players.items() if why is None and (sizes is None or p in sizes)]
+        allowed = [
+            p for p, why in run.players.items() if why is None and (sizes is None or p in sizes)
+        ]
         units = plan(groups, allowed)
         bar = None
         if progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=sum(u.games(deals) for u in units), desc=f"benchmark {run.label}",
-                       unit="game")  # fmt: skip
+            bar = tqdm(
+                total=sum(u.games(deals) for u in units), desc=f"benchmark {run.label}", unit="game"
+            )
         try:
             _play_run(run, units, outp, opts, bar)
         finally:

@@ -186,7 +186,7 @@ def episode_deals(group: Group, players: int, episode: int):
     return deals, seeds
 
 
-def _sizes(d: Mapping | None, cast) -> dict[int, object]:
+def _sizes(d: Mapping | None, cast) -> dict:
     return {int(k): cast(v) for k, v in (d or {}).items() if v is not None}
 
 

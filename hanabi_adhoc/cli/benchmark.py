@@ -48,7 +48,11 @@ def _suites(text: str) -> list[str]:
 
 def _fmt(agg: dict) -> str:
     v = agg["value"]
-    return "n/a" if v is None or not math.isfinite(v) else f"{v:.3f} [{agg['low']:.3f}, {agg['high']:.3f}]"
+    return (
+        "n/a"
+        if v is None or not math.isfinite(v)
+        else f"{v:.3f} [{agg['low']:.3f}, {agg['high']:.3f}]"
+    )
 
 
 def _benchmark(args: argparse.Namespace) -> int:
@@ -62,59 +66,122 @@ def _benchmark(args: argparse.Namespace) -> int:
         with command_errors(ValueError, TypeError, FileNotFoundError):
             try:
                 bench = run_benchmark(
-                    agents, suites, args.out, seed=args.seed, ruleset=args.ruleset,
-                    trust_model=args.trust_model, hand_size=args.hand_size, deals=args.deals,
-                    players=players, workers=args.workers, progress=not args.quiet,
-                    train_games=args.train_games, leaderboard=args.leaderboard,
-                )  # fmt: skip
+                    agents,
+                    suites,
+                    args.out,
+                    seed=args.seed,
+                    ruleset=args.ruleset,
+                    trust_model=args.trust_model,
+                    hand_size=args.hand_size,
+                    deals=args.deals,
+                    players=players,
+                    workers=args.workers,
+                    progress=not args.quiet,
+                    train_games=args.train_games,
+                    leaderboard=args.leaderboard,
+                )
             except AgentSpecError as err:
                 raise OptionError("AGENT", str(err)) from None
     except KeyboardInterrupt:
         print(f"\nstopped; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
-    print(f"{'agent':<24}{'suite':<14}{'units':>6}  {'normalised IQM [95% CI]':<26}{'mean score':>10}")
+    print(
+        f"{'agent':<24}{'suite':<14}{'units':>6}  {'normalised IQM [95% CI]':<26}{'mean score':>10}"
+    )
     for a in bench.summary["agents"]:
         for key, su in a["suites"].items():
             al = su["all"]
             score = al["score_mean"]["value"]
-            print(f"{a['label'][:23]:<24}{key:<14}{al['units']:>6}  {_fmt(al['normalised_iqm']):<26}"
-                  f"{score if score is None else round(score, 2):>10}")  # fmt: skip
+            print(
+                f"{a['label'][:23]:<24}{key:<14}{al['units']:>6}  {_fmt(al['normalised_iqm']):<26}"
+                f"{score if score is None else round(score, 2):>10}"
+            )
     print(f"report: {args.out}/summary.md")
     return 0
 
 
 def add_subcommand(subparsers) -> None:
     """Add ``benchmark`` to an ``argparse`` subparsers object."""
-    add_command(subparsers, "benchmark", _benchmark, None, (
-        ("agents", {"nargs": "+", "metavar": "AGENT"}, "the agents, side by side on the same "
-         "deals"),
-        ("--compare", {"nargs": "+", "metavar": "AGENT"}, "more agents to put beside them "
-         "(their games are reused when OUT holds them already)"),
-        ("--suite", {}, "comma-separated suites: pool, published, own, dev, test, NAME@VERSION "
-         "or a suite JSON file (default pool,published,own)", "pool,published,own"),
-        ("--out", "DIR", "report folder; rerun with the same folder to resume or re-report "
-         "(default runs/benchmark)", "runs/benchmark"),
-        ("--seed", "SEED", SEED_HELP + "; the deals are the suites' own", 0),
-        ("--ruleset", "corrected|reference", "rules of the rule agents named by AGENT (and of "
-         "the meta-agent's pool); the partners play by their suite's (default corrected)",
-         "corrected"),
-        ("--hand-size", {"type": int, "choices": range(2, 6), "metavar": "N"}, "cards per hand "
-         "(default: the rulebook's, 5 at 2-3 players and 4 at 4-5, as the best-response scores "
-         "were measured; another size has no normalised score)"),
-        ("--players", {}, "only these game sizes, e.g. 2 or 3-5 (default: every size of the "
-         "suites; a partial run stays off the leaderboard)"),
-        ("--deals", "N", "only the first N deals per partner and seat, a quick look (default: "
-         "all; a partial run stays off the leaderboard)"),
-        ("--train-games", "N", "games per pair of the meta-agent's response table (default 20)",
-         20),
-        ("--trust-model", "FLAG", "allow sb3:PATH agents: loading a model runs code stored in "
-         "the file (default: refused)"),
-        ("--leaderboard", "PATH", "leaderboard CSV to update (default OUT/leaderboard.csv)"),
-        ("--workers", "WORKERS", "local workers: threads for rule agents, processes for other "
-         "policies (default: all cores; results do not depend on it)"),
-        ("--quiet", "FLAG", QUIET_HELP),
-    ), help="ad-hoc teamwork benchmark: agents with partners they never met, niche by niche",
+    add_command(
+        subparsers,
+        "benchmark",
+        _benchmark,
+        None,
+        (
+            (
+                "agents",
+                {"nargs": "+", "metavar": "AGENT"},
+                "the agents, side by side on the same deals",
+            ),
+            (
+                "--compare",
+                {"nargs": "+", "metavar": "AGENT"},
+                "more agents to put beside them "
+                "(their games are reused when OUT holds them already)",
+            ),
+            (
+                "--suite",
+                {},
+                "comma-separated suites: pool, published, own, dev, test, NAME@VERSION "
+                "or a suite JSON file (default pool,published,own)",
+                "pool,published,own",
+            ),
+            (
+                "--out",
+                "DIR",
+                "report folder; rerun with the same folder to resume or re-report "
+                "(default runs/benchmark)",
+                "runs/benchmark",
+            ),
+            ("--seed", "SEED", SEED_HELP + "; the deals are the suites' own", 0),
+            (
+                "--ruleset",
+                "corrected|reference",
+                "rules of the rule agents named by AGENT (and of "
+                "the meta-agent's pool); the partners play by their suite's (default corrected)",
+                "corrected",
+            ),
+            (
+                "--hand-size",
+                {"type": int, "choices": range(2, 6), "metavar": "N"},
+                "cards per hand (default: the rulebook's, 5 at 2-3 players and 4 at 4-5, as the "
+                "best-response scores were measured; another size has no normalised score)",
+            ),
+            (
+                "--players",
+                {},
+                "only these game sizes, e.g. 2 or 3-5 (default: every size of the "
+                "suites; a partial run stays off the leaderboard)",
+            ),
+            (
+                "--deals",
+                "N",
+                "only the first N deals per partner and seat, a quick look (default: "
+                "all; a partial run stays off the leaderboard)",
+            ),
+            (
+                "--train-games",
+                "N",
+                "games per pair of the meta-agent's response table (default 20)",
+                20,
+            ),
+            (
+                "--trust-model",
+                "FLAG",
+                "allow sb3:PATH agents: loading a model runs code stored in "
+                "the file (default: refused)",
+            ),
+            ("--leaderboard", "PATH", "leaderboard CSV to update (default OUT/leaderboard.csv)"),
+            (
+                "--workers",
+                "WORKERS",
+                "local workers: threads for rule agents, processes for other "
+                "policies (default: all cores; results do not depend on it)",
+            ),
+            ("--quiet", "FLAG", QUIET_HELP),
+        ),
+        help="ad-hoc teamwork benchmark: agents with partners they never met, niche by niche",
         description="Plays every AGENT with every partner of the suites on the same deals "
         "(seats rotated, 2-5 players) and writes OUT/summary.md, summary.json, per_partner.csv, "
         "seats.csv, figures/*.png and leaderboard.csv (docs/benchmark.md). " + AGENT_HELP,
-    )  # fmt: skip
+    )

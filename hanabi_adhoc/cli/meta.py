@@ -2,8 +2,8 @@
 
 Pools are given as SOURCE strings (:func:`meta.pools.load_pool`): ``5x5``/``20x20``/a population
 JSON path or a MAP-Elites run directory (its elites, ids ``"[i,j]"``; docs/rules.md §9.1), or
-``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``policy:SPEC`` (one policy of any
-agent spec, e.g. your own ``policy:my_agents.py:MyPolicy``). Elites of a partner population
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``policy:SPEC`` (one policy of
+any agent spec, e.g. your own ``policy:my_agents.py:MyPolicy``). Elites of a partner population
 other than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
 
 ``meta-eval`` evaluates the Bayesian variants of [Bayes21] and, on request

@@ -47,9 +47,14 @@ def test_the_last_mention_wins(view):
 
 @pytest.mark.parametrize(
     ("reply", "status"),
-    [("", "unparsable"), ("no idea", "unparsable"), ("[99]", "illegal"),
-     ("discard slot 0", "illegal"), ("reveal B to player_1", "illegal")],
-)  # fmt: skip
+    [
+        ("", "unparsable"),
+        ("no idea", "unparsable"),
+        ("[99]", "illegal"),
+        ("discard slot 0", "illegal"),
+        ("reveal B to player_1", "illegal"),
+    ],
+)
 def test_bad_replies_are_unparsable_or_illegal(view, reply, status):
     # 8 hint tokens: discarding is illegal; player_1 holds no blue card in this deal
     assert "B" not in describe_game(view).split("player_1:")[1].split("\n")[0]
@@ -63,8 +68,12 @@ def test_text_policy_counts_replies_retries_and_falls_back(view):
     agent = TextPolicy(lambda prompt: next(replies), retries=1)
     first = agent.act(view)  # gibberish, then [99]: both refused, a random legal move
     assert first in view.legal_actions()
-    assert agent.reply_stats.as_dict() == {"replies": 2, "unparsable": 1, "illegal": 1,
-                                           "fallbacks": 1}  # fmt: skip
+    assert agent.reply_stats.as_dict() == {
+        "replies": 2,
+        "unparsable": 1,
+        "illegal": 1,
+        "fallbacks": 1,
+    }
     assert agent.act(view) == numbered_moves(view, view.legal_actions())[0]
     assert agent.reply_stats.replies == 3
 

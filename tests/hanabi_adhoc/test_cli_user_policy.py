@@ -9,7 +9,7 @@ import pytest
 
 from hanabi_adhoc.cli import main
 
-POLICY = '''
+POLICY = """
 from agents import Policy
 
 
@@ -22,7 +22,7 @@ class LastLegal(Policy):
 
 def not_a_policy():
     return 3
-'''
+"""
 
 
 @pytest.fixture
@@ -45,17 +45,53 @@ def test_play_seats_a_policy_from_a_file_and_from_a_module(user_file, capsys, mo
 
 def test_evaluate_a_policy_from_a_file(user_file, capsys, tmp_path):
     out = tmp_path / "r.json"
-    assert main(["evaluate", f"{user_file}:LastLegal", "--mode", "mixed", "--games", "3",
-                 "--players", "2", "--workers", "1", "--quiet", "--json", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "evaluate",
+                f"{user_file}:LastLegal",
+                "--mode",
+                "mixed",
+                "--games",
+                "3",
+                "--players",
+                "2",
+                "--workers",
+                "1",
+                "--quiet",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())
     assert doc["agent"] == "last-legal"
     assert len(doc["rows"]) == 7  # one per test-pool partner
 
 
 def test_meta_eval_takes_a_policy_as_partner(user_file, tmp_path, capsys):
-    rc = main(["meta-eval", "--partners", f"policy:{user_file}:LastLegal", "--train-games", "2",
-               "--episodes", "1", "--games", "2", "--self-play-games", "0", "--workers", "1",
-               "--variants", "adaptive,generalist", "--out", str(tmp_path / "m")])  # fmt: skip
+    rc = main(
+        [
+            "meta-eval",
+            "--partners",
+            f"policy:{user_file}:LastLegal",
+            "--train-games",
+            "2",
+            "--episodes",
+            "1",
+            "--games",
+            "2",
+            "--self-play-games",
+            "0",
+            "--workers",
+            "1",
+            "--variants",
+            "adaptive,generalist",
+            "--out",
+            str(tmp_path / "m"),
+        ]
+    )
     assert rc == 0
     doc = json.loads((tmp_path / "m" / "evaluation.json").read_text())
     assert doc["partner_ids"] == ["last-legal"]
@@ -63,11 +99,15 @@ def test_meta_eval_takes_a_policy_as_partner(user_file, tmp_path, capsys):
 
 @pytest.mark.parametrize(
     ("command", "option"),
-    [(["play", "{f}:Nope", "piers"], "SEAT"), (["play", "{f}:not_a_policy", "piers"], "SEAT"),
-     (["evaluate", "{f}:Nope"], "AGENT"), (["evaluate", "no_such_module_xyz:Cls"], "AGENT"),
-     (["meta-eval", "--partners", "policy:{f}:Nope"], "--partners"),
-     (["meta-eval", "--partners", "policy:"], "--partners")],
-)  # fmt: skip
+    [
+        (["play", "{f}:Nope", "piers"], "SEAT"),
+        (["play", "{f}:not_a_policy", "piers"], "SEAT"),
+        (["evaluate", "{f}:Nope"], "AGENT"),
+        (["evaluate", "no_such_module_xyz:Cls"], "AGENT"),
+        (["meta-eval", "--partners", "policy:{f}:Nope"], "--partners"),
+        (["meta-eval", "--partners", "policy:"], "--partners"),
+    ],
+)
 def test_bad_user_specs_are_one_line_errors(user_file, capsys, tmp_path, command, option):
     args = [c.replace("{f}", str(user_file)) for c in command]
     if args[0] == "meta-eval":

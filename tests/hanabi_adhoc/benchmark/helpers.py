@@ -17,22 +17,56 @@ CHROMOSOMES = {  # three elites of the published 5x5 population, run 1, by cell
 def tiny_suite(path: Path, *, pool_players=(2, 3), episodes: int = 2, games: int = 3) -> Path:
     """Write a suite: 'tiny-pool' (Piers, IGGI; corrected) and 'tiny-pop' (3 chromosomes)."""
     doc = {
-        "format": FORMAT, "name": "tiny", "version": 1, "description": "test suite",
+        "format": FORMAT,
+        "name": "tiny",
+        "version": 1,
+        "description": "test suite",
         "groups": [
-            {"name": "tiny-pool", "label": "two baselines", "players": list(pool_players),
-             "ruleset": "corrected", "scoring": "lenient", "seed": 7, "episodes": episodes,
-             "games": games, "grid": None, "source": "test",
-             "partners": [{"id": n, "spec": n, "cell": None,
-                           "br": {str(p): 18.0 for p in pool_players},
-                           "self_play": {str(p): 15.0 for p in pool_players}}
-                          for n in ("Piers", "IGGI")]},
-            {"name": "tiny-pop-run1", "label": "three elites", "players": [2],
-             "ruleset": "corrected", "scoring": "lenient", "seed": 7, "episodes": episodes,
-             "games": games, "grid": [5, 5], "source": "test",
-             "partners": [{"id": f"[{i},{j}]", "spec": spec, "cell": [i, j], "br": {"2": 20.0},
-                           "self_play": {"2": 10.0}}
-                          for (i, j), spec in CHROMOSOMES.items()]},
+            {
+                "name": "tiny-pool",
+                "label": "two baselines",
+                "players": list(pool_players),
+                "ruleset": "corrected",
+                "scoring": "lenient",
+                "seed": 7,
+                "episodes": episodes,
+                "games": games,
+                "grid": None,
+                "source": "test",
+                "partners": [
+                    {
+                        "id": n,
+                        "spec": n,
+                        "cell": None,
+                        "br": {str(p): 18.0 for p in pool_players},
+                        "self_play": {str(p): 15.0 for p in pool_players},
+                    }
+                    for n in ("Piers", "IGGI")
+                ],
+            },
+            {
+                "name": "tiny-pop-run1",
+                "label": "three elites",
+                "players": [2],
+                "ruleset": "corrected",
+                "scoring": "lenient",
+                "seed": 7,
+                "episodes": episodes,
+                "games": games,
+                "grid": [5, 5],
+                "source": "test",
+                "partners": [
+                    {
+                        "id": f"[{i},{j}]",
+                        "spec": spec,
+                        "cell": [i, j],
+                        "br": {"2": 20.0},
+                        "self_play": {"2": 10.0},
+                    }
+                    for (i, j), spec in CHROMOSOMES.items()
+                ],
+            },
         ],
-    }  # fmt: skip
+    }
     path.write_text(json.dumps(doc, indent=1))
     return path

@@ -82,7 +82,9 @@ def test_summary_strata_and_units(played):
     assert s["groups"]["tiny-pool"]["units"] == 4
     assert set(s["players"]) == {"2", "3"}
     allrows = [r for r in rows if r["seat"] == "all"]
-    assert s["all"]["score_mean"]["value"] == pytest.approx(np.mean([r["mean_score"] for r in allrows]))
+    assert s["all"]["score_mean"]["value"] == pytest.approx(
+        np.mean([r["mean_score"] for r in allrows])
+    )
 
 
 def test_niches_behaviour_and_adaptation(played):
@@ -92,14 +94,17 @@ def test_niches_behaviour_and_adaptation(played):
     grids = A.niche_grids(rows, groups)
     assert list(grids) == ["tiny-pop"]
     g = grids["tiny-pop"]
-    assert np.isfinite(g["score"]).sum() == 3 and np.isfinite(g["score"][2, 3])
+    assert np.isfinite(g["score"]).sum() == 3
+    assert np.isfinite(g["score"][2, 3])
     assert g["self_play"][4, 4] == 10.0
     weak = A.weakest_cells(g, k=2)
-    assert len(weak) == 2 and weak[0][2] <= weak[1][2]
+    assert len(weak) == 2
+    assert weak[0][2] <= weak[1][2]
     b = A.behaviour(res)
     assert set(b["self_play"]) == {"2", "3"}
-    assert b["cell"]["5x5"] == list(A.cell_of(b["self_play"]["2"]["communicativeness"],
-                                              b["self_play"]["2"]["ipp"], (5, 5)))  # fmt: skip
+    assert b["cell"]["5x5"] == list(
+        A.cell_of(b["self_play"]["2"]["communicativeness"], b["self_play"]["2"]["ipp"], (5, 5))
+    )
     curve = A.adaptation(res)["tiny-pop-run1/2"]
     assert len(curve["mean"]) == 3  # games per episode
     assert curve["episodes"] == 2 * 3 * 2  # episodes x partners x seats

@@ -10,7 +10,7 @@ import pytest
 from hanabi_adhoc.cli import main
 from tests.hanabi_adhoc.benchmark.helpers import tiny_suite
 
-POLICY = '''
+POLICY = """
 from agents import Policy
 
 
@@ -19,7 +19,7 @@ class FirstLegal(Policy):
 
     def act(self, view):
         return int(view.legal_actions()[-1])
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +36,45 @@ def test_report_folder_and_its_contents(tmp_path, suite, capsys):
     out = tmp_path / "bench"
     user = tmp_path / "mine.py"
     user.write_text(POLICY)
-    rc = main(["benchmark", "piers", f"{user}:FirstLegal", "--suite", suite, "--out", str(out),
-               "--quiet", "--workers", "1"])  # fmt: skip
+    rc = main(
+        [
+            "benchmark",
+            "piers",
+            f"{user}:FirstLegal",
+            "--suite",
+            suite,
+            "--out",
+            str(out),
+            "--quiet",
+            "--workers",
+            "1",
+        ]
+    )
     assert rc == 0
     printed = capsys.readouterr().out
-    assert "piers" in printed and "report:" in printed
-    for name in ("summary.md", "summary.json", "per_partner.csv", "seats.csv",
-                 "leaderboard.csv", "figures/groups.png"):  # fmt: skip
+    assert "piers" in printed
+    assert "report:" in printed
+    for name in (
+        "summary.md",
+        "summary.json",
+        "per_partner.csv",
+        "seats.csv",
+        "leaderboard.csv",
+        "figures/groups.png",
+    ):
         assert (out / name).is_file(), name
     rows = _rows(out / "per_partner.csv")
-    assert list(rows[0])[:9] == ["agent", "suite", "partner", "players", "seat", "games",
-                                 "mean_score", "sem", "normalised"]  # fmt: skip
+    assert list(rows[0])[:9] == [
+        "agent",
+        "suite",
+        "partner",
+        "players",
+        "seat",
+        "games",
+        "mean_score",
+        "sem",
+        "normalised",
+    ]
     agents = {r["agent"] for r in rows}
     assert agents == {"piers", f"{user}:FirstLegal"}
     assert {r["partner"] for r in rows} >= {"tiny-pool/Piers", "tiny-pop-run1/[2,3]"}
@@ -54,11 +82,16 @@ def test_report_folder_and_its_contents(tmp_path, suite, capsys):
     conf = doc["configuration"]
     g = conf["suites"][0]["groups"][0]
     assert (g["players"], g["hand_sizes"], g["scoring"], g["ruleset"]) == (
-        [2, 3], {"2": 5, "3": 5}, "lenient", "corrected")
+        [2, 3],
+        {"2": 5, "3": 5},
+        "lenient",
+        "corrected",
+    )
     assert len(conf["suites"][0]["sha256"]) == 64
     md = (out / "summary.md").read_text()
     assert "hand sizes 5 at 2p, 5 at 3p (the rulebook's)" in md
-    assert "![" in md and "figures/niche-" in md
+    assert "![" in md
+    assert "figures/niche-" in md
     board = _rows(out / "leaderboard.csv")
     assert sorted(r["agent"] for r in board) == sorted(agents)
 
@@ -80,26 +113,65 @@ def test_rerun_reuses_the_games_and_a_deleted_unit_is_replayed_identically(tmp_p
 
 def test_partial_runs_and_other_hand_sizes(tmp_path, suite):
     out = tmp_path / "bench"
-    assert main(["benchmark", "Piers", "--suite", suite, "--out", str(out), "--quiet",
-                 "--deals", "2", "--players", "2"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "benchmark",
+                "Piers",
+                "--suite",
+                suite,
+                "--out",
+                str(out),
+                "--quiet",
+                "--deals",
+                "2",
+                "--players",
+                "2",
+            ]
+        )
+        == 0
+    )
     assert not (out / "leaderboard.csv").exists()
     assert "Partial run" in (out / "summary.md").read_text()
     rows = _rows(out / "per_partner.csv")
     assert {r["players"] for r in rows} == {"2"}
     assert {r["games"] for r in rows if r["seat"] == "0"} == {"2"}
     out4 = tmp_path / "bench4"
-    assert main(["benchmark", "Piers", "--suite", suite, "--out", str(out4), "--quiet",
-                 "--hand-size", "4", "--players", "2"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "benchmark",
+                "Piers",
+                "--suite",
+                suite,
+                "--out",
+                str(out4),
+                "--quiet",
+                "--hand-size",
+                "4",
+                "--players",
+                "2",
+            ]
+        )
+        == 0
+    )
     assert {r["normalised"] for r in _rows(out4 / "per_partner.csv")} == {""}
     assert "not the rulebook's" in (out4 / "summary.md").read_text()
 
 
 @pytest.mark.parametrize(
     ("args", "option"),
-    [(["nobody"], "AGENT"), (["1,999"], "AGENT"), (["piers", "--suite", "nope"], "--suite"),
-     (["piers", "--suite", "pool@99"], "--suite"), (["piers", "--players", "7"], "--players"),
-     (["human"], "AGENT"), (["meta:oracle"], "AGENT"), (["piers", "--hand-size", "9"], None)],
-)  # fmt: skip
+    [
+        (["nobody"], "AGENT"),
+        (["1,999"], "AGENT"),
+        (["piers", "--suite", "nope"], "--suite"),
+        (["piers", "--suite", "pool@99"], "--suite"),
+        (["piers", "--players", "7"], "--players"),
+        (["human"], "AGENT"),
+        (["meta:oracle"], "AGENT"),
+        (["piers", "--hand-size", "9"], None),
+    ],
+)
 def test_bad_arguments_are_one_line_errors(tmp_path, capsys, suite, args, option):
     if "--suite" not in args:
         args = [*args, "--suite", suite]

@@ -43,10 +43,10 @@ def test_every_partner_and_seat_gets_the_same_deals_and_an_agent_its_own_copy(su
     # the agent is the partner itself (same rules, same seat seeds): rotating the seat on a
     # deal gives the same game, so every seat's score equals the self-play score of that deal
     g = suite.groups[0]
-    unit = [u for u in plan([g], [3]) if u.partners][0]
+    unit = next(u for u in plan([g], [3]) if u.partners)
     piers = make("Piers")
     res = play_unit(piers, unit, partners=[make("Piers"), make("IGGI")])
-    selfp = play_unit(piers, [u for u in plan([g], [3]) if not u.partners][0])
+    selfp = play_unit(piers, next(u for u in plan([g], [3]) if not u.partners))
     d = g.deals
     mine = res["partner"] == 0
     assert mine.sum() == 3 * d
@@ -105,7 +105,7 @@ def test_episodic_agents_play_their_episodes_in_order(suite, monkeypatch):
 
     monkeypatch.setattr(protocol, "_episodes_task", spy)
     g = suite.groups[1]
-    unit = [u for u in plan([g], [2]) if u.partners][0]
+    unit = next(u for u in plan([g], [2]) if u.partners)
     agent = Remembering()
     res = play_unit(agent, unit, workers=1)
     assert agent.calls == []  # the agent played as copies, the original untouched
@@ -128,8 +128,9 @@ def test_an_episodic_agent_sees_its_episodes_in_order(suite, cls, monkeypatch):
         return y
 
     monkeypatch.setattr(protocol.copy, "deepcopy", record)
-    protocol._episodes_task(agent, make("Piers"), protocol.game_config(g, 2, [agent]), 1,
-                            sched, "e")  # fmt: skip
+    protocol._episodes_task(
+        agent, make("Piers"), protocol.game_config(g, 2, [agent]), 1, sched, "e"
+    )
     games = [("game", "e"), ("end", None)] * g.games
     if cls is Remembering:  # one copy, told when an episode starts
         assert len(copies) == 1
@@ -145,8 +146,12 @@ def test_meta_agent_seat_zero_compiled_equals_the_python_path(suite, monkeypatch
     from hanabi_adhoc.specs import make_agent
 
     agent = make_agent("meta", 0, train_games=3, progress=False)
-    assert agent_players(agent) == {2: None, 3: agent_players(agent)[3], 4: agent_players(agent)[4],
-                                    5: agent_players(agent)[5]}  # fmt: skip
+    assert agent_players(agent) == {
+        2: None,
+        3: agent_players(agent)[3],
+        4: agent_players(agent)[4],
+        5: agent_players(agent)[5],
+    }
     assert [p for p, why in agent_players(agent).items() if why is None] == [2]
     units = [u for u in plan(suite.groups, [2]) if u.partners]
     calls = []
@@ -168,7 +173,8 @@ def test_sizes_an_agent_cannot_play_are_found_before_any_game():
             return int(view.legal_actions()[0])
 
     ok = agent_players(TwoOnly())
-    assert ok[2] is None and ok[3] == "trained for 2 players"
+    assert ok[2] is None
+    assert ok[3] == "trained for 2 players"
     declared = make("Piers")
     declared.supported_players = (3, 4)
     assert [p for p, w in agent_players(declared).items() if w is None] == [3, 4]
