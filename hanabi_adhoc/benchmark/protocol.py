@@ -26,14 +26,13 @@ results depend on the seeds only, never on the split or the number of workers.
 from __future__ import annotations
 
 import copy
-import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend
-from agents.evaluate import play_games
+from agents.evaluate import _picklable, play_games  # the rule play_games uses
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from agents.registry import make_policy
@@ -314,14 +313,6 @@ def _episodic(
             if progress is not None:
                 progress(len(sched["deal"]))
     return out
-
-
-def _picklable(policies: Sequence[Policy]) -> bool:
-    try:
-        pickle.dumps(list(policies))
-    except Exception:  # any pickling failure means: play in this process
-        return False
-    return True
 
 
 def _call(pol: Policy, hook: str, *args) -> None:

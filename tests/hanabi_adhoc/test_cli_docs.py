@@ -195,6 +195,11 @@ COMMANDS: dict[str, Case] = {
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
     "hanabi-adhoc meta-table": Case(("--train-games", "1"), outputs=("runs/meta/table.csv",)),
     "hanabi-adhoc play human piers": Case(stdin="q\n", expect="stopped."),
+    "hanabi-adhoc benchmark piers": Case(
+        ("--suite", "pool", "--players", "2", "--deals", "1", "--workers", "1", "--quiet"),
+        outputs=("runs/benchmark/summary.md", "runs/benchmark/per_partner.csv"),
+        expect="report:",
+    ),
     "hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5": Case(
         EVALUATE, expect="overall:"
     ),
