@@ -60,7 +60,13 @@ SUITES = ("pool", "published", "own", "dev", "test")
 DEFAULT_SUITES = ("pool", "published", "own")
 """What ``hanabi-adhoc benchmark AGENT`` plays without ``--suite``."""
 
-SUITE_SHA256: dict[str, str] = {}
+SUITE_SHA256: dict[str, str] = {
+    "pool.v1.json": "9485ca340c06a2de99be6cf2defaa69b8039206601bcc8473d38ab5e34694c4d",
+    "published.v1.json": "6736571a72a7e87f6730a98f984b686f0d8c4b5b65589fa1eb14a05b6f90c391",
+    "own.v1.json": "f178a1d1568d06b4809df7af87dc909c2ad48b7f762b98fc81533e886fe22432",
+    "dev.v1.json": "0ef806aad75631a155d13c62586ec8e10de950060dc5a46d2c7193257ad1ed2a",
+    "test.v1.json": "79eb77156e9654a84370a7eece428db1413925b1ba561879dadbabf895ebdb23",
+}
 """``"<name>.v<version>.json"`` → the SHA-256 of the shipped file (its content is frozen)."""
 
 
@@ -293,7 +299,9 @@ def load_suite(name: str | Path) -> Suite:
     try:
         doc = json.loads(raw)
         if doc.get("format") != FORMAT:
-            raise ValueError(f"format is {doc.get('format')!r}, not {FORMAT!r}")
+            raise ValueError(
+                f"{path}: not a benchmark suite (format {doc.get('format')!r}, not {FORMAT!r})"
+            )
         groups = tuple(_group(g, str(path)) for g in doc["groups"])
         suite = Suite(
             name=str(doc["name"]),
