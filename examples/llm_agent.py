@@ -26,10 +26,10 @@ from hanabi_adhoc.benchmark import run_benchmark
 def make_toy_model(seed: int = 0):
     """A stand-in for a language model: it reads the numbered moves off the prompt.
 
-    It prefers a play the hints made safe-looking (a card of the seat with a known rank 1 when
-    no firework is started), else a rank hint, else any listed move; one reply in ten is
-    rambling without a move (unparsable) and one in twenty names a move that is not listed
-    (illegal), as real models sometimes do.
+    It plays a hinted card while no firework is started (probably a 1), else gives a rank hint
+    most of the time, else discards its oldest card; one reply in ten rambles without naming a
+    move (unparsable) and one in twenty names a move that is not listed (illegal), as real
+    models sometimes do. It is a poor player (it hardly ever plays): the point is the plumbing.
     """
     rng = np.random.default_rng(seed)
 
@@ -39,13 +39,15 @@ def make_toy_model(seed: int = 0):
         if u < 0.10:
             return "Hmm, this is a tricky position; I need to think about it more."
         if u < 0.15:
-            return "I will play my sixth card: play slot 9"
-        hints = [k for k, m in moves.items() if m.startswith("reveal rank")]
-        plays = [k for k, m in moves.items() if m.startswith("play")]
-        if "|1" in prompt and "Fireworks: R0 Y0 G0 W0 B0" in prompt and plays:
-            choice = plays[0]
-        elif hints and rng.random() < 0.5:
-            choice = str(rng.choice(hints))
+            return "I will take move [99]."
+        of = {kind: [k for k, m in moves.items() if m.startswith(kind)]
+              for kind in ("play", "discard", "reveal rank")}  # fmt: skip
+        if "|1" in prompt and "Fireworks: R0 Y0 G0 W0 B0" in prompt and of["play"]:
+            choice = of["play"][0]  # a hinted card at the start is probably a 1
+        elif of["reveal rank"] and rng.random() < 0.7:
+            choice = str(rng.choice(of["reveal rank"]))
+        elif of["discard"]:
+            choice = of["discard"][0]  # the oldest card
         else:
             choice = str(rng.choice(list(moves)))
         return f"Let me look at the board. My answer: [{choice}]"

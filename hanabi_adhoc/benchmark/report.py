@@ -267,6 +267,12 @@ def _md_configuration(bench: Benchmark) -> list[str]:
                 f"{','.join(map(str, g['players']))} | {g['ruleset']} | {g['scoring']} | "
                 f"{g['partners']} | {g['episodes']}×{g['games']} | {g['seed']} |"
             )
+    for a in bench.summary["agents"]:
+        o = a["options"]
+        lines.append(
+            f"\n- {a['label']}: {a['spec'] or 'a policy object'}; rule agents named here play "
+            f"the {o['ruleset']} ruleset; agent seed {o['seed']}."
+        )
     return lines
 
 
