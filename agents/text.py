@@ -186,6 +186,8 @@ class TextPolicy(Policy):
 
     Attributes:
         reply_stats: The :class:`ReplyStats` of every reply (shared with the policy's copies).
+        supported_players: Game sizes it plays (all: the prompt describes any), so that a
+            benchmark does not spend model calls finding out.
 
     Raises:
         TypeError, ValueError: A bad argument.
@@ -207,6 +209,7 @@ class TextPolicy(Policy):
         self.width = check_int("width", width, 40)
         self.rng = np.random.default_rng(check_seed("seed", seed))
         self.reply_stats = ReplyStats()
+        self.supported_players = (2, 3, 4, 5)
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the fallback generator when ``seed`` is given."""
