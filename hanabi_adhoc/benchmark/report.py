@@ -330,6 +330,31 @@ def _md_results(s: dict) -> list[str]:
                         f"| {a['label']} | {key} | {p} | "
                         f"{_ci(agg['normalised_mean'])} | {_ci(agg['score_mean'])} |"
                     )
+    return [*lines, *_md_seats(s)]
+
+
+def _md_seats(s: dict) -> list[str]:
+    """By the agent's seat: means over every group's partners (``seats.csv`` per group)."""
+    lines = [
+        "",
+        "By seat (mean over the partners of every group; per group in `seats.csv`):",
+        "",
+        "| agent | players | seat | partners × groups | mean score | normalised |",
+        "|---|---|---|---|---|---|",
+    ]
+    for a in s["agents"]:
+        cells: dict[tuple[int, int], list[dict]] = {}
+        for r in a["seats"]:
+            cells.setdefault((r["players"], r["seat"]), []).append(r)
+        for (p, seat), rs in sorted(cells.items()):
+            n = sum(r["partners"] for r in rs)
+            score = sum(r["mean_score"] * r["partners"] for r in rs) / n
+            norm = [(r["normalised"], r["partners"]) for r in rs if math.isfinite(r["normalised"])]
+            w = sum(k for _, k in norm)
+            lines.append(
+                f"| {a['label']} | {p} | {seat} | {n} | {score:.2f} | "
+                f"{_f(sum(v * k for v, k in norm) / w if w else math.nan)} |"
+            )
     return lines
 
 
