@@ -83,6 +83,7 @@ def test_report_folder_and_its_contents(tmp_path, suite, capsys):
     assert "hand sizes 5 at 2p, 5 at 3p (the rulebook's)" in md
     assert "![" in md
     assert "figures/niche-" in md
+    assert "By seat" in md
     board = _rows(out / "leaderboard.csv")
     assert sorted(r["agent"] for r in board) == sorted(agents)
 
