@@ -35,6 +35,7 @@ __all__ = [
     "niche_grids",
     "normalised",
     "partner_rows",
+    "pooled_curve",
     "seat_table",
     "suite_summary",
 ]
@@ -337,6 +338,20 @@ def behaviour(results: Results) -> dict:
         c = None if two is None else cell_of(two["communicativeness"], two["ipp"], grid)
         out["cell"][f"{grid[0]}x{grid[1]}"] = None if c is None else list(c)
     return out
+
+
+def pooled_curve(curves: Mapping[str, Mapping], players: int = 2) -> list[float]:
+    """One curve from :func:`adaptation`'s: the episode-weighted mean over groups.
+
+    Over the groups at ``players``, cut to the shortest episode; empty without such groups.
+    """
+    picked = [c for k, c in curves.items() if k.endswith(f"/{players}") and c["mean"]]
+    if not picked:
+        return []
+    n = min(len(c["mean"]) for c in picked)
+    w = np.array([c["episodes"] for c in picked], dtype=np.float64)
+    m = np.array([c["mean"][:n] for c in picked], dtype=np.float64)
+    return [float(x) for x in (w[:, None] * m).sum(axis=0) / w.sum()]
 
 
 def adaptation(results: Results) -> dict[str, dict]:

@@ -82,19 +82,45 @@ def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
     return _save(fig, path)
 
 
-def plot_adaptation(curves: Mapping[str, Mapping], title: str, path: Path) -> Path:
-    """Mean score ± s.e.m. by game index within an episode, one line per group and game size."""
-    fig, (ax,) = _figure(6.5, 4.2)
-    for name, c in curves.items():
-        m = np.asarray(c["mean"], dtype=np.float64)
-        s = np.nan_to_num(np.asarray(c["sem"], dtype=np.float64))
-        x = np.arange(1, len(m) + 1)
-        ax.plot(x, m, marker="o", ms=3, label=name)
-        ax.fill_between(x, m - s, m + s, alpha=0.2)
-    ax.set_xlabel("game of the episode (same partner)")
-    ax.set_ylabel("mean score (points)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
+def plot_adaptation(curves: Mapping[str, list], episodic: Sequence[str], path: Path) -> Path:
+    """Score by game index within an episode, per agent; and the episodic agents' gain.
+
+    Args:
+        curves: Agent → mean score per game index
+            (:func:`hanabi_adhoc.benchmark.aggregate.pooled_curve`).
+        episodic: The agents that keep state between games (drawn bold).
+        path: Output PNG.
+    """
+    fig, (left, right) = _figure(11.0, 4.2, 2)
+    others = [np.asarray(c, dtype=np.float64) for k, c in curves.items() if k not in episodic and c]
+    n = min((len(c) for c in curves.values() if c), default=0)
+    ref = np.mean([c[:n] for c in others], axis=0) if others else None
+    for k, (label, c) in enumerate(curves.items()):
+        if not c:
+            continue
+        m = np.asarray(c[:n], dtype=np.float64)
+        x = np.arange(1, n + 1)
+        bold = label in episodic
+        left.plot(
+            x,
+            m,
+            marker="o" if bold else None,
+            lw=2 if bold else 0.8,
+            color=f"C{k % 10}" if bold else "0.6",
+            label=label if bold else None,
+        )
+        if bold and ref is not None:
+            right.plot(x, m - ref, marker="o", lw=2, color=f"C{k % 10}", label=label)
+    left.set_xlabel("game of the episode (same partner)")
+    left.set_ylabel("mean score (points)")
+    left.set_title("episodic agents (colour) and the others (grey)", fontsize=9)
+    right.axhline(0.0, color="0.5", lw=0.8)
+    right.set_xlabel("game of the episode (same partner)")
+    right.set_ylabel("minus the memoryless agents' mean (points)")
+    right.set_title("what the memory adds, deal by deal", fontsize=9)
+    for ax in (left, right):
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
     return _save(fig, path)
 
 

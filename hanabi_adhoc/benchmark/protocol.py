@@ -170,7 +170,8 @@ def agent_players(agent: Policy, hand_size: int | None = None) -> dict[int, str 
     An agent may declare ``supported_players`` (a sequence of sizes); a Bayesian meta-agent
     plays 2-player games (its response table's); otherwise the agent is asked for the first
     move of a game of each size, and a ``ValueError`` (e.g. a network trained for another
-    observation size) rules that size out.
+    observation size) rules that size out (an episodic agent is told ``start_episode`` and
+    ``start_game`` first, as in the protocol).
     """
     declared = getattr(agent, "supported_players", None)
     if declared is None and hasattr(agent, "table") and hasattr(agent, "responses"):
@@ -185,6 +186,8 @@ def agent_players(agent: Policy, hand_size: int | None = None) -> dict[int, str 
         game.reset(0)
         probe = copy.deepcopy(agent)
         try:
+            for hook in ("start_episode", "start_game"):  # as before a game of the protocol
+                _call(probe, hook, "probe")
             probe.reset(0)
             probe.act(game.view(0))
             out[p] = None

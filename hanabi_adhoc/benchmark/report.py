@@ -145,8 +145,7 @@ def summarise(bench: Benchmark) -> dict:
                 "groups": grid["groups"],
                 "weakest": [{"cell": [i, j], "value": v} for i, j, v in A.weakest_cells(grid)],
             }
-        if run.episodic:
-            doc["adaptation"] = A.adaptation(run.results)
+        doc["adaptation"] = A.adaptation(run.results)
         agents.append(doc)
     bench.summary = {
         "format": "hanabi-adhoc/benchmark-report",
@@ -226,19 +225,20 @@ def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
                     "score, its normalised score, and the partner's own self-play score.",
                 )
             )
-        if run.episodic:
-            name = f"figures/adaptation-{run.slug}.png"
-            doc = next(a for a in bench.summary["agents"] if a["slug"] == run.slug)
-            F.plot_adaptation(
-                doc["adaptation"], f"{run.label}: score by game of an episode", out / name
+    docs = bench.summary["agents"]
+    if any(a["episodic"] for a in docs):
+        curves = {a["label"]: A.pooled_curve(a["adaptation"]) for a in docs}
+        episodic = [a["label"] for a in docs if a["episodic"]]
+        F.plot_adaptation(curves, episodic, out / "figures" / "adaptation.png")
+        made.append(
+            (
+                "figures/adaptation.png",
+                "Adaptation: mean score by game of an episode with one partner (2-player groups "
+                "pooled). Game i of every episode is the same deal for every agent, so the deals' "
+                "difficulty moves every curve alike: the right panel subtracts the mean curve of "
+                "the agents that keep no memory between games, leaving what the memory adds.",
             )
-            made.append(
-                (
-                    name,
-                    f"Adaptation of {run.label}: mean score ± s.e.m. by game index "
-                    "within an episode with one partner, per group and game size.",
-                )
-            )
+        )
     return made
 
 

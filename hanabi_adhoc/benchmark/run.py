@@ -85,10 +85,11 @@ class Benchmark:
         return self.options.get("deals") is not None or self.options.get("players") is not None
 
 
-def _slug(label: str, options: dict) -> str:
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_.")[:40] or "agent"
-    digest = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:10]
-    return f"{safe}-{digest}"
+def _slug(label: str, spec: str | None, options: dict) -> str:
+    """A folder name: the label's end (a class or agent name) and a hash of what it names."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_.")[-40:].strip("_.") or "agent"
+    what = json.dumps({"label": label, "spec": spec, "options": options}, sort_keys=True)
+    return f"{safe}-{hashlib.sha256(what.encode()).hexdigest()[:10]}"
 
 
 def _resolve(agent, seed: int, make, labels: set[str]) -> tuple[str, str | None, Policy]:
@@ -249,7 +250,7 @@ def run_benchmark(
         }
         ok = agent_players(policy, hand_size)
         runs.append(
-            AgentRun(label, spec, policy, _slug(label, options), options, ok, is_episodic(policy))
+            AgentRun(label, spec, policy, _slug(label, spec, options), options, ok, is_episodic(policy))
         )
     outp = None if out is None else Path(out).expanduser()
     for run in runs:

@@ -105,9 +105,15 @@ def test_niches_behaviour_and_adaptation(played):
     assert b["cell"]["5x5"] == list(
         A.cell_of(b["self_play"]["2"]["communicativeness"], b["self_play"]["2"]["ipp"], (5, 5))
     )
-    curve = A.adaptation(res)["tiny-pop-run1/2"]
+    curves = A.adaptation(res)
+    curve = curves["tiny-pop-run1/2"]
     assert len(curve["mean"]) == 3  # games per episode
     assert curve["episodes"] == 2 * 3 * 2  # episodes x partners x seats
+    pool = curves["tiny-pool/2"]
+    w = np.array([curve["episodes"], pool["episodes"]])
+    both = (w[0] * np.array(curve["mean"]) + w[1] * np.array(pool["mean"])) / w.sum()
+    assert A.pooled_curve(curves) == pytest.approx(both)
+    assert A.pooled_curve(curves, players=5) == []
 
 
 def test_a_saved_table_reloads_unchanged(played):

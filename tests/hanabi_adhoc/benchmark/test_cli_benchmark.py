@@ -19,6 +19,21 @@ class FirstLegal(Policy):
 
     def act(self, view):
         return int(view.legal_actions()[-1])
+
+
+class Counting(FirstLegal):  # remembers how many games it played with the current partner
+
+    name = "counting"
+
+    def start_episode(self, partner):
+        self.games = 0
+
+    def start_game(self, partner):
+        self.games += 1
+
+    def act(self, view):
+        legal = view.legal_actions()
+        return int(legal[min(self.games, len(legal)) - 1])
 """
 
 
@@ -41,6 +56,7 @@ def test_report_folder_and_its_contents(tmp_path, suite, capsys):
             "benchmark",
             "piers",
             f"{user}:FirstLegal",
+            f"{user}:Counting",
             "--suite",
             suite,
             "--out",
@@ -67,7 +83,7 @@ def test_report_folder_and_its_contents(tmp_path, suite, capsys):
     required = "agent suite partner players seat games mean_score sem normalised"  # issue 30
     assert " ".join(list(rows[0])[:9]) == required
     agents = {r["agent"] for r in rows}
-    assert agents == {"piers", f"{user}:FirstLegal"}
+    assert agents == {"piers", f"{user}:FirstLegal", f"{user}:Counting"}
     assert {r["partner"] for r in rows} >= {"tiny-pool/Piers", "tiny-pop-run1/[2,3]"}
     doc = json.loads((out / "summary.json").read_text())
     conf = doc["configuration"]
@@ -84,6 +100,9 @@ def test_report_folder_and_its_contents(tmp_path, suite, capsys):
     assert "![" in md
     assert "figures/niche-" in md
     assert "By seat" in md
+    assert "figures/adaptation.png" in md  # an episodic agent played
+    assert (out / "figures" / "adaptation.png").is_file()
+    assert [a["episodic"] for a in doc["agents"]] == [False, False, True]
     board = _rows(out / "leaderboard.csv")
     assert sorted(r["agent"] for r in board) == sorted(agents)
 
