@@ -250,7 +250,9 @@ def run_benchmark(
         }
         ok = agent_players(policy, hand_size)
         runs.append(
-            AgentRun(label, spec, policy, _slug(label, spec, options), options, ok, is_episodic(policy))
+            AgentRun(
+                label, spec, policy, _slug(label, spec, options), options, ok, is_episodic(policy)
+            )
         )
     outp = None if out is None else Path(out).expanduser()
     for run in runs:
