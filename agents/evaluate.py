@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend, default_workers
+from agents.lockstep import CHUNK as LOCKSTEP_CHUNK
+from agents.lockstep import lockstep_playable, play_lockstep
 from agents.policy import Policy, RuleAgent, make, play_out
 from agents.reference import CIG18_POOL, RULESETS, check_preset
 from agents.rule_games import play_rule_chunk, rule_table
@@ -218,7 +220,13 @@ def play_games(
     record_actions: bool = False,
     no_rule: str = "fallback",
 ) -> GameBatch:
-    """Play games with the given seating; the fast kernel when all policies are rule agents.
+    """Play games with the given seating: compiled batches wherever the pool allows.
+
+    Three paths, with the same results on the same seeds: every policy a rule agent: the
+    rule-game kernel (:mod:`agents.rule_games`); rule agents and at least one batch policy
+    (:class:`agents.batch.BatchPolicy`: SB3 models, torch modules, shipped RL partners): the
+    lockstep player (:mod:`agents.lockstep`), one ``act_batch`` call per step for all games
+    waiting for a policy; any other policy: the per-game Python loop, each seat's ``act``.
 
     Args:
         policies: The distinct policies; ``seat_agents`` indexes into this list.
@@ -299,6 +307,20 @@ def play_games(
         ]
         if workers > 1 and len(tasks) > 1:
             backend = ThreadBackend(workers)  # the kernel releases the GIL
+    elif lockstep_playable(policies):  # rule agents + batch policies: lockstep batches
+        if no_rule != "fallback":
+            raise ValueError("no_rule='end_game' needs rule agents in every seat")
+        sc, cn, mv, ac = play_lockstep(
+            policies,
+            seat_agents,
+            deal_seeds,
+            agent_seeds,
+            config,
+            record_actions=record_actions,
+            chunk=max(chunk_size, LOCKSTEP_CHUNK),
+            progress=progress,
+        )
+        return GameBatch(scores=sc, counters=cn, seat_agents=seat_agents, moves=mv, actions=ac)
     else:
         if no_rule != "fallback":
             raise ValueError("no_rule='end_game' needs rule agents in every seat")

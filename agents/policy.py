@@ -321,6 +321,7 @@ def make(
     """
     from agents.registry import make_policy  # the registry builds on this module
 
+    check_str("name", name)
     return make_policy(name, seed, ruleset=ruleset, preset=preset, trust_model=trust_model)
 
 

@@ -459,11 +459,11 @@ def encode_observation(v, obs_type, out):  # noqa: C901
             else:
                 cm = v.col_plaus[p, k]
                 rm = v.rank_plaus[p, k]
-                for c in range(n_colors):
-                    if (cm >> c) & 1:
-                        for r in range(n_ranks):
-                            if (rm >> r) & 1:
-                                out[off + c * n_ranks + r] = 1
+                for c in range(n_colors):  # branch-free: the bits are hard to predict
+                    on = (cm >> c) & 1
+                    base = off + c * n_ranks
+                    for r in range(n_ranks):
+                        out[base + r] = on & (rm >> r)
                 if v.col_hint[p, k] >= 0:
                     out[off + bits + v.col_hint[p, k]] = 1
                 if v.rank_hint[p, k] >= 0:

@@ -51,7 +51,12 @@ from hanabi_env.metrics import metric_ratios
 from hanabi_env.seeding import derive_seed
 from hanabi_env.stats import nanmean
 from meta.bayes import VARIANTS, BayesianMetaAgent
-from meta.compiled import compiled_variants, evaluate_compiled, plain_rule_agents
+from meta.compiled import (
+    compiled_variants,
+    evaluate_compiled,
+    lockstep_agents,
+    plain_rule_agents,
+)
 from meta.response import (
     EMPTY_NICHE,
     RESPONSE_VARIANTS,
@@ -316,10 +321,15 @@ def evaluate_meta(
     }
     fast: list[str] = []
     if compiled is not False:
-        rules = plain_rule_agents(responses) and plain_rule_agents(partners)
-        fast = compiled_variants(variants, turns_threshold) if rules else []
+        rules = lockstep_agents(responses) and lockstep_agents(partners)
+        batched = not (plain_rule_agents(responses) and plain_rule_agents(partners))
+        fast = compiled_variants(variants, turns_threshold, batched) if rules else []
         if compiled and fast != variants:
-            why = "turns_threshold is set" if rules else "a policy is not a plain RuleAgent"
+            why = (
+                "turns_threshold is set, or response-adaptive with a batch policy"
+                if rules
+                else "a policy is neither a plain RuleAgent nor a batch policy"
+            )
             raise ValueError(f"compiled=True is not possible: {why}; pass compiled=None")
     slow = [v for v in variants if v not in fast]
     merged: dict[str, dict[str, np.ndarray]] = {}

@@ -21,6 +21,8 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
   :mod:`hanabi_adhoc.cli.qd`).
 * ``meta-table``, ``meta-eval``: the meta-agents' offline response table and the papers'
   evaluation protocol (see :mod:`hanabi_adhoc.cli.meta`).
+* ``serve``: play in the browser with any agent, the meta-agent included (see
+  :mod:`hanabi_adhoc.cli.serve`, docs/browser.md).
 * ``benchmark``: the ad-hoc teamwork benchmark of any agents (see
   :mod:`hanabi_adhoc.cli.benchmark`, docs/benchmark.md).
 """
@@ -690,6 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.meta import add_subcommands as add_meta_subcommands
 
     add_meta_subcommands(sub)  # meta-table, meta-eval
+    from hanabi_adhoc.cli.serve import add_subcommand as add_serve
+
+    add_serve(sub)  # serve: play in the browser (hanabi_adhoc.web)
     from hanabi_adhoc.cli.benchmark import add_subcommand as add_benchmark
 
     add_benchmark(sub)  # benchmark

@@ -78,3 +78,38 @@ def test_the_pettingzoo_env_keeps_hanabi_v5s_default_and_documents_it():
     assert env.unwrapped.view("player_0").hand_size == 4
     with pytest.raises(ValueError, match="players"):
         rulebook_hand_size(6)
+
+
+BATCH_POLICY = '''
+import numpy as np
+from agents.batch import BatchPolicy, masked_choice
+
+
+class Linear(BatchPolicy):
+    """A seeded random linear scorer: a stand-in for a neural policy (no torch needed)."""
+
+    observation_dtype = "float64"
+
+    def __init__(self, seed=0):
+        self.name = "linear"
+        self.weights = {}
+        self.reset(seed)
+
+    def act_batch(self, obs, mask, seats, draws):
+        key = (obs.shape[1], mask.shape[1])
+        if key not in self.weights:
+            self.weights[key] = np.random.default_rng(key).normal(size=key)
+        return masked_choice(obs @ self.weights[key], mask, draws, deterministic=False)
+'''
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_batched_path_plays_the_same_games(tmp_path, capsys, players):
+    """A batch policy at the table: play (one decision at a time through the AEC env) and
+    agents.play (the lockstep batches) deal and play the same games."""
+    path = tmp_path / "linear.py"
+    path.write_text(BATCH_POLICY)
+    seats = [f"{path}:Linear", *SEATS[1:players]]
+    _, cli = _cli_scores(capsys, ["play", *seats, "--games", "3", "--seed", "2"])
+    batch = agents.play([agents.make(seats[0]), *seats[1:]], games=3, seed=2)
+    assert cli == batch.scores.tolist()

@@ -471,7 +471,7 @@ EV_BAD = {
     "hand_order": [("x", V), (1, T)],
     "no_rule": [("x", V), (None, T)],
     "progress": [(1, T), ("yes", T)],
-    "hand_size": [(5, T)],
+    "hand_size": [("5", T), (1.5, T), (9, V), (True, T)],
 }
 for field, rows in EV_BAD.items():
     for v, kind in rows:
