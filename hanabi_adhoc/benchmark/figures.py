@@ -83,7 +83,11 @@ def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
 
 
 def plot_adaptation(curves: Mapping[str, list], episodic: Sequence[str], path: Path) -> Path:
-    """Score by game index within an episode, per agent; and the episodic agents' gain.
+    """Score by game index within an episode, per agent; and the episodic agents' change.
+
+    The right panel removes the deals' difficulty (game i is the same deal for every agent):
+    each episodic agent's curve minus the mean curve of the memoryless agents, shifted to 0 at
+    game 1, so it shows what the agent's memory gains or loses over the episode.
 
     Args:
         curves: Agent → mean score per game index
@@ -110,14 +114,15 @@ def plot_adaptation(curves: Mapping[str, list], episodic: Sequence[str], path: P
             label=label if bold else None,
         )
         if bold and ref is not None:
-            right.plot(x, m - ref, marker="o", lw=2, color=f"C{k % 10}", label=label)
+            gain = m - ref
+            right.plot(x, gain - gain[0], marker="o", lw=2, color=f"C{k % 10}", label=label)
     left.set_xlabel("game of the episode (same partner)")
     left.set_ylabel("mean score (points)")
     left.set_title("episodic agents (colour) and the others (grey)", fontsize=9)
     right.axhline(0.0, color="0.5", lw=0.8)
     right.set_xlabel("game of the episode (same partner)")
-    right.set_ylabel("minus the memoryless agents' mean (points)")
-    right.set_title("what the memory adds, deal by deal", fontsize=9)
+    right.set_ylabel("change since game 1 (points)")
+    right.set_title("minus the memoryless agents' mean on the same deals", fontsize=9)
     for ax in (left, right):
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)

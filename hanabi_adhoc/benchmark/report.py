@@ -236,7 +236,8 @@ def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
                 "Adaptation: mean score by game of an episode with one partner (2-player groups "
                 "pooled). Game i of every episode is the same deal for every agent, so the deals' "
                 "difficulty moves every curve alike: the right panel subtracts the mean curve of "
-                "the agents that keep no memory between games, leaving what the memory adds.",
+                "the agents that keep no memory between games and starts at 0 at game 1, "
+                "leaving what the memory gains or loses over an episode.",
             )
         )
     return made
