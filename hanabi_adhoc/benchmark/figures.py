@@ -139,8 +139,12 @@ def plot_groups(entries: Sequence[tuple[str, str, dict]], path: Path) -> Path:
     """
     groups = list(dict.fromkeys(g for _, g, _ in entries))
     agents = list(dict.fromkeys(a for a, _, _ in entries))
-    fig, (ax,) = _figure(7.5, 1.2 + 0.45 * len(groups) * max(1, len(agents)) ** 0.5)
+    fig, (ax,) = _figure(10.0, 1.2 + 0.45 * len(groups) * max(1, len(agents)) ** 0.5)
     h = 0.8 / max(1, len(agents))
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10" if len(agents) <= 10 else "tab20"]
+    labelled: set[str] = set()
     for k, agent in enumerate(agents):
         for i, g in enumerate(groups):
             agg = next((a for a2, g2, a in entries if a2 == agent and g2 == g), None)
@@ -150,12 +154,14 @@ def plot_groups(entries: Sequence[tuple[str, str, dict]], path: Path) -> Path:
             if v["value"] is None or not np.isfinite(v["value"]):
                 continue
             y = i + (k - (len(agents) - 1) / 2) * h
-            ax.barh(y, v["value"], height=h * 0.9, color=f"C{k}", label=agent if i == 0 else None)
+            label = None if agent in labelled else agent
+            labelled.add(agent)
+            ax.barh(y, v["value"], height=h * 0.9, color=cmap(k % cmap.N), label=label)
             ax.plot([v["low"], v["high"]], [y, y], color="black", lw=1)
     ax.set_yticks(range(len(groups)), groups, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1.05)
     ax.set_xlabel("IQM of the normalised score (95% CI, stratified bootstrap)")
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(fig, path)
