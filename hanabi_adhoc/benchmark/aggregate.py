@@ -153,7 +153,9 @@ def partner_rows(
     cols = ("group", "partner", "players", "seat")
     order = live[np.lexsort(tuple(d[c][live] for c in reversed(cols)))]
     key = np.stack([d[c][order] for c in cols[:3]], axis=1)
-    starts = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]).any(axis=1)]) if len(key) else []
+    starts: list[int] = []
+    if len(key):
+        starts = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]).any(axis=1)]).tolist()
     ac, pc = results.counters("agent"), results.counters("partner")
     for a, b in zip(starts, [*starts[1:], len(order)], strict=True):
         idx = order[a:b]
