@@ -55,6 +55,11 @@ def _fmt(agg: dict) -> str:
     )
 
 
+def _short(label: str, width: int = 23) -> str:
+    """A label that fits ``width`` columns, keeping its end (a class or model name)."""
+    return label if len(label) <= width else "…" + label[-(width - 1) :]
+
+
 def _benchmark(args: argparse.Namespace) -> int:
     from hanabi_adhoc.benchmark.run import AgentSpecError, run_benchmark
 
@@ -93,7 +98,8 @@ def _benchmark(args: argparse.Namespace) -> int:
             al = su["all"]
             score = al["score_mean"]["value"]
             print(
-                f"{a['label'][:23]:<24}{key:<14}{al['units']:>6}  {_fmt(al['normalised_iqm']):<26}"
+                f"{_short(a['label']):<24}{key:<14}{al['units']:>6}  "
+                f"{_fmt(al['normalised_iqm']):<26}"
                 f"{score if score is None else round(score, 2):>10}"
             )
     print(f"report: {args.out}/summary.md")
