@@ -140,7 +140,7 @@ def test_every_consumer_takes_the_lockstep_path_with_the_same_results():
     from qd.ga import population_fitness
     from tests.helpers import Wrapped
 
-    cfg, obs_dim, n_actions = _dims(2)
+    _, obs_dim, n_actions = _dims(2)
     for deterministic in (True, False):
         neural = LinearPolicy(obs_dim, n_actions, deterministic, seed=3)
         slow = Wrapped(neural)
