@@ -1,18 +1,16 @@
 """The benchmark report's PNG figures (matplotlib without pyplot, Agg canvas; the ``qd`` extra).
 
-Each function draws from the aggregates of :mod:`hanabi_adhoc.benchmark.aggregate`, writes one
-PNG through :func:`hanabi_adhoc.benchmark.files.write_output` and returns its path.
+Each function draws from the aggregates of :mod:`hanabi_adhoc.benchmark.aggregate` and returns
+one PNG image as bytes; the report writes it into its folder
+(:func:`hanabi_adhoc.benchmark.report.write_report`).
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import numpy as np
-
-from hanabi_adhoc.benchmark.files import write_output
 
 __all__ = ["plot_adaptation", "plot_groups", "plot_niches"]
 
@@ -25,14 +23,14 @@ def _figure(width: float, height: float, cols: int = 1):
     return fig, axes
 
 
-def _save(fig, path: Path) -> Path:
+def _png(fig) -> bytes:
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
-    return write_output(path, buf.getvalue())
+    return buf.getvalue()
 
 
-def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
+def plot_niches(grid: Mapping, title: str) -> bytes:
     """Three heatmaps over the (communicativeness, IPP) cells of a population.
 
     The agent's score with each cell's partner, its normalised score, and the partner's own
@@ -41,7 +39,9 @@ def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
     Args:
         grid: One family of :func:`hanabi_adhoc.benchmark.aggregate.niche_grids`.
         title: Figure title.
-        path: Output PNG.
+
+    Returns:
+        The PNG image.
     """
     d1, d2 = grid["grid"]
     fig, axes = _figure(13.5, 4.6, 3)
@@ -79,10 +79,10 @@ def plot_niches(grid: Mapping, title: str, path: Path) -> Path:
                             color="white",
                         )
     fig.suptitle(title, fontsize=10)
-    return _save(fig, path)
+    return _png(fig)
 
 
-def plot_adaptation(curves: Mapping[str, list], episodic: Sequence[str], path: Path) -> Path:
+def plot_adaptation(curves: Mapping[str, list], episodic: Sequence[str]) -> bytes:
     """Score by game index within an episode, per agent; and the episodic agents' change.
 
     The right panel removes the deals' difficulty (game i is the same deal for every agent):
@@ -93,7 +93,9 @@ def plot_adaptation(curves: Mapping[str, list], episodic: Sequence[str], path: P
         curves: Agent → mean score per game index
             (:func:`hanabi_adhoc.benchmark.aggregate.pooled_curve`).
         episodic: The agents that keep state between games (drawn bold).
-        path: Output PNG.
+
+    Returns:
+        The PNG image.
     """
     fig, (left, right) = _figure(11.0, 4.2, 2)
     others = [np.asarray(c, dtype=np.float64) for k, c in curves.items() if k not in episodic and c]
@@ -126,16 +128,18 @@ def plot_adaptation(curves: Mapping[str, list], episodic: Sequence[str], path: P
     for ax in (left, right):
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
-    return _save(fig, path)
+    return _png(fig)
 
 
-def plot_groups(entries: Sequence[tuple[str, str, dict]], path: Path) -> Path:
+def plot_groups(entries: Sequence[tuple[str, str, dict]]) -> bytes:
     """Normalised IQM with its 95% CI per group (rows) and agent (colours).
 
     Args:
         entries: ``(agent, group, aggregate)`` with the aggregate of
             :func:`hanabi_adhoc.benchmark.aggregate.suite_summary` for one group.
-        path: Output PNG.
+
+    Returns:
+        The PNG image.
     """
     groups = list(dict.fromkeys(g for _, g, _ in entries))
     agents = list(dict.fromkeys(a for a, _, _ in entries))
@@ -164,4 +168,4 @@ def plot_groups(entries: Sequence[tuple[str, str, dict]], path: Path) -> Path:
     ax.set_xlabel("IQM of the normalised score (95% CI, stratified bootstrap)")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return _save(fig, path)
+    return _png(fig)

@@ -2,8 +2,8 @@
 
 docs/benchmark.md §5. :func:`summarise` computes the rows and aggregates of every agent from
 its results table (:mod:`hanabi_adhoc.benchmark.aggregate`); :func:`write_report` writes them,
-the figures and the leaderboard, every file through
-:func:`hanabi_adhoc.benchmark.files.write_output`. Every report states the configuration it
+the figures and the leaderboard, every file through the report folder
+(:func:`hanabi_adhoc.benchmark.files.open_folder`). Every report states the configuration it
 played: the suites (name, version, SHA-256), each group's game sizes, ruleset, scoring, seed and
 deals, and the hand sizes.
 """
@@ -15,9 +15,10 @@ import math
 from pathlib import Path
 
 from hanabi_adhoc.benchmark import aggregate as A
-from hanabi_adhoc.benchmark.files import read_csv, write_csv, write_json, write_output
+from hanabi_adhoc.benchmark.files import read_csv, write_csv_file
 from hanabi_adhoc.benchmark.run import Benchmark
 from hanabi_env.config import rulebook_hand_size
+from hanabi_env.outputs import OutputFolder
 
 __all__ = ["LEADERBOARD_FIELDS", "PER_PARTNER_FIELDS", "summarise", "write_report"]
 
@@ -181,7 +182,7 @@ def _cell_name(fam: dict, cell) -> str:
     return cell_label(list(cell), fam["grid"])
 
 
-def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
+def _figures(bench: Benchmark, folder: OutputFolder) -> list[tuple[str, str]]:
     """Write the figures; ``(file, caption)`` pairs for summary.md (none without matplotlib)."""
     import importlib.util
 
@@ -198,7 +199,7 @@ def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
         for g, agg in s["groups"].items()
     ]
     if entries:
-        F.plot_groups(entries, out / "figures" / "groups.png")
+        _png(folder, "figures/groups.png", F.plot_groups(entries))
         made.append(
             (
                 "figures/groups.png",
@@ -216,7 +217,11 @@ def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
                 continue
             seen.add(fam)
             name = f"figures/niche-{run.slug}-{fam}.png"
-            F.plot_niches(grid, f"{run.label} with {fam} ({', '.join(grid['groups'])})", out / name)
+            _png(
+                folder,
+                name,
+                F.plot_niches(grid, f"{run.label} with {fam} ({', '.join(grid['groups'])})"),
+            )
             made.append(
                 (
                     name,
@@ -229,7 +234,7 @@ def _figures(bench: Benchmark, out: Path) -> list[tuple[str, str]]:
     if any(a["episodic"] for a in docs):
         curves = {a["label"]: A.pooled_curve(a["adaptation"]) for a in docs}
         episodic = [a["label"] for a in docs if a["episodic"]]
-        F.plot_adaptation(curves, episodic, out / "figures" / "adaptation.png")
+        _png(folder, "figures/adaptation.png", F.plot_adaptation(curves, episodic))
         made.append(
             (
                 "figures/adaptation.png",
@@ -439,8 +444,15 @@ def _f(x) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{x:.3f}"
 
 
-def _leaderboard(bench: Benchmark, path: Path) -> None:
-    old = read_csv(path)
+def _png(folder: OutputFolder, name: str, data: bytes) -> None:
+    folder.write_bytes(name, data, stage="report")
+
+
+def _leaderboard(bench: Benchmark, folder: OutputFolder, path: Path) -> None:
+    inside = path.resolve().is_relative_to(folder.path.resolve())
+    old = []
+    if not inside or folder.verify(str(path.resolve().relative_to(folder.path.resolve()))):
+        old = read_csv(path)
     new = []
     today = datetime.date.today().isoformat()
     sha = {s.key: s.sha256 for s in bench.suites}
@@ -476,31 +488,35 @@ def _leaderboard(bench: Benchmark, path: Path) -> None:
         v = float(v) if v not in ("", None) else math.nan
         return (str(r["suite"]), -(v if math.isfinite(v) else -1.0), str(r["agent"]))
 
-    write_csv(path, LEADERBOARD_FIELDS, sorted(rows, key=order))
+    write_csv_file(folder, path, LEADERBOARD_FIELDS, sorted(rows, key=order))
 
 
-def write_report(bench: Benchmark, out: str | Path, leaderboard: str | Path | None = None) -> Path:
-    """Write the report of a summarised :class:`Benchmark` into ``out``.
+def write_report(
+    bench: Benchmark, folder: OutputFolder, leaderboard: str | Path | None = None
+) -> Path:
+    """Write the report of a summarised :class:`Benchmark` into its (entered) report folder.
 
     Files: ``per_partner.csv`` (:data:`PER_PARTNER_FIELDS`), ``seats.csv``, ``summary.json``,
     ``summary.md`` with captioned ``figures/*.png``, and (full runs only) the leaderboard
-    ``leaderboard.csv`` (or ``leaderboard``), where each agent's row per suite version replaces
-    its previous one.
+    ``leaderboard.csv`` (or ``leaderboard``, locked while it is rewritten), where each agent's
+    row per suite version replaces its previous one.
+
+    Args:
+        bench: The benchmark, summarised (:func:`summarise`).
+        folder: The report folder (:func:`hanabi_adhoc.benchmark.files.open_folder`).
+        leaderboard: Another leaderboard file than the folder's.
 
     Returns:
         The path of ``summary.md``.
     """
-    out = Path(out)
-    write_csv(out / "per_partner.csv", PER_PARTNER_FIELDS, bench.rows)
+    folder.write_csv("per_partner.csv", PER_PARTNER_FIELDS, bench.rows, stage="report")
     seats = [{**r, "agent": a["label"]} for a in bench.summary["agents"] for r in a["seats"]]
-    write_csv(
-        out / "seats.csv",
-        ("agent", "group", "players", "seat", "partners", "mean_score", "normalised"),
-        seats,
-    )
-    write_json(out / "summary.json", bench.summary)
-    figures = _figures(bench, out)
-    path = write_output(out / "summary.md", _markdown(bench, figures))
+    fields = ("agent", "group", "players", "seat", "partners", "mean_score", "normalised")
+    folder.write_csv("seats.csv", fields, seats, stage="report")
+    folder.write_json("summary.json", bench.summary, stage="report")
+    figures = _figures(bench, folder)
+    path = folder.write_text("summary.md", _markdown(bench, figures), stage="report")
     if not bench.partial:
-        _leaderboard(bench, Path(leaderboard) if leaderboard else out / "leaderboard.csv")
+        board = Path(leaderboard) if leaderboard else folder.file("leaderboard.csv")
+        _leaderboard(bench, folder, board)
     return path

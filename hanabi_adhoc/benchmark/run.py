@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agents.policy import Policy
-from hanabi_adhoc.benchmark.files import write_json, write_output
+from hanabi_adhoc.benchmark.files import open_folder
 from hanabi_adhoc.benchmark.protocol import Unit, agent_players, is_episodic, plan, play_unit
 from hanabi_adhoc.benchmark.results import Results
 from hanabi_adhoc.benchmark.suites import DEFAULT_SUITES, Suite, load_suites
+from hanabi_env.outputs import OutputFolder
 from hanabi_env.validate import check_bool, check_int, check_seed, check_workers
 
 __all__ = ["AgentRun", "AgentSpecError", "Benchmark", "run_benchmark"]
@@ -110,31 +111,35 @@ def _resolve(agent, seed: int, make, labels: set[str]) -> tuple[str, str | None,
     return label, spec, policy
 
 
-def _unit_path(out: Path, run: AgentRun, unit: Unit) -> Path:
-    return out / "agents" / run.slug / "games" / f"{unit.key}.npz"
+def _identity(run: AgentRun) -> dict:
+    """What an agent's files depend on: recorded with each of them in the folder's manifest."""
+    return {"label": run.label, "spec": run.spec, "options": run.options}
 
 
-def _check_manifest(out: Path, run: AgentRun) -> None:
-    path = out / "agents" / run.slug / "agent.json"
-    doc = {"label": run.label, "spec": run.spec, "options": run.options}
-    if path.is_file():
-        old = json.loads(path.read_text())
+def _check_agent(folder: OutputFolder, run: AgentRun) -> None:
+    name = f"agents/{run.slug}/agent.json"
+    doc = _identity(run)
+    if folder.verify(name):
+        old = folder.load_json(name)
         if {k: old.get(k) for k in doc} != json.loads(json.dumps(doc)):
             raise ValueError(
-                f"{path} holds another agent ({old.get('label')!r}, {old.get('options')}); "
-                "use another output folder"
+                f"{folder.file(name)} holds another agent ({old.get('label')!r}, "
+                f"{old.get('options')}); use another output folder"
             )
     else:
-        write_json(path, doc)
+        folder.write_json(name, doc, stage="agent", config=doc, seed=run.options["seed"])
 
 
-def _play_run(run: AgentRun, units: list[Unit], out: Path | None, opts: dict, bar) -> None:
+def _play_run(
+    run: AgentRun, units: list[Unit], folder: OutputFolder | None, opts: dict, bar
+) -> None:
     parts = []
     stats = getattr(run.policy, "reply_stats", None)
+    who = _identity(run)
     for unit in units:
-        path = None if out is None else _unit_path(out, run, unit)
-        if path is not None and path.is_file():
-            parts.append(Results.from_bytes(path.read_bytes()))
+        name = f"agents/{run.slug}/games/{unit.key}.npz"
+        if folder is not None and folder.verify(name, config={**who, "unit": unit.key}):
+            parts.append(Results.from_bytes(folder.file(name).read_bytes()))
             if bar is not None:
                 bar.update(unit.games(opts["deals"]))
             continue
@@ -148,8 +153,11 @@ def _play_run(run: AgentRun, units: list[Unit], out: Path | None, opts: dict, ba
             progress=None if bar is None else bar.update,
         )
         run.seconds += time.perf_counter() - t0
-        if path is not None:
-            write_output(path, res.to_bytes())
+        if folder is not None:
+            cfg = {**who, "unit": unit.key}
+            folder.write_bytes(
+                name, res.to_bytes(), stage="games", config=cfg, seed=who["options"]["seed"]
+            )
         parts.append(res)
     run.results = Results.concat(parts)
     if stats is not None:
@@ -171,6 +179,7 @@ def run_benchmark(
     progress: bool = True,
     train_games: int = 20,
     leaderboard: str | Path | None = None,
+    wait: bool = False,
 ) -> Benchmark:
     """Benchmark agents against suites of partners (docs/benchmark.md).
 
@@ -194,6 +203,7 @@ def run_benchmark(
         progress: Show progress bars.
         train_games: Games per response-table pair of a ``meta`` agent.
         leaderboard: The leaderboard CSV (default ``OUT/leaderboard.csv``).
+        wait: When another process writes ``out``, wait for it instead of refusing.
 
     Returns:
         A :class:`Benchmark` (its ``summary`` and ``rows`` filled); with ``out``, the report
@@ -203,6 +213,9 @@ def run_benchmark(
         AgentSpecError: An agent spec that does not build a policy.
         TypeError, ValueError: A bad argument, an unknown suite, or an output folder that
             holds another agent under the same name.
+        FolderBusyError: Another process writes ``out`` (without ``wait``).
+        ResultFileError: A saved file of ``out`` was changed or swapped in (the message says
+            which and what to do).
     """
     from hanabi_adhoc.benchmark.report import summarise, write_report
     from hanabi_adhoc.specs import make_agent
@@ -254,10 +267,23 @@ def run_benchmark(
                 label, spec, policy, _slug(label, spec, options), options, ok, is_episodic(policy)
             )
         )
-    outp = None if out is None else Path(out).expanduser()
-    for run in runs:
-        if outp is not None:
-            _check_manifest(outp, run)
+    bench = Benchmark(runs, loaded, opts)
+    if out is None:
+        _play_all(bench, groups, None, progress)
+        summarise(bench)
+        return bench
+    with open_folder(Path(out).expanduser(), wait=wait) as folder:
+        for run in runs:
+            _check_agent(folder, run)
+        _play_all(bench, groups, folder, progress)
+        summarise(bench)
+        write_report(bench, folder, leaderboard)
+    return bench
+
+
+def _play_all(bench: Benchmark, groups, folder: OutputFolder | None, progress: bool) -> None:
+    sizes, deals = bench.options["players"], bench.options["deals"]
+    for run in bench.runs:
         allowed = [
             p for p, why in run.players.items() if why is None and (sizes is None or p in sizes)
         ]
@@ -270,12 +296,7 @@ def run_benchmark(
                 total=sum(u.games(deals) for u in units), desc=f"benchmark {run.label}", unit="game"
             )
         try:
-            _play_run(run, units, outp, opts, bar)
+            _play_run(run, units, folder, bench.options, bar)
         finally:
             if bar is not None:
                 bar.close()
-    bench = Benchmark(runs, loaded, opts)
-    summarise(bench)
-    if outp is not None:
-        write_report(bench, outp, leaderboard)
-    return bench

@@ -15,6 +15,7 @@ import sys
 from hanabi_adhoc.cli.options import (
     QUIET_HELP,
     SEED_HELP,
+    WAIT_HELP,
     OptionError,
     add_command,
     check_out_dir,
@@ -84,6 +85,7 @@ def _benchmark(args: argparse.Namespace) -> int:
                     progress=not args.quiet,
                     train_games=args.train_games,
                     leaderboard=args.leaderboard,
+                    wait=args.wait,
                 )
             except AgentSpecError as err:
                 raise OptionError("AGENT", str(err)) from None
@@ -184,6 +186,7 @@ def add_subcommand(subparsers) -> None:
                 "local workers: threads for rule agents, processes for other "
                 "policies (default: all cores; results do not depend on it)",
             ),
+            ("--wait", "FLAG", WAIT_HELP),
             ("--quiet", "FLAG", QUIET_HELP),
         ),
         help="ad-hoc teamwork benchmark: agents with partners they never met, niche by niche",

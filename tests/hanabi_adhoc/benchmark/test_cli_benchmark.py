@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -179,12 +184,47 @@ class _no_exit:
         return False
 
 
-def test_another_agent_in_the_same_folder_name_is_refused(tmp_path, suite, capsys):
+def test_changed_or_foreign_files_are_refused(tmp_path, suite, capsys):
     out = tmp_path / "bench"
-    assert main(["benchmark", "Piers", "--suite", suite, "--out", str(out), "--quiet"]) == 0
-    meta = next((out / "agents").glob("*/agent.json"))
-    doc = json.loads(meta.read_text())
-    doc["spec"] = "IGGI"
-    meta.write_text(json.dumps(doc))
-    assert main(["benchmark", "Piers", "--suite", suite, "--out", str(out), "--quiet"]) == 2
-    assert "holds another agent" in capsys.readouterr().err
+    args = ["benchmark", "Piers", "--suite", suite, "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    table = next((out / "agents").glob("*/games/*.self.*.npz"))
+    table.write_bytes(table.read_bytes()[:-8] + b"\0" * 8)  # a damaged or edited game table
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ")
+    assert table.name in err
+    assert len(err.strip().splitlines()) == 1
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "manifest.json").write_text("{}")  # not a report folder of this toolkit
+    assert main([*args[:4], "--out", str(other), "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_a_second_writer_is_refused_while_another_process_writes(tmp_path, suite, capsys):
+    out = tmp_path / "bench"
+    ready = tmp_path / "ready"
+    holder = (
+        "import sys, time, pathlib\n"
+        "from hanabi_adhoc.benchmark.files import open_folder\n"
+        "with open_folder(sys.argv[1]):\n"
+        "    pathlib.Path(sys.argv[2]).touch()\n"
+        "    time.sleep(60)\n"
+    )
+    root = Path(__file__).resolve().parents[3]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    proc = subprocess.Popen([sys.executable, "-c", holder, str(out), str(ready)], env=env)
+    try:
+        for _ in range(600):
+            if ready.exists():
+                break
+            time.sleep(0.1)
+        assert ready.exists()
+        assert main(["benchmark", "Piers", "--suite", suite, "--out", str(out), "--quiet"]) == 2
+    finally:
+        proc.kill()
+        proc.wait()
+    err = capsys.readouterr().err
+    assert err.startswith("error: ")
+    assert f"pid {proc.pid}" in err
