@@ -83,7 +83,7 @@ def _demo(args: argparse.Namespace) -> int:
         moves.append(env.unwrapped.game.n_moves)
         dead += int(view.life_tokens) == 0
         metrics = "  ".join(
-            f"{a}: comm={_fmt(i['communicativeness'])} ipp={_fmt(i['ipp'])}"
+            f"{a}: comm={_fmt(i, 'communicativeness')} ipp={_fmt(i, 'ipp')}"
             for a, i in infos.items()
         )
         print(
@@ -111,8 +111,9 @@ def _demo_note(scoring: str, dead: int, games: int, mean_moves: float) -> str:
     )
 
 
-def _fmt(x: float | None) -> str:
-    return "  n/a" if x is None else f"{x:.2f}"
+def _fmt(info: dict, metric: str) -> str:
+    """A metric of an env info (docs/marl.md §3): ``n/a`` where its flag says undefined."""
+    return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else "  n/a"
 
 
 def _parse_agent(
@@ -412,7 +413,7 @@ def _train_sb3(args: argparse.Namespace) -> int:
         f"training MaskablePPO for {args.steps} steps against {', '.join(pool)} "
         f"({args.players} players, {args.scoring} scoring) on the CPU"
     )
-    train_maskable_ppo(
+    model = train_maskable_ppo(
         partners,
         args.steps,
         seed=args.seed,
@@ -420,8 +421,10 @@ def _train_sb3(args: argparse.Namespace) -> int:
         env_kwargs={"players": args.players, "scoring": args.scoring},
         verbose=0 if args.quiet else 1,
         torch_threads=args.torch_threads,
+        # SB3's progress bar needs rich (in the rl extra); an older install trains without it
+        learn_kwargs={"progress_bar": not args.quiet and bool(importlib.util.find_spec("rich"))},
     )
-    print(f"saved {out}")
+    print(f"saved {out} ({model.num_timesteps} steps trained)")
     if args.games > 0:
         result = evaluate(
             SB3Policy(out, seed=args.seed, name="sb3"),
