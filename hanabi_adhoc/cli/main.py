@@ -32,6 +32,7 @@ from __future__ import annotations
 import _thread
 import argparse
 import contextlib
+import ctypes
 import importlib.util
 import os
 import signal
@@ -728,10 +729,27 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         except KeyboardInterrupt:
             _CTRL_C.handled()
+            _forget_unhandled_interrupt()
             flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
             hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
             print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
             return 2
+
+
+def _forget_unhandled_interrupt() -> None:
+    """Tell CPython that the Ctrl-C was handled, so that the exit status stays 2.
+
+    CPython records a ``KeyboardInterrupt`` that ends a nested top-level run
+    (``run_eval_code_obj``, which compiled code reached by numba's compiler goes through) in
+    the C global ``_Py_UnhandledKeyboardInterrupt`` and, at exit, kills the process with
+    SIGINT when it is set, even though the command caught the interrupt (seen as exit status
+    -2 after the one ``error:`` line). It is reset here; on another Python nothing is done.
+    """
+    try:
+        flag = ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt")
+    except (AttributeError, ValueError, OSError):  # not CPython, or not exported
+        return
+    flag.value = 0
 
 
 class _CtrlC:
@@ -747,28 +765,36 @@ class _CtrlC:
     def __init__(self) -> None:
         self._caught = threading.Event()
         self._pressed = False
+        self._lock = threading.Lock()  # no interrupt_main once handled() has returned
 
     def __call__(self, signum, frame) -> None:
         if not self._pressed:
             self._pressed = True
-            again = threading.Thread(target=self._again, args=(self._caught,), daemon=True)
+            again = threading.Thread(
+                target=self._again, args=(self._caught, self._lock), daemon=True
+            )
             again.start()
         if not self._caught.is_set():
             raise KeyboardInterrupt
 
     @staticmethod
-    def _again(caught: threading.Event) -> None:
+    def _again(caught: threading.Event, lock: threading.Lock) -> None:
         while not caught.wait(0.5):
-            _thread.interrupt_main()
+            with lock:
+                if caught.is_set():  # handled meanwhile: a late interrupt would outlive it
+                    return
+                _thread.interrupt_main()
 
     def handled(self) -> None:
-        """The interrupt was caught: stop raising it."""
-        self._caught.set()
+        """The interrupt was caught: stop raising it (no interrupt is sent after this)."""
+        with self._lock:
+            self._caught.set()
 
     def reset(self) -> None:
         """Ready for the next command (an in-process caller may run several)."""
-        self._caught.set()  # (a thread of the last command stops)
+        self.handled()  # (a thread of the last command stops)
         self._caught = threading.Event()
+        self._lock = threading.Lock()
         self._pressed = False
 
 
