@@ -21,6 +21,7 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
   :mod:`hanabi_adhoc.cli.qd`).
 * ``meta-table``, ``meta-eval``: the meta-agents' offline response table and the papers'
   evaluation protocol (see :mod:`hanabi_adhoc.cli.meta`).
+* ``bad ...``: the Bayesian Action Decoder [BAD19] (see :mod:`hanabi_adhoc.cli.bad`).
 """
 
 from __future__ import annotations
@@ -668,6 +669,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.meta import add_subcommands as add_meta_subcommands
 
     add_meta_subcommands(sub)  # meta-table, meta-eval
+    from hanabi_adhoc.cli.bad import add_subcommands as add_bad_subcommands
+
+    add_bad_subcommands(sub)  # bad matrix, bad train, ...
     return parser
 
 
