@@ -13,6 +13,7 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,8 @@ def write_npz(path: str | Path, arrays: Mapping[str, np.ndarray]) -> None:
         if np.asarray(a).dtype == object:
             raise TypeError(f"array {name!r} holds Python objects; only numeric arrays are saved")
     buf = io.BytesIO()
-    np.savez(buf, **{k: np.asarray(v) for k, v in arrays.items()})
+    savez: Any = np.savez  # numpy's stubs take keyword arrays for its own keywords
+    savez(buf, **{k: np.asarray(v) for k, v in arrays.items()})
     write_bytes(path, buf.getvalue())
 
 

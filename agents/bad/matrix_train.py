@@ -132,7 +132,7 @@ class MatrixCurves:
     settings: MatrixSettings
 
     def final(self, which: str = "expected") -> tuple[float, float]:
-        """Mean and s.e.m. over runs of the last reading of ``which`` (``expected``/``batch_reward``)."""
+        """Mean and s.e.m. over runs of the last reading (``which``: the curve's field name)."""
         last = getattr(self, check_choice("which", which, ("expected", "batch_reward")))[:, -1]
         return float(last.mean()), float(stats.sem(last))
 
@@ -456,7 +456,9 @@ def load_curves(
         return {}
     z = read_npz(out / "curves.npz")
     return {
-        m: MatrixCurves(m, z["episodes"], z[f"{m}.expected"], z[f"{m}.batch_reward"], seed, settings)
+        m: MatrixCurves(
+            m, z["episodes"], z[f"{m}.expected"], z[f"{m}.batch_reward"], seed, settings
+        )
         for m in METHODS
         if f"{m}.expected" in z
     }

@@ -57,7 +57,7 @@ class NumpyNet:
 
     def __init__(self, params: Mapping[str, np.ndarray], dtype: type = np.float64):
         """See the class docstring."""
-        self.p = {k: np.asarray(v, dtype=dtype) for k, v in params.items()}
+        self.p: dict[str, np.ndarray] = {k: np.asarray(v, dtype=dtype) for k, v in params.items()}
         for name in ("w_pub", "w_priv", "b1", "w_pi", "b_pi", "w_v", "b_v"):
             if name not in self.p:
                 raise ValueError(f"the network's parameters lack {name!r}")
@@ -65,7 +65,7 @@ class NumpyNet:
         self.dtype = dtype
 
     def hidden(self, pub: np.ndarray, priv: np.ndarray, game: np.ndarray) -> np.ndarray:
-        """``(N, H)`` last hidden layer of rows ``n``: position ``game[n]``, private input ``priv[n]``.
+        """``(N, H)`` last hidden layer of rows ``n``: position ``game[n]``, private ``priv[n]``.
 
         Args:
             pub: ``(B, pub_dim)`` public features of the positions.

@@ -7,12 +7,15 @@ plays in NumPy (:class:`agents.bad.net.NumpyNet`). The agents shipped with the p
 ``agents/data/bad/`` (:func:`shipped_agents`; docs/bad.md §3 lists them and how they were
 trained).
 
-The agent plays its seat greedily (the most probable move, [BAD19]'s test setting) and keeps
-the public belief by replaying the whole move history of its view through the same code as the
-trainer (:mod:`agents.bad.runner`): for every move, the partial policy the mover would have
-followed and BAD's counterfactual update, then the move itself. It reads a partner's moves as
-if the partner were itself; with a partner that is not, a move no hand explains leaves the
-belief as it was.
+The agent plays its seat greedily by default (the most probable move, [BAD19]'s test
+setting), or samples its moves (``sampled=True``) from the common-knowledge seed given to
+:meth:`BADPolicy.reset` (:func:`agents.bad.runner.decision_noise`): two sampling BAD agents
+reset with the same seed sample the same partial policies, as [BAD19]'s players share their
+seeds. It keeps the public belief by replaying the whole move history of its view through the
+same code as the trainer (:mod:`agents.bad.runner`): for every move, the partial policy the
+mover would have followed and BAD's counterfactual update, then the move itself. It reads a
+partner's moves as if the partner were itself; with a partner that is not, a move no hand
+explains leaves the belief as it was.
 """
 
 from __future__ import annotations
@@ -26,13 +29,13 @@ import numpy as np
 from agents.bad._io import read_json, read_npz, write_bytes
 from agents.bad.net import NumpyNet, param_shapes
 from agents.bad.public import Layout, PublicState
-from agents.bad.runner import Decision, decide, observe
+from agents.bad.runner import Decision, decide, decision_noise, observe
 from agents.policy import Policy
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
-from hanabi_env.validate import check_str, type_error
+from hanabi_env.validate import check_bool, check_seed, check_str, type_error
 
 __all__ = ["FORMAT", "BADPolicy", "export_files", "from_spec", "shipped_agents", "shipped_path"]
 
@@ -50,6 +53,8 @@ class BADPolicy(Policy):
         meta: The agent's JSON document (``format``, ``version``, ``learner``, ``config``,
             ``hidden``, ``layers``; ``provenance`` and ``scores`` are kept as they are).
         name: The policy's name.
+        sampled: Sample moves from the common seed of :meth:`reset` instead of playing the most
+            probable move.
 
     Attributes:
         config: The :class:`hanabi_env.HanabiConfig` it was trained on (and plays).
@@ -59,8 +64,15 @@ class BADPolicy(Policy):
         ValueError: An unknown format or version, or weights that do not fit the configuration.
     """
 
-    def __init__(self, weights: Mapping[str, np.ndarray], meta: Mapping, name: str = "bad"):
+    def __init__(
+        self,
+        weights: Mapping[str, np.ndarray],
+        meta: Mapping,
+        name: str = "bad",
+        sampled: bool = False,
+    ):
         """See the class docstring."""
+        self.sampled = check_bool("sampled", sampled)
         if meta.get("format") != FORMAT or meta.get("version") != 1:
             raise ValueError(f"not a BAD agent file (format {FORMAT!r}, version 1)")
         self.meta = dict(meta)
@@ -68,7 +80,9 @@ class BADPolicy(Policy):
         self.config = HanabiConfig(**meta["config"])
         self.layout = lay = Layout(self.config)
         self.bayesian = meta["learner"] == "bad"
-        want = param_shapes(lay.pub_dim, lay.priv_dim, meta["hidden"], meta["layers"], lay.n_actions)
+        want = param_shapes(
+            lay.pub_dim, lay.priv_dim, meta["hidden"], meta["layers"], lay.n_actions
+        )
         got = {k: tuple(np.shape(v)) for k, v in weights.items()}
         if got != want:
             raise ValueError(f"the weights do not fit the configuration: {got} != {want}")
@@ -76,7 +90,7 @@ class BADPolicy(Policy):
         self.reset()
 
     @classmethod
-    def load(cls, path: str | Path, name: str | None = None) -> BADPolicy:
+    def load(cls, path: str | Path, name: str | None = None, sampled: bool = False) -> BADPolicy:
         """The agent of ``path`` (its ``.json``; the ``.npz`` beside it holds the weights).
 
         Raises:
@@ -86,13 +100,14 @@ class BADPolicy(Policy):
         path = Path(path)
         meta_path = path.with_suffix(".json")
         weights = read_npz(path.with_suffix(".npz"))
-        return cls(weights, read_json(meta_path), name=name or f"bad:{path.stem}")
+        return cls(weights, read_json(meta_path), name or f"bad:{path.stem}", sampled)
 
     def reset(self, seed: int | None = None) -> None:
-        """Forget the game (the agent is deterministic: ``seed`` changes nothing)."""
+        """Forget the game; ``seed`` is the common seed of sampled moves (default 0)."""
         self._public = PublicState(self.layout, 1)
         self._seen = 0
         self._pending: tuple[int, Decision] | None = None
+        self._seed = 0 if seed is None else check_seed("seed", seed)
 
     def act(self, view: PlayerView) -> int:
         """The greedy move of this seat; replays the moves it has not seen yet first.
@@ -115,7 +130,7 @@ class BADPolicy(Policy):
             partner = 1 - view.seat
             hand = view.hands[partner][: int(view.hand_lengths[partner])]
             combo = np.array([self.layout.combo_index(hand)])
-            d = decide(self._public, seat, self.net, self.bayesian, combo)
+            d = decide(self._public, seat, self.net, self.bayesian, combo, self._noise(n_moves))
         self._pending = (n_moves, d)
         assert d.action is not None
         return int(d.action[0])
@@ -126,9 +141,14 @@ class BADPolicy(Policy):
             if self._pending is not None and self._pending[0] == index:
                 d = self._pending[1]  # this seat's own decision, made on this same position
             else:
-                d = decide(self._public, actor, self.net, True)
+                d = decide(self._public, actor, self.net, True, None, self._noise(index))
             observe(self._public, actor, d, np.array([int(rec[E.H_ACTION])]))
         self._public.apply(0, rec)
+
+    def _noise(self, move: int) -> np.ndarray | None:
+        if not self.sampled:
+            return None
+        return decision_noise(self._seed, move, self.layout)[None]
 
     def _check(self, view: PlayerView) -> None:
         if not isinstance(view, PlayerView):
@@ -166,14 +186,14 @@ def shipped_path(name: str) -> Path:
 
 
 def from_spec(arg: str, seed: int = 0, trust_model: bool = False) -> BADPolicy:
-    """The policy of a ``bad:ARG`` agent spec (the registry's loader).
+    """The (greedy) policy of a ``bad:ARG`` agent spec (the registry's loader).
 
     ``ARG`` is a shipped agent's name (:func:`shipped_agents`) or the path of an agent's
     ``.json`` file. Loading runs no code, so ``trust_model`` is not needed.
 
     Args:
         arg: The name or path.
-        seed: Unused (the agent is deterministic).
+        seed: Unused (the greedy agent is deterministic).
         trust_model: Unused.
 
     Raises:

@@ -77,11 +77,11 @@ class Layout:
         self.initial_deck = config.n_cards - 2 * h
         self.combos = np.array(list(itertools.product(range(t + 1), repeat=h)), dtype=np.int64)
         filled = self.combos < t
-        self.combo_onehot = np.zeros((len(self.combos), h, t), dtype=np.float32)
+        onehot = np.zeros((len(self.combos), h, t), dtype=np.float32)
         rows, slots = np.nonzero(filled)
-        self.combo_onehot[rows, slots, self.combos[rows, slots]] = 1.0
-        self.combo_counts = self.combo_onehot.sum(axis=1).astype(np.int64)
-        self.combo_onehot = self.combo_onehot.reshape(len(self.combos), h * t)
+        onehot[rows, slots, self.combos[rows, slots]] = 1.0
+        self.combo_counts = onehot.sum(axis=1).astype(np.int64)
+        self.combo_onehot = onehot.reshape(len(self.combos), h * t)
         self.combo_fits = np.array(
             [(filled[:, :n].all(axis=1)) & (~filled[:, n:]).all(axis=1) for n in range(h + 1)]
         )

@@ -28,7 +28,15 @@ from agents.bad.public import Layout, PublicState
 from hanabi_env import _engine as E
 from hanabi_env.seeding import derive_seed
 
-__all__ = ["Decision", "Games", "decide", "evaluate_greedy", "observe", "public_features"]
+__all__ = [
+    "Decision",
+    "Games",
+    "decide",
+    "decision_noise",
+    "evaluate",
+    "observe",
+    "public_features",
+]
 
 
 @dataclass
@@ -178,19 +186,45 @@ class Games:
         return reward, done, score
 
 
-def evaluate_greedy(
+def decision_noise(common_seed: int, move: int, layout: Layout) -> np.ndarray:
+    """``(K, A)`` float64 Gumbel noise of move ``move`` of a game: its common-knowledge draws.
+
+    [BAD19] samples every partial policy from a seed all players share (§3.3); here the draws
+    of move ``m`` of a game with common seed ``s`` come from ``numpy.random.default_rng([s, m])``,
+    so every player who knows ``s`` samples the same partial policy.
+    """
+    rng = np.random.default_rng([int(common_seed), int(move)])
+    return rng.gumbel(size=(len(layout.combos), layout.n_actions))
+
+
+def evaluate(
     layout: Layout,
     net: NumpyNet,
     bayesian: bool,
     games: int,
     seed: int,
     batch: int = 64,
+    sampled: bool = False,
     iterations: int = ITERATIONS,
     alpha: float = ALPHA,
 ) -> np.ndarray:
-    """Scores of ``games`` self-play games of the greedy policy (the paper's test setting).
+    """Scores of ``games`` self-play games of the policy, greedy or sampled.
 
-    Game ``i`` is dealt with ``derive_seed(seed, i)``; its score does not depend on ``batch``.
+    Game ``i`` is dealt with ``derive_seed(seed, i)``; sampled moves use the common seed
+    ``derive_seed(seed, i, 1)`` (:func:`decision_noise`). A game's score does not depend on
+    ``batch``.
+
+    Args:
+        layout: The configuration.
+        net: The network.
+        bayesian: BAD (True) or the baseline.
+        games: Number of games.
+        seed: Seed of the deals (and of the sampled moves).
+        batch: Games played side by side.
+        sampled: Sample each move from the policy (as in training) instead of the most
+            probable move ([BAD19]'s test setting).
+        iterations: Self-consistency iterations of the beliefs.
+        alpha: Weight of V1 in V2.
 
     Returns:
         ``(games,)`` int64 final scores.
@@ -205,22 +239,27 @@ def evaluate_greedy(
     active = np.ones(n, dtype=bool)
     while active.any():
         actor = table.actors()
-        d = decide(table.public, actor, net, bayesian, table.partner_combos(actor), None,
+        noise = None
+        if sampled:
+            moves = [int(s.scal[E.S_N_MOVES]) for s in table.states]
+            noise = np.stack(
+                [decision_noise(derive_seed(seed, int(slot_game[b]), 1), moves[b], layout)
+                 for b in range(n)]
+            )  # fmt: skip
+        d = decide(table.public, actor, net, bayesian, table.partner_combos(actor), noise,
                    iterations, alpha)  # fmt: skip
-        action = np.where(active, d.action, _any_legal(d.legal))
+        assert d.action is not None
+        assert d.legal is not None
+        action = np.where(active, d.action, np.argmax(d.legal, axis=1))
         _, done, score = table.play(actor, d, action)
-        for b in np.flatnonzero(done & active):
-            scores[slot_game[b]] = score[b]
+        for g in np.flatnonzero(done & active).tolist():
+            scores[slot_game[g]] = score[g]
             if next_game < games:
-                slot_game[b] = next_game
-                table.deal(b, derive_seed(seed, next_game))
+                slot_game[g] = next_game
+                table.deal(g, derive_seed(seed, next_game))
                 next_game += 1
             else:
-                active[b] = False
-        for b in np.flatnonzero(done & ~active):
-            table.deal(b, derive_seed(seed, 0))  # an idle slot keeps playing a dummy game
+                active[g] = False
+        for g in np.flatnonzero(done & ~active).tolist():
+            table.deal(g, derive_seed(seed, 0))  # an idle slot keeps playing a dummy game
     return scores
-
-
-def _any_legal(legal: np.ndarray) -> np.ndarray:
-    return np.argmax(legal, axis=1)

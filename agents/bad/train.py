@@ -37,7 +37,7 @@ from agents.bad._io import read_json, read_npz, write_json, write_npz
 from agents.bad.matrix_train import resolve_device
 from agents.bad.net import NumpyNet, param_shapes, torch_net
 from agents.bad.public import Layout
-from agents.bad.runner import Games, decide, evaluate_greedy, public_features
+from agents.bad.runner import Games, decide, evaluate, public_features
 from agents.sb3._threads import _torch_threads
 from hanabi_env import stats
 from hanabi_env.config import HLE_PRESETS, hle_preset
@@ -45,6 +45,7 @@ from hanabi_env.seeding import derive_seed
 from hanabi_env.validate import check_choice, check_int, check_seed, type_error
 
 __all__ = [
+    "EVALUATIONS",
     "EVAL_SEED",
     "LEARNERS",
     "TrainSettings",
@@ -178,30 +179,33 @@ class _Run:
         moves = np.zeros(s.batch, dtype=np.int64)
         for _ in range(n_updates):
             net = self.numpy_net()
-            batch = {k: [] for k in ("pub", "combo", "action", "legal", "reward", "done", "priv")}
+            batch: dict[str, list[np.ndarray]] = {
+                k: [] for k in ("pub", "combo", "action", "legal", "reward", "done", "priv")
+            }
             for _t in range(s.rollout):
                 actor = games.actors()
                 combo = games.partner_combos(actor)
                 noise = rng.gumbel(size=(s.batch, len(lay.combos), lay.n_actions))
                 priv = games.public.private_features(np.arange(s.batch), combo)
                 d = decide(games.public, actor, net, self.bayesian, combo, noise.astype(np.float32))
+                assert d.action is not None
                 reward, done, score = games.play(actor, d, d.action)
                 moves += 1
                 row = {"pub": d.pub, "combo": combo, "action": d.action, "legal": d.legal,
                        "reward": reward, "done": done, "priv": priv}  # fmt: skip
                 for key, value in row.items():
                     batch[key].append(value)
-                for b in np.flatnonzero(done):
-                    finished.append(int(score[b]))
-                    lengths.append(int(moves[b]))
-                    moves[b] = 0
-                    deals[b] += 1
-                    games.deal(b, derive_seed(self.seed, 1, self.chunk, b, int(deals[b])))
+                for g in np.flatnonzero(done).tolist():
+                    finished.append(int(score[g]))
+                    lengths.append(int(moves[g]))
+                    moves[g] = 0
+                    deals[g] += 1
+                    games.deal(g, derive_seed(self.seed, 1, self.chunk, g, int(deals[g])))
             actor = games.actors()
             pub, _ = public_features(games.public, actor, self.bayesian)
-            g = np.arange(s.batch)
-            priv = games.public.private_features(g, games.partner_combos(actor))
-            bootstrap = net.value(pub, priv, g)
+            every = np.arange(s.batch)
+            priv = games.public.private_features(every, games.partner_combos(actor))
+            bootstrap = net.value(pub, priv, every)
             self._update({k: np.stack(v) for k, v in batch.items()}, bootstrap)
             self.steps += s.batch * s.rollout
             if progress is not None:
@@ -344,8 +348,9 @@ def train(
 
     Writes ``out/checkpoint.{json,npz}`` every ``settings.chunk`` updates (a run folder
     continues from its checkpoint, also to more ``steps`` than it was started with), then
-    ``out/result.json`` (the curve, wall time, the greedy evaluation: ``eval_games`` games
-    dealt from :data:`EVAL_SEED`, the same for every run) and the agent (``out/agent.json``,
+    ``out/result.json`` (the curve, wall time, the self-play evaluations of
+    :data:`EVALUATIONS`: ``eval_games`` games each, dealt from :data:`EVAL_SEED`, the same for
+    every run) and the agent (``out/agent.json``,
     ``out/agent.npz``; :func:`export_agent`). A finished run is not trained again.
 
     Args:
@@ -369,7 +374,7 @@ def train(
     if (out / "result.json").is_file():
         result = read_json(out / "result.json")
         if result["settings"] == dataclasses.asdict(settings) and result["seed"] == seed:
-            return result
+            return _complete(out, result)
     from threadpoolctl import threadpool_limits
     from tqdm.auto import tqdm
 
@@ -384,27 +389,13 @@ def train(
     ):  # fmt: skip
         while run.chunk < n_chunks:
             run.train_chunk(bar)
-        t0 = time.perf_counter()
-        params = {k: v.detach().cpu().numpy() for k, v in run.net.params.items()}
-        scores = evaluate_greedy(
-            run.layout, NumpyNet(params), run.bayesian, settings.eval_games,
-            EVAL_SEED, batch=64,
-        ) if settings.eval_games else np.zeros(0, dtype=np.int64)  # fmt: skip
-        eval_wall = time.perf_counter() - t0
     result = {
         "settings": dataclasses.asdict(settings),
         "seed": seed,
         "steps": run.steps,
         "train_wall_seconds": run.wall,
-        "eval_wall_seconds": eval_wall,
         "steps_per_second": run.steps / run.wall if run.wall else float("nan"),
         "curve": run.curve,
-        "greedy": {
-            "games": int(len(scores)),
-            "mean": float(scores.mean()) if len(scores) else float("nan"),
-            "sem": stats.sem(scores) if len(scores) > 1 else float("nan"),
-            "perfect": float(np.mean(scores == run.layout.config.max_score)) if len(scores) else 0,
-        },
         "provenance": {
             "command": " ".join(sys.argv),
             "commit": _commit(),
@@ -413,6 +404,39 @@ def train(
         },
     }
     export_agent(out, run, result)
+    return _complete(out, result)
+
+
+EVALUATIONS = {"greedy": False, "sampled": True}
+"""The self-play evaluations of a run: the most probable move, or moves sampled as in training."""
+
+
+def _complete(out: Path, result: dict) -> dict:
+    """Add the evaluations ``result`` lacks (of the agent in ``out``) and write ``result.json``."""
+    missing = [name for name in EVALUATIONS if name not in result]
+    if not missing:
+        return result
+    from threadpoolctl import threadpool_limits
+
+    from agents.bad.policy import BADPolicy
+
+    agent = BADPolicy.load(out / "agent.json")
+    games = result["settings"]["eval_games"]
+    for name in missing:
+        t0 = time.perf_counter()
+        with threadpool_limits(1):
+            scores = evaluate(agent.layout, agent.net, agent.bayesian, games, EVAL_SEED,
+                              sampled=EVALUATIONS[name])  # fmt: skip
+        result[name] = {
+            "games": games,
+            "mean": float(scores.mean()) if games else float("nan"),
+            "sem": stats.sem(scores) if games > 1 else float("nan"),
+            "perfect": float(np.mean(scores == agent.config.max_score)) if games else 0.0,
+            "wall_seconds": round(time.perf_counter() - t0, 1),
+        }
+    meta = read_json(out / "agent.json")
+    meta["scores"] = {f"{k}_self_play": result[k] for k in EVALUATIONS}
+    write_json(out / "agent.json", meta)
     write_json(out / "result.json", result)
     return result
 
@@ -439,7 +463,7 @@ def export_agent(out: Path, run: _Run, result: dict) -> None:
                 "train_wall_seconds": round(result["train_wall_seconds"], 1),
                 "settings": result["settings"],
             },
-            "scores": {"greedy_self_play": result["greedy"]},
+            "scores": {},
         },
     )
 

@@ -84,13 +84,13 @@ def _hanabi(args: argparse.Namespace) -> int:
         summary = hanabi_study(
             args.out, settings, seeds, learners, args.device, not args.quiet, args.torch_threads
         )
-    steps = next(iter(summary['learners'].values()))['steps']
+    steps = next(iter(summary["learners"].values()))["steps"]
     print(f"{summary['preset']}, {len(seeds)} seeds, {steps} moves per run:")
     for row in summary["learners"].values():
         print(
-            f"  {row['label']:<44} greedy {row['greedy_mean']:.2f} ± {row['greedy_sem']:.2f} "
-            f"(s.e.m. over seeds; {row['greedy_games_per_seed']} games each), training "
-            f"{row['training_final_mean']:.2f}, {row['steps_per_second']:.0f} moves/s"
+            f"  {row['label']:<44} greedy {row['greedy_mean']:.2f} ± {row['greedy_sem']:.2f}, "
+            f"sampled {row['sampled_mean']:.2f} ± {row['sampled_sem']:.2f} (s.e.m. over seeds; "
+            f"{row['games_per_seed']} games each), {row['steps_per_second']:.0f} moves/s"
         )
     out = Path(args.out)
     print(f"wrote {out / 'learning_curves.png'}, {out / 'summary.json'}")

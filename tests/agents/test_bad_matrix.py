@@ -106,7 +106,7 @@ def test_reproduce_figure3_writes_and_reuses(tmp_path, monkeypatch):
     for name in ("figure3.png", "summary.json", "curves.npz", "curves.json"):
         assert (tmp_path / name).stat().st_size > 0
     assert set(summary["final"]) == set(METHODS)
-    assert summary["optimal_value"] == 10 and summary["safe_value"] == 8
+    assert (summary["optimal_value"], summary["safe_value"]) == (10, 8)
     assert set(load_curves(tmp_path, runs=2, seed=0, settings=tiny)) == set(METHODS)
     assert load_curves(tmp_path, runs=3, seed=0, settings=tiny) == {}
 
