@@ -321,6 +321,13 @@ def _gae(reward, done, values, bootstrap, gamma, lam) -> np.ndarray:
     return adv
 
 
+def _command() -> str:
+    """The command line that runs this process (``hanabi-adhoc ...`` for the CLI)."""
+    head = Path(sys.argv[0])
+    cli = head.name == "hanabi-adhoc" or head.parent.name == "hanabi_adhoc"
+    return " ".join(["hanabi-adhoc" if cli else head.name, *sys.argv[1:]])
+
+
 def _commit() -> str:
     try:
         out = subprocess.run(
@@ -397,7 +404,7 @@ def train(
         "steps_per_second": run.steps / run.wall if run.wall else float("nan"),
         "curve": run.curve,
         "provenance": {
-            "command": " ".join(sys.argv),
+            "command": _command(),
             "commit": _commit(),
             "torch": torch.__version__,
             "device": str(run.dev),
