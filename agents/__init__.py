@@ -19,7 +19,15 @@
 """
 
 from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games
-from agents.policy import Policy, ReferenceGameEnd, RuleAgent, end_game, make, rule_ids
+from agents.policy import (
+    Policy,
+    ReferenceGameEnd,
+    RuleAgent,
+    end_game,
+    make,
+    make_baseline,
+    rule_ids,
+)
 from agents.published import data_path, published_chromosomes
 from agents.rulebase import ALPHABET, BASELINES, N_ALPHABET, TEST_POOL
 
@@ -38,6 +46,7 @@ __all__ = [
     "evaluate",
     "game_seeds",
     "make",
+    "make_baseline",
     "play",
     "play_games",
     "published_chromosomes",

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend, default_workers
+from agents.lockstep import CHUNK as LOCKSTEP_CHUNK
+from agents.lockstep import lockstep_playable, play_lockstep
 from agents.policy import Policy, RuleAgent, make, play_out
 from agents.reference import CIG18_POOL, RULESETS, check_preset
 from agents.rule_games import play_rule_chunk, rule_table
@@ -34,7 +36,7 @@ from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env._workers import one_thread_worker
-from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig
+from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig, rulebook_hand_size
 from hanabi_env.jsonable import json_ready
 from hanabi_env.metrics import metric_ratios
 from hanabi_env.seeding import SEED_LIMIT
@@ -45,14 +47,18 @@ from hanabi_env.validate import (
     check_choice,
     check_int,
     check_int_sequence,
+    check_memory,
     check_seed,
     check_workers,
+    is_int,
     type_error,
 )
 
 __all__ = [
+    "GAME_BYTES",
     "EvaluationResult",
     "GameBatch",
+    "check_games",
     "evaluate",
     "game_seeds",
     "hle_hand_size",
@@ -62,9 +68,28 @@ __all__ = [
 ]
 
 
+GAME_BYTES = 1024
+"""An upper bound of the bytes one game of a batch takes: its deal and seat seeds, score, moves
+and per-seat counters (``int64``), with the copies a batch makes."""
+
+
+def check_games(name: str, games: int, times: int = 1) -> int:
+    """Refuse ``games`` (x ``times`` per batch) whose arrays could not fit in memory.
+
+    Raises:
+        ValueError: More games than :data:`GAME_BYTES` each lets this machine hold; the message
+            names ``name`` and the largest value allowed (checked before any allocation).
+    """
+    return check_memory(name, games, GAME_BYTES, "games' seeds and results", times=times)
+
+
 def hle_hand_size(players: int) -> int:
-    """Hand size of the papers and HLE's default: 5 for 2–3 players, 4 for 4–5."""
-    return 5 if players <= 3 else 4
+    """Hand size of the papers and HLE's default: 5 for 2–3 players, 4 for 4–5.
+
+    The rulebook's sizes, :func:`hanabi_env.config.rulebook_hand_size` (this name stays for
+    the callers that use it).
+    """
+    return rulebook_hand_size(players)
 
 
 # --------------------------------------------------------------------------------------------
@@ -133,6 +158,7 @@ def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tu
     seed = check_seed("seed", seed)
     n_games = check_int("n_games", n_games, 0)
     n_players = check_int("n_players", n_players, 2, 5)
+    check_games("n_games", n_games)
     random_seat = check_bool("random_seat", random_seat)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(n_players)]))
     seats = rng.integers(0, n_players, n_games) if random_seat else np.zeros(n_games, np.int64)
@@ -213,7 +239,13 @@ def play_games(
     record_actions: bool = False,
     no_rule: str = "fallback",
 ) -> GameBatch:
-    """Play games with the given seating; the fast kernel when all policies are rule agents.
+    """Play games with the given seating: compiled batches wherever the pool allows.
+
+    Three paths, with the same results on the same seeds: every policy a rule agent: the
+    rule-game kernel (:mod:`agents.rule_games`); rule agents and at least one batch policy
+    (:class:`agents.batch.BatchPolicy`: SB3 models, torch modules, shipped RL partners): the
+    lockstep player (:mod:`agents.lockstep`), one ``act_batch`` call per step for all games
+    waiting for a policy; any other policy: the per-game Python loop, each seat's ``act``.
 
     Args:
         policies: The distinct policies; ``seat_agents`` indexes into this list.
@@ -294,6 +326,20 @@ def play_games(
         ]
         if workers > 1 and len(tasks) > 1:
             backend = ThreadBackend(workers)  # the kernel releases the GIL
+    elif lockstep_playable(policies):  # rule agents + batch policies: lockstep batches
+        if no_rule != "fallback":
+            raise ValueError("no_rule='end_game' needs rule agents in every seat")
+        sc, cn, mv, ac = play_lockstep(
+            policies,
+            seat_agents,
+            deal_seeds,
+            agent_seeds,
+            config,
+            record_actions=record_actions,
+            chunk=max(chunk_size, LOCKSTEP_CHUNK),
+            progress=progress,
+        )
+        return GameBatch(scores=sc, counters=cn, seat_agents=seat_agents, moves=mv, actions=ac)
     else:
         if no_rule != "fallback":
             raise ValueError("no_rule='end_game' needs rule agents in every seat")
@@ -438,6 +484,9 @@ class EvaluationResult:
             sizes (mixed) — [CIG18], docs/papers.md §2.
         sem: Standard error of ``mean`` (propagated from the cells, which are independent).
         metrics: The evaluated agent's metrics over all its seats and games (ratio of sums).
+        hand_sizes: Cards per hand at each game size played (``{players: hand size}``).
+        hand_order: ``"shift"`` or ``"fixed"``, the hand order played.
+        ruleset: The ruleset of the agents given by name.
     """
 
     agent: str
@@ -449,6 +498,9 @@ class EvaluationResult:
     mean: float = math.nan
     sem: float = math.nan
     metrics: dict = field(default_factory=dict)
+    hand_sizes: dict[int, int] = field(default_factory=dict)
+    hand_order: str = "shift"
+    ruleset: str = "corrected"
 
     def per_size(self) -> dict[int, tuple[float, float]]:
         """Mean ± s.e.m. per game size (over partners in mixed mode)."""
@@ -468,6 +520,9 @@ class EvaluationResult:
                 "mode": self.mode,
                 "scoring": self.scoring,
                 "players": list(self.players),
+                "hand_sizes": {str(k): v for k, v in self.hand_sizes.items()},
+                "hand_order": self.hand_order,
+                "ruleset": self.ruleset,
                 "games": self.games,
                 "mean": self.mean,
                 "sem": self.sem,
@@ -521,7 +576,7 @@ def evaluate(
     scoring: str = "lenient",
     seed: int = 0,
     workers: int | None = None,
-    hand_size: Callable[[int], int] = hle_hand_size,
+    hand_size: int | Callable[[int], int] = hle_hand_size,
     progress: bool = False,
     no_rule: str = "fallback",
     hand_order: str | None = None,
@@ -546,7 +601,8 @@ def evaluate(
         seed: Master seed.
         workers: Parallel workers, as in :func:`play_games` (None = all local cores); results
             do not depend on it.
-        hand_size: Hand size per player count (default 5 for 2–3 players, 4 for 4–5).
+        hand_size: Cards per hand: an int for every game size, or a function of the player
+            count (default the rulebook's: 5 for 2–3 players, 4 for 4–5; docs/rules.md §0.1).
         progress: Show a tqdm progress bar.
         no_rule: ``"fallback"`` (default) or ``"end_game"`` (strict-era emulation, see
             :func:`play_games`).
@@ -579,11 +635,20 @@ def evaluate(
         if pool is TEST_POOL:
             pool = tuple(CIG18_POOL)
     players = check_int_sequence("players", players, 2, 5, what="player counts")
-    games = check_int("games", games, 1)
+    games = check_games("games", check_int("games", games, 1))
     check_choice("scoring", scoring, SCORING_VARIANTS)
     seed = check_seed("seed", seed)
     workers = check_workers("workers", workers)
-    check_callable("hand_size", hand_size)
+    size_of: Callable[[int], int]
+    if is_int(hand_size):
+        fixed_size = check_int("hand_size", hand_size, 2, 5)
+        size_of = lambda _players: fixed_size  # noqa: E731 - the default's signature
+    elif callable(hand_size):
+        size_of = hand_size
+    else:
+        raise type_error(
+            "hand_size", "an int in [2, 5] or a function of the player count", hand_size
+        )
     progress = check_bool("progress", progress)
     check_choice("no_rule", no_rule, ("fallback", "end_game"))
     if hand_order is not None:
@@ -612,13 +677,22 @@ def evaluate(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total, desc=f"{agent.name} {mode}", unit="game")
-    result = EvaluationResult(agent.name, mode, scoring, players, int(games))
+    result = EvaluationResult(
+        agent.name,
+        mode,
+        scoring,
+        players,
+        int(games),
+        hand_sizes={p: int(size_of(p)) for p in players},
+        hand_order=hand_order,
+        ruleset=ruleset,
+    )
     sums = np.zeros(E.N_COUNTERS)
     try:
         for partner in partners:
             for p in players:
                 cfg = HanabiConfig(
-                    players=p, hand_size=hand_size(p), scoring=scoring, hand_order=hand_order
+                    players=p, hand_size=size_of(p), scoring=scoring, hand_order=hand_order
                 )
                 seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=mode == "mixed")
                 if partner is None:
@@ -644,6 +718,7 @@ def evaluate(
                     {
                         "partner": "self" if partner is None else partner.name,
                         "players": p,
+                        "hand_size": cfg.hand_size,
                         "games": int(games),
                         "mean": float(batch.scores.mean()),
                         "sem": sem(batch.scores),

@@ -34,6 +34,7 @@ __all__ = [
     "action_uid",
     "describe_action",
     "format_moves",
+    "interpret_move",
     "legal_actions",
     "render_view",
 ]
@@ -337,6 +338,25 @@ def _hint_rank(view: PlayerView, target: int, value: str) -> tuple[int | None, s
             f"ranks that touch something: {rank_names}"
         )
     return action_uid(view, "reveal_rank", target=target, rank=r), f"rank {r + 1}"
+
+
+def interpret_move(view: PlayerView, text: str) -> tuple[int | None, str]:
+    """The legal move a typed command names, or why it is refused (the terminal's reasons).
+
+    The same reading as :class:`HumanPolicy` (``p2``, ``d0``, ``c1 R``, ``r1 3`` or the number
+    of a listed move; module docstring), for other front ends (the browser app).
+
+    Args:
+        view: The view of the seat on turn.
+        text: The command.
+
+    Returns:
+        ``(uid, "")`` for a legal move, ``(None, reason)`` otherwise.
+
+    Raises:
+        ValueError: It is not this seat's turn, or the game is over.
+    """
+    return _interpret(text, view, legal_actions(view))
 
 
 def _parse(text: str, view: PlayerView, legal: np.ndarray) -> int | None:

@@ -27,7 +27,15 @@ from hanabi_env._rng import new_rng, rng_seed
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_choice, check_seed, check_str, type_error
 
-__all__ = ["Policy", "ReferenceGameEnd", "RuleAgent", "make", "play_out", "rule_ids"]
+__all__ = [
+    "Policy",
+    "ReferenceGameEnd",
+    "RuleAgent",
+    "make",
+    "make_baseline",
+    "play_out",
+    "rule_ids",
+]
 
 
 class ReferenceGameEnd(RuntimeError):
@@ -286,11 +294,43 @@ class RuleAgent(Policy):
 
 
 def make(
+    name: str,
+    seed: int = 0,
+    ruleset: str = "corrected",
+    preset: str | None = None,
+    trust_model: bool = False,
+) -> Policy:
+    """An agent by name or spec, e.g. ``make("piers")``, ``make("3,17,4")``, ``make("rl:NAME")``.
+
+    Resolved by :func:`agents.registry.make_policy`, which lists every form: a baseline name
+    (:func:`make_baseline`), a chromosome, a registered prefix (``sb3:PATH``, ...) or
+    ``package.module:Name`` / ``path/to/file.py:Name`` for a policy of your own.
+
+    Args:
+        name: The agent spec.
+        seed: Seed of the policy's generator.
+        ruleset: Rule agents' ruleset, ``"corrected"`` or ``"reference"``.
+        preset: ``"cig18"``: [CIG18]'s 2018 agent lists (baselines only).
+        trust_model: Allow specs whose loading runs code from a file (``sb3:PATH``).
+
+    Returns:
+        The policy (a :class:`RuleAgent` for baseline names and chromosomes).
+
+    Raises:
+        TypeError, ValueError: As :func:`agents.registry.make_policy`.
+    """
+    from agents.registry import make_policy  # the registry builds on this module
+
+    check_str("name", name)
+    return make_policy(name, seed, ruleset=ruleset, preset=preset, trust_model=trust_model)
+
+
+def make_baseline(
     name: str, seed: int = 0, ruleset: str = "corrected", preset: str | None = None
 ) -> RuleAgent:
     """A baseline agent by name (case-insensitive; docs/rules.md §4), e.g. ``make("piers")``.
 
-    Names (case, spaces, ``_`` and ``-`` ignored): IGGI, Internal, Outer, LegalRandom,
+    Names (case, inner spaces, ``_`` and ``-`` ignored): IGGI, Internal, Outer, LegalRandom,
     VanDenBergh, Flawed, Piers, Cautious.
 
     With ``ruleset="reference"`` the agent is the baseline as Hanabi-Map-Elites registers it
@@ -300,8 +340,9 @@ def make(
 
     Raises:
         TypeError: ``name`` is not a str, or ``seed`` not an int.
-        ValueError: Unknown name (the message lists the known ones), ``seed`` outside
-            ``[0, 2**62)``, or an unknown ``ruleset`` or ``preset``.
+        ValueError: Unknown name (the message lists the known ones; a name with leading or
+            trailing spaces is unknown), ``seed`` outside ``[0, 2**62)``, or an unknown
+            ``ruleset`` or ``preset``.
     """
     check_str("name", name)
     seed = check_seed("seed", seed)
@@ -309,7 +350,7 @@ def make(
     if preset is not None:
         check_choice("preset", preset, ("cig18",))
         ruleset = "reference"
-    key = _BASELINE_KEYS.get(_agent_key(name))
+    key = _BASELINE_KEYS.get(_agent_key(name)) if name == name.strip() else None
     if key is None or (preset == "cig18" and key == "Cautious"):
         known = ", ".join(k for k in rulebase.BASELINES if preset is None or k != "Cautious")
         raise ValueError(f"unknown agent {name!r}; known: {known}")

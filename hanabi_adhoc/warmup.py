@@ -15,7 +15,9 @@ toolkit uses is compiled (or loaded):
    stopping (the rule-game kernel of :mod:`agents.rule_games`, through :mod:`agents.evaluate`
    and :mod:`qd.evaluator`);
 3. ``meta``: a response table and every meta-agent variant on the compiled path (the [ToG20]
-   switching kernel of :mod:`meta._kernels`).
+   switching kernel of :mod:`meta._kernels`);
+4. ``batched``: the vector env (:mod:`hanabi_env.vector`, its observation dtypes) and the
+   lockstep player of pools with a batch policy (:mod:`agents.lockstep`).
 """
 
 from __future__ import annotations
@@ -65,10 +67,26 @@ def _meta() -> None:
     evaluate_meta(table, pool, pool, ids, variants=ALL_VARIANTS, episodes=1, games=1)
 
 
+def _batched() -> None:
+    import numpy as np
+
+    from agents.batch import UniformBatchPolicy
+    from agents.evaluate import play
+    from hanabi_env.vector import OBSERVATION_DTYPES, HanabiVectorEnv
+
+    for dtype in OBSERVATION_DTYPES:
+        venv = HanabiVectorEnv(2, observation_dtype=dtype, all_observations=dtype == "float64")
+        _, infos = venv.reset(seed=0)
+        venv.step(np.argmax(infos["action_mask"], axis=1))
+        venv.close()
+    play([UniformBatchPolicy(), "piers"], games=2, seed=0)
+
+
 STEPS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("env", _env_game),
     ("rule games", _rule_games),
     ("meta", _meta),
+    ("batched", _batched),
 )
 """The warm-up steps, in order: ``(name, function)``."""
 

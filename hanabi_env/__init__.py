@@ -15,7 +15,7 @@ computed from live in :mod:`hanabi_env.metrics`, the one place every package tak
 """
 
 from hanabi_env import metrics
-from hanabi_env.config import HLE_PRESETS, HanabiConfig, hle_preset
+from hanabi_env.config import HLE_PRESETS, HanabiConfig, hle_preset, rulebook_hand_size
 from hanabi_env.env import ENV_ID, env, raw_env, register_envs
 from hanabi_env.game import HanabiGame, Move, PlayerView
 from hanabi_env.metrics import metric_ratios, metrics_from_counters
@@ -38,4 +38,5 @@ __all__ = [
     "metrics_from_counters",
     "raw_env",
     "register_envs",
+    "rulebook_hand_size",
 ]

@@ -18,6 +18,7 @@ __all__ = [
     "check_choice",
     "check_field",
     "hle_preset",
+    "rulebook_hand_size",
 ]
 
 SCORING_VARIANTS = ("strict", "lenient")
@@ -25,6 +26,21 @@ HAND_ORDERS = ("shift", "fixed")
 OBSERVATION_TYPE_NAMES = ("minimal", "card_knowledge", "seer")
 BOUNDS = ("hanabi_v5", "hle")
 """Which parameter bounds a :class:`HanabiConfig` enforces (see its ``bounds`` field)."""
+
+
+def rulebook_hand_size(players: int) -> int:
+    """Cards per hand by the rulebook: 5 for 2–3 players, 4 for 4–5 (docs/rules.md §0.1).
+
+    The rule of every entry point that plays games for a user (``play``, ``evaluate``, the
+    benchmark, the browser, the pipeline): HLE's default, the papers' Java framework and
+    hanab.live deal these sizes. Only the PettingZoo env keeps hanabi_v5's default of 5 at
+    every size (for drop-in compatibility); pass ``hand_size=rulebook_hand_size(players)``
+    to it for the rulebook's game.
+
+    Raises:
+        TypeError, ValueError: ``players`` is not an int in [2, 5].
+    """
+    return 5 if check_int("players", players, 2, 5) <= 3 else 4
 
 
 MAX_TOKENS = 100

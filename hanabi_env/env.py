@@ -35,7 +35,7 @@ render_mode=None, scoring="strict", hand_order="shift")`
 |---|---|---|
 | `colors`, `ranks` | 2..5 | deck of `colors x ranks` cards; per colour 3 of rank 1, 1 of the top rank, 2 else |
 | `players` | 2..5, `<= colors` | number of agents |
-| `hand_size` | 2..5, `players*hand_size <= deck` | cards per hand (hanabi_v5 keeps 5 for 4-5 players; the papers use 4) |
+| `hand_size` | 2..5, `players*hand_size <= deck` | cards per hand; default 5 at every player count, as hanabi_v5 (drop-in). The rulebook, HLE, the papers and hanab.live deal 4 at 4-5 players, and every other entry point of this project does too: pass `hand_size=hanabi_env.rulebook_hand_size(players)` for that game (docs/rules.md §0.1) |
 | `max_information_tokens` | 0..100 | hint tokens |
 | `max_life_tokens` | 1..100 | lives |
 | `observation_type` | `"minimal"`, `"card_knowledge"`, `"seer"` | see the layout below |
@@ -102,9 +102,12 @@ card knowledge / minimal / seer); 956, 1041, 1280 for 3, 4, 5 players with HLE h
   known about the cards it played, / 2), `risk_aversion` (mean P(playable) of its plays) — as
   floats in [0, 1] or **`None` where undefined** (no hint opportunity / no play yet), the raw
   counts they come from (docs/rules.md §5), and `score`.
-* Illegal or out-of-range actions: `raw_env` raises `ValueError` naming the action and the legal
-  ones (the state is unchanged); `env()` applies PettingZoo's `TerminateIllegalWrapper` (the game
-  ends, -1 for the mover). A non-integer action raises `TypeError` in both. Stepping an agent
+* Illegal actions: `raw_env` raises `ValueError` naming the action and the legal ones (the
+  state is unchanged); `env()` applies PettingZoo's `TerminateIllegalWrapper` (the game ends, -1
+  for the mover). An action outside `[0, n_actions)` raises `ValueError` in `raw_env` and
+  `ActionOutOfRange` in `env()` (a `ValueError` naming the range that is also the
+  `AssertionError` hanabi_v5 raises; the state is unchanged). A non-integer action raises
+  `TypeError` in both. Stepping an agent
   after the end follows PettingZoo's dead-step convention (`action=None`).
 * After the end, the dead steps visit the agents in seat order, `player_0` first, whoever made
   the last move — as hanabi_v5 does (Shimmy selects `agents[0]` at a terminal state) — and
@@ -195,7 +198,7 @@ from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame, PlayerView
 from hanabi_env.validate import check_choice, check_mapping, check_seed, is_int, type_error
 
-__all__ = ["ENV_ID", "env", "raw_env", "register_envs"]
+__all__ = ["ENV_ID", "ActionOutOfRange", "env", "raw_env", "register_envs"]
 
 ENV_ID = "hanabi_adhoc/hanabi_env-v1"
 """The id of :func:`env` in PettingZoo's AEC registry (see "Creating the env by name")."""
@@ -238,6 +241,14 @@ class TerminateIllegal(_FastForward, wrappers.TerminateIllegalWrapper):
     """PettingZoo's ``TerminateIllegalWrapper`` with one-hop attribute access."""
 
 
+class ActionOutOfRange(ValueError, AssertionError):
+    """An action outside the action space given to ``env()``.
+
+    A ``ValueError`` naming the range, and an ``AssertionError`` too, so that code written for
+    hanabi_v5 (whose ``AssertOutOfBoundsWrapper`` asserts) still catches it.
+    """
+
+
 class CheckedActionWrapper(_FastForward, wrappers.AssertOutOfBoundsWrapper):
     """``AssertOutOfBoundsWrapper`` that first raises ``TypeError`` for a non-integer action.
 
@@ -246,11 +257,24 @@ class CheckedActionWrapper(_FastForward, wrappers.AssertOutOfBoundsWrapper):
     """
 
     def step(self, action) -> None:
-        """Check the action's type (live agents only), then the bounds, then step."""
+        """Check the action's type and bounds (live agents only), then step.
+
+        Raises:
+            TypeError: A non-integer action.
+            ActionOutOfRange: (a ``ValueError`` and, as hanabi_v5's bare assertion, an
+                ``AssertionError``) an int outside ``[0, n_actions)``; the state is unchanged.
+        """
         agent = self.agent_selection
         live = not (self.terminations.get(agent, False) or self.truncations.get(agent, False))
         if live and not is_int(action):
             raise type_error("action", "an int", action)
+        if live:
+            n = int(self.action_space(agent).n)
+            if not 0 <= int(action) < n:
+                raise ActionOutOfRange(
+                    f"action={int(action)} is out of range; allowed: [0, {n - 1}] (the "
+                    "legal ones are in the observation's action_mask)"
+                )
         super().step(action)
 
 

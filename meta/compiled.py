@@ -42,7 +42,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from agents.backend import Backend, make_backend
+from agents.batch import BatchPolicy
 from agents.evaluate import game_seeds
+from agents.lockstep import play_lockstep
 from agents.policy import Policy, RuleAgent
 from agents.rule_games import kernel_scratch, play_rule_table, rule_table
 from hanabi_env import _engine as E
@@ -53,7 +55,13 @@ from meta.bayes import VARIANTS, BayesianMetaAgent, bayes_update_batch
 from meta.response import ResponseMetaAgent
 from meta.table import ResponseTable
 
-__all__ = ["CHUNK", "compiled_variants", "evaluate_compiled", "plain_rule_agents"]
+__all__ = [
+    "CHUNK",
+    "compiled_variants",
+    "evaluate_compiled",
+    "lockstep_agents",
+    "plain_rule_agents",
+]
 
 CHUNK = 512
 """Games per kernel call (a backend task)."""
@@ -71,13 +79,31 @@ def plain_rule_agents(policies: Sequence[Policy]) -> bool:
     return all(type(p) is RuleAgent for p in policies)
 
 
-def compiled_variants(variants: Sequence[str], turns_threshold: int | None) -> list[str]:
+def lockstep_agents(policies: Sequence[Policy]) -> bool:
+    """Whether every policy is a plain rule agent or a batch policy (:mod:`agents.batch`).
+
+    Such pools play the compiled protocol, the batch policies through the lockstep player
+    (:mod:`agents.lockstep`).
+    """
+    return all(type(p) is RuleAgent or isinstance(p, BatchPolicy) for p in policies)
+
+
+def compiled_variants(
+    variants: Sequence[str], turns_threshold: int | None, batched: bool = False
+) -> list[str]:
     """The variants the compiled path plays identically to the Python path.
 
     Every variant of :data:`meta.evaluate.ALL_VARIANTS`, except ``"adaptive"`` when
-    ``turns_threshold`` is not None (its belief update falls in the middle of a game).
+    ``turns_threshold`` is not None (its belief update falls in the middle of a game), and,
+    when a pool holds a batch policy (``batched``), ``"response-adaptive"`` (its mid-game
+    switches run in a rule-only kernel; it takes the Python path then).
     """
-    return [v for v in variants if not (v == "adaptive" and turns_threshold is not None)]
+    return [
+        v
+        for v in variants
+        if not (v == "adaptive" and turns_threshold is not None)
+        and not (batched and v == "response-adaptive")
+    ]
 
 
 def _episode_seeds(seed: int, episodes: int, games: int) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +159,6 @@ def evaluate_compiled(
     partners: Sequence[RuleAgent],
     pids: Sequence[str],
     variants: Sequence[str],
-    all_variants: Sequence[str],
     episodes: int,
     games: int,
     seed: int,
@@ -158,8 +183,6 @@ def evaluate_compiled(
         partners: ``nE`` plain rule agents E (seat 1).
         pids: ``nE`` ids of E.
         variants: The variants to play here, each in :func:`compiled_variants`.
-        all_variants: The evaluation's full variant list (a variant's index in it seeds
-            Random-Response, as on the Python path).
         episodes: Episodes per partner, k >= 1.
         games: Games per episode, g >= 1.
         seed: Master seed (the deals and seat seeds of :mod:`meta.evaluate`).
@@ -188,9 +211,15 @@ def evaluate_compiled(
             compiled path cannot play.
         TypeError: A response or partner that is not a plain rule agent.
     """
-    if not (plain_rule_agents(responses) and plain_rule_agents(partners)):
-        raise TypeError("the compiled evaluation needs plain agents.RuleAgent responses/partners")
-    bad = [v for v in variants if v not in compiled_variants([v], kw.get("turns_threshold"))]
+    if not (lockstep_agents(responses) and lockstep_agents(partners)):
+        raise TypeError(
+            "the compiled evaluation needs plain agents.RuleAgent or batch-policy "
+            "responses/partners"
+        )
+    pool = [*responses, *partners]
+    batched = not plain_rule_agents(pool)
+    ok = compiled_variants(variants, kw.get("turns_threshold"), batched)
+    bad = [v for v in variants if v not in ok]
     if bad:
         raise ValueError(f"variants={bad} cannot run compiled (turns_threshold is set)")
     nr = table.shape[0]
@@ -199,14 +228,18 @@ def evaluate_compiled(
     e_row = np.repeat(np.arange(n_e, dtype=np.int64), k)
     j_row = np.tile(np.arange(k, dtype=np.int64), n_e)
     deals, seat_seeds = _episode_seeds(seed, k, games)
-    rt, rl, rm = rule_table(
-        [p.rules for p in responses] + [p.rules for p in partners],
-        [p.mode for p in responses] + [p.mode for p in partners],
+    rt, rl, rm = (
+        (None, None, None)
+        if batched
+        else rule_table(
+            [p.rules for p in pool],  # type: ignore[attr-defined]  # plain rule agents
+            [p.mode for p in pool],  # type: ignore[attr-defined]
+        )
     )
     partner_row = nr + e_row
 
     fixed, switching, bayes = _setup_variants(
-        variants, all_variants, table, responses, pids, oracle_kw, seed, kw,
+        variants, table, responses, pids, oracle_kw, seed, kw,
         (hypothesis_cells, niche_dims, response_kw, partner_cells), n_e, k, games,
     )  # fmt: skip
 
@@ -228,7 +261,7 @@ def evaluate_compiled(
                 seat[:, 1] = np.tile(partner_row, len(fixed))
                 d = np.ascontiguousarray(np.tile(deals[j_row, gi], len(fixed)))
                 a = np.ascontiguousarray(np.tile(seat_seeds[j_row, gi], (len(fixed), 1)))
-                for lo in range(0, n_fixed, CHUNK):
+                for lo in range(0, 0 if batched else n_fixed, CHUNK):
                     c = slice(lo, min(n_fixed, lo + CHUNK))
                     tasks.append(_fixed_task(cfg, rt, rl, rm, seat[c], d[c], a[c]))
             for st, agent in switching:
@@ -240,7 +273,10 @@ def evaluate_compiled(
                     tasks.append(
                         _switch_task(cfg, rt, rl, rm, partner_row[c], d[c], a[c], obs[c], agent, nr)
                     )
-            results = backend.map(_meta_chunk, tasks)
+            if batched:  # rule agents and batch policies: the lockstep player, in-process
+                results = _lockstep_chunks(pool, cfg, seat, d, a) if fixed else []
+            else:
+                results = backend.map(_meta_chunk, tasks)
             _collect_game(gi, results, fixed, switching, (n_e, k, nr), e_row, j_row)
             if progress is not None:
                 progress(len(variants) * rows)
@@ -267,9 +303,7 @@ def _results(states: list[_Variant], n_e: int, k: int, games: int) -> dict[str, 
     return out
 
 
-def _setup_variants(
-    variants, all_variants, table, responses, pids, oracle_kw, seed, kw, tog, n_e, k, games
-):
+def _setup_variants(variants, table, responses, pids, oracle_kw, seed, kw, tog, n_e, k, games):
     """Each variant's state, sorted by the kernel that plays it.
 
     ``tog`` is ``(hypothesis_cells, niche_dims, response_kw, partner_cells)``.
@@ -287,9 +321,8 @@ def _setup_variants(
     bayes: dict[str, tuple[_Variant, np.ndarray | None]] = {}
     for name in variants:
         st = _Variant(name, n_e, k, games, nr, nh)
-        vi = list(all_variants).index(name)
         if name in VARIANTS:
-            random_resp = _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw)
+            random_resp = _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw)
             bayes[name] = (st, random_resp)
             fixed.append(st)
             continue
@@ -339,6 +372,18 @@ def _collect_game(gi, results, fixed, switching, sizes, e_row, j_row) -> None:
         st.niches[:, gi] = _niches(st.observed, st.niche_dims)
 
 
+def _lockstep_chunks(pool, cfg, seat, deals, seeds) -> list[tuple]:
+    """The fixed-response games of one game index through the lockstep player.
+
+    Returns the ``(scores, counters)`` of every :data:`CHUNK` of games, as the backend's
+    chunks would (:func:`_collect_game` reads them in that order).
+    """
+    scores, counters, _, _ = play_lockstep(pool, seat, deals, seeds, cfg)
+    return [
+        (scores[lo : lo + CHUNK], counters[lo : lo + CHUNK]) for lo in range(0, len(scores), CHUNK)
+    ]
+
+
 def _n_chunks(n: int) -> int:
     return -(-n // CHUNK)
 
@@ -354,15 +399,15 @@ def _meta_chunk(kind: str, *args) -> tuple:
     return _run_switching(*args)
 
 
-def _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw) -> np.ndarray | None:
+def _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw) -> np.ndarray | None:
     """Initial beliefs and responses of a Bayesian variant (through the agent's own code).
 
     Returns:
         For Random-Response the ``(rows, g)`` responses its generators draw (as the Python
-        path: one generator per partner seeded ``derive_seed(seed, 2, vi, e)``, one draw per
+        path: one generator per partner seeded ``variant_seed(seed, name, e)``, one draw per
         game, episodes in order), else None.
     """
-    from meta.evaluate import derive_seed
+    from meta.evaluate import variant_seed
 
     n_e = len(pids)
     k, games = st.rows // n_e, st.scores.shape[1]
@@ -373,7 +418,7 @@ def _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw) -> n
     if name == "random":
         random_resp = np.empty((st.rows, games), dtype=np.int64)
         for e in range(n_e):
-            rng = np.random.default_rng(derive_seed(seed, 2, vi, e))
+            rng = np.random.default_rng(variant_seed(seed, name, e))
             for j in range(k):
                 for g in range(games):
                     random_resp[e * k + j, g] = int(rng.integers(table.shape[0]))

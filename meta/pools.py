@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.policy import RuleAgent, make
+from agents.policy import RuleAgent, make_baseline
 from agents.reference import RULESETS
 from hanabi_env.validate import check_choice
 from qd.io import archive_source, load_archive_source
@@ -113,7 +113,7 @@ def load_pool(
         names = [n for n in source.split(":", 1)[1].split(",") if n.strip()]
         if not names:
             raise ValueError(f"source={source!r} names no baseline agent")
-        pols = [make(n.strip(), ruleset=ruleset) for n in names]
+        pols = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
         return pols, [prefix + p.name for p in pols]
     archive = load_archive_source(source)
     if len(archive) == 0:

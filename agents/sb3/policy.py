@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy import Policy
+from agents.batch import BatchPolicy, masked_choice
 from agents.sb3._threads import _check_torch_threads, _torch_threads
-from agents.sb3.env import _ViewMask
+from agents.sb3.env import legal_mask
 from hanabi_env import _view as V
 from hanabi_env.game import PlayerView
 
@@ -71,14 +71,19 @@ def load_model(path: str | Path, algo: str = "MaskablePPO"):
     return model
 
 
-class SB3Policy(Policy):
-    """A saved ``MaskablePPO`` model as a policy (see the module docstring).
+class SB3Policy(BatchPolicy):
+    """A saved ``MaskablePPO`` model as a batch policy (see the module docstring).
 
-    The model sees the canonical observation vector of the seat (``view.encode``) and the
-    legal-move mask computed from the view (:func:`legal_mask`), passed as ``action_masks`` to
-    ``model.predict``. Deterministic policies take the most likely legal move; sampled ones
-    draw from the masked action distribution with their own generator, re-seeded by
-    :meth:`reset`, so results depend only on the seeds (never on torch's global generator).
+    The model sees the canonical observation vector of the seat and the legal-move mask,
+    passed as ``action_masks`` to its policy network. Deterministic policies take the most
+    likely legal move (as ``model.predict(deterministic=True)``); sampled ones draw from the
+    masked action distribution with the decision's uniform draw (:mod:`agents.batch`: the
+    seat's seeded stream in batches, the policy's own stream re-seeded by :meth:`reset` in
+    :meth:`act`), so results depend only on the seeds, never on torch's global generator.
+
+    As a :class:`~agents.batch.BatchPolicy` it acts for every game waiting for it in one
+    forward pass (:meth:`act_batch`), which every consumer of :func:`agents.evaluate.play_games`
+    uses; :meth:`act` decides one view at a time (PettingZoo loops, terminal play).
 
     The policy pickles without the model: only the path travels to worker processes, and
     :func:`load_model` loads it once per process.
@@ -90,7 +95,7 @@ class SB3Policy(Policy):
     Args:
         path: The model's ``.zip`` (``model.save(path)``).
         deterministic: Argmax (True) or sample (False).
-        seed: Seed of the sampling generator.
+        seed: Seed of the policy's own draw stream.
         name: Display name (default ``"sb3:<file stem>"``).
         observation_type: ``"card_knowledge"`` or ``"minimal"``; None infers it from the
             model's observation size and the game configuration.
@@ -102,6 +107,8 @@ class SB3Policy(Policy):
         ValueError: Bad ``observation_type``, or ``torch_threads`` < 1.
         TypeError: ``torch_threads`` is not an int or None.
     """
+
+    observation_dtype = "float32"
 
     def __init__(
         self,
@@ -128,11 +135,10 @@ class SB3Policy(Policy):
         self.deterministic = bool(deterministic)
         self.seed = int(seed)
         self.name = name or f"sb3:{p.stem}"
-        self.observation_type = observation_type
+        self.fixed_observation_type = observation_type
         self.torch_threads = threads
-        self.rng = np.random.default_rng(self.seed)
         self._model = None
-        self._mask = _ViewMask()
+        self.reset(self.seed)
 
     @property
     def model(self):
@@ -145,30 +151,32 @@ class SB3Policy(Policy):
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_model"] = None  # workers reload from the path (cached per process)
-        state["_mask"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         state.setdefault("torch_threads", 1)  # pickled before the option existed
         self.__dict__.update(state)
-        self._mask = _ViewMask()
 
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed the sampling generator when ``seed`` is given (the policy has no memory)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(int(seed))
+    def observation_type_for(self, cfg: np.ndarray) -> str:
+        """The observation type whose size the model takes in games of ``cfg``.
 
-    def _obs_type(self, view: PlayerView) -> str:
+        Raises:
+            ValueError: No observation type of this game has the model's size.
+        """
         size = int(self.model.observation_space.shape[0])
-        names = (self.observation_type,) if self.observation_type else ("card_knowledge", "minimal")
+        fixed = self.fixed_observation_type
+        names = (fixed,) if fixed else ("card_knowledge", "minimal")
         for name in names:
-            if V.observation_size(view.raw.cfg, V.OBSERVATION_TYPES[name]) == size:
+            if V.observation_size(cfg, V.OBSERVATION_TYPES[name]) == size:
                 return name
         raise ValueError(
             f"{self.name}: the model takes observations of size {size}, which matches no "
-            f"observation type in {names} of this game ({view.n_players} players, hand size "
-            f"{view.hand_size}); it was trained for another configuration"
+            f"observation type in {names} of this game ({int(cfg[0])} players, hand size "
+            f"{int(cfg[3])}); it was trained for another configuration"
         )
+
+    def _obs_type(self, view: PlayerView) -> str:
+        return self.observation_type_for(view.raw.cfg)
 
     def action_probabilities(self, view: PlayerView) -> np.ndarray:
         """The masked action distribution of the model at ``view``.
@@ -180,48 +188,75 @@ class SB3Policy(Policy):
             ValueError: The view has no legal move (game over), or the observation size does
                 not fit the model.
         """
-        obs, mask = self._inputs(view)
-        with _torch_threads(self.torch_threads):
-            return self._probs(obs, mask)
-
-    def _inputs(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
-        obs = view.encode(self._obs_type(view))
-        mask = self._mask(view).astype(bool)
+        obs = view.encode(self._obs_type(view))[None, :].astype(np.float32)
+        mask = legal_mask(view)[None, :]
         if not mask.any():
             raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
-        return obs, mask
+        logits = self.logits(obs, mask)[0]
+        probs = np.where(mask[0] != 0, np.exp(logits - logits[mask[0] != 0].max()), 0.0)
+        return probs / probs.sum()
 
-    def _probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B, n_actions)`` float64 masked logits of the model (one forward pass)."""
         import torch
 
         policy = self.model.policy
-        with torch.no_grad():
-            obs_t, _ = policy.obs_to_tensor(obs)
-            dist = policy.get_distribution(obs_t, action_masks=mask[None, :])
-            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
-        probs = np.where(mask, probs, 0.0)
-        return probs / probs.sum()
+        with _torch_threads(self.torch_threads), torch.no_grad():
+            obs_t = torch.as_tensor(obs, dtype=torch.float32)
+            dist = policy.get_distribution(obs_t, action_masks=np.asarray(mask, dtype=bool))
+            return dist.distribution.logits.double().cpu().numpy()
 
-    def act(self, view: PlayerView) -> int:
-        """A legal move uid for ``view``'s seat (must be on turn)."""
-        obs, mask = self._inputs(view)
-        model = self.model
-        with _torch_threads(self.torch_threads):
-            if self.deterministic:
-                action, _ = model.predict(obs, action_masks=mask, deterministic=True)
-            else:
-                probs = self._probs(obs, mask)
-        if self.deterministic:
-            action = int(np.asarray(action).reshape(-1)[0])
-        else:
-            cdf = np.cumsum(probs)
-            action = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
-            action = min(action, len(cdf) - 1)
-        if not mask[action]:  # pragma: no cover - the mask forbids it
-            raise RuntimeError(f"{self.name} chose the illegal move {action}")
-        return action
+    def act_batch(
+        self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray, draws: np.ndarray
+    ) -> np.ndarray:
+        """The model's moves for ``B`` decisions in one forward pass (:mod:`agents.batch`)."""
+        return masked_choice(self.logits(obs, mask), mask, draws, self.deterministic)
 
     def __repr__(self) -> str:
         """Name, path and mode."""
         mode = "deterministic" if self.deterministic else "sampled"
         return f"SB3Policy({self.name!r}, path={self.path!r}, {mode})"
+
+
+TRUST_MESSAGE = (
+    "loading an SB3 model executes code stored in the file (Stable-Baselines3 unpickles it "
+    "with cloudpickle); pass trust_model=True (CLI: --trust-model) only for model files you trust"
+)
+
+
+def from_spec(path: str, seed: int = 0, trust_model: bool = False) -> SB3Policy:
+    """The ``sb3:PATH`` agent spec (:mod:`agents.registry`): a trusted, loadable model.
+
+    The model is loaded here, so that a bad file fails before any game.
+
+    Args:
+        path: The model's ``.zip``.
+        seed: Seed of the sampling generator.
+        trust_model: Must be True: loading runs code stored in the file.
+
+    Returns:
+        A deterministic :class:`SB3Policy`.
+
+    Raises:
+        ValueError: Not trusted, no path, sb3-contrib missing, no such file, or a file that
+            does not load as a ``MaskablePPO`` model (each message names the spec).
+    """
+    import importlib.util
+
+    if not trust_model:
+        raise ValueError(f"sb3:{path}: {TRUST_MESSAGE}")
+    if not path:
+        raise ValueError("sb3: needs a model path, e.g. sb3:runs/sb3_partner.zip")
+    if importlib.util.find_spec("sb3_contrib") is None:
+        raise ValueError(
+            f"sb3:{path} needs the rl extra (install CPU torch first, then pip install '.[rl]')"
+        )
+    try:
+        policy = SB3Policy(path, seed=seed)
+    except FileNotFoundError as err:
+        raise ValueError(f"sb3:{path}: {err}") from None
+    try:
+        policy.model  # noqa: B018 - load now: a bad file fails before any game
+    except Exception as err:  # the file is the user's: any failure to load is theirs
+        raise ValueError(f"sb3:{path} is not a loadable MaskablePPO model ({err})") from None
+    return policy

@@ -24,6 +24,7 @@ from typing import Any
 from agents.policy import Policy
 from agents.sb3._threads import _check_torch_threads, _torch_threads
 from agents.sb3.env import HanabiPartnerEnv, SB3ActionMaskWrapper, mask_fn
+from hanabi_env.outputs import atomic_path
 
 
 def train_maskable_ppo(
@@ -45,7 +46,7 @@ def train_maskable_ppo(
         seed: Seeds the model (``MaskablePPO(seed=...)``) and the environments
             (env ``i`` is reset with ``seed + i``).
         n_envs: Environments stepped in lock-step (``DummyVecEnv``), >= 1.
-        path: Where to save the model (``.zip``), or None.
+        path: Where to save the model (``.zip`` added if missing; written atomically), or None.
         env_kwargs: Other :class:`HanabiPartnerEnv` arguments (``players``, ``scoring``,
             ``seat``, ``weights``, ...).
         verbose: SB3 verbosity.
@@ -90,8 +91,12 @@ def _learn(algorithm, env, seed, total_timesteps, path, verbose, torch_threads, 
                 "MlpPolicy", env, seed=int(seed), device="cpu", verbose=verbose, **ppo_kwargs
             )
             model.learn(total_timesteps=int(total_timesteps))
-            if path is not None:
-                model.save(str(path))
+            if path is not None:  # a unique temporary .zip, then the rename (atomic)
+                target = Path(path)
+                if target.suffix != ".zip":  # as SB3 names it
+                    target = target.with_name(target.name + ".zip")
+                with atomic_path(target) as tmp:
+                    model.save(str(tmp))
     finally:
         env.close()
     return model
@@ -116,7 +121,7 @@ def train_self_play(
     Args:
         total_timesteps: Moves to train on (all seats), >= 1.
         seed: Seeds the model and the env's first reset.
-        path: Where to save the model (``.zip``), or None.
+        path: Where to save the model (``.zip`` added if missing; written atomically), or None.
         env_kwargs: :func:`hanabi_env.env` arguments (``players``, ``scoring``, ...).
         verbose: SB3 verbosity.
         torch_threads: Torch threads while building and training the model (int >= 1;

@@ -21,20 +21,27 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
   :mod:`hanabi_adhoc.cli.qd`).
 * ``meta-table``, ``meta-eval``: the meta-agents' offline response table and the papers'
   evaluation protocol (see :mod:`hanabi_adhoc.cli.meta`).
+* ``serve``: play in the browser with any agent, the meta-agent included (see
+  :mod:`hanabi_adhoc.cli.serve`, docs/browser.md).
 * ``bad ...``: the Bayesian Action Decoder [BAD19] (see :mod:`hanabi_adhoc.cli.bad`).
 """
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import contextlib
 import importlib.util
 import os
 import re
+import signal
 import sys
+import threading
 
 import numpy as np
 
 from hanabi_env import stats
+from hanabi_env.config import rulebook_hand_size
 
 
 def _warmup(args: argparse.Namespace) -> int:
@@ -53,7 +60,9 @@ def _warmup(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     import hanabi_env
 
-    env = hanabi_env.env(players=args.players, scoring=args.scoring)
+    hand_size = rulebook_hand_size(args.players)
+    env = hanabi_env.env(players=args.players, hand_size=hand_size, scoring=args.scoring)
+    print(f"{game_settings(args.players, hand_size, args.scoring, None)}, uniformly random moves")
     rng = np.random.default_rng(args.seed)
     scores, moves, dead = [], [], 0
     for game in range(args.games):
@@ -148,10 +157,6 @@ SEAT_FORMS = (
     "rule indices (e.g. 3,17,4) or sb3:PATH"
 )
 META_VARIANTS = ("adaptive", "generalist", "random")
-TRUST_MESSAGE = (
-    "loading an SB3 model executes code stored in the file (Stable-Baselines3 unpickles it "
-    "with cloudpickle); pass --trust-model only for model files you trust"
-)
 
 
 def _seat_kind(text: str) -> str:
@@ -206,22 +211,9 @@ def parse_seat(
 
 def _sb3_seat(path: str, seed: int, trust_model: bool, players: int):
     """A trusted, loadable SB3 model that fits ``players``-player games (see :func:`parse_seat`)."""
-    if not trust_model:
-        raise ValueError(f"sb3:{path}: {TRUST_MESSAGE}")
-    if not path:
-        raise ValueError("sb3: needs a model path, e.g. sb3:runs/sb3_partner.zip")
-    if importlib.util.find_spec("sb3_contrib") is None:
-        raise ValueError(f"sb3:{path} needs sb3-contrib (pip install '.[rl]')")
-    from agents.sb3 import SB3Policy
+    from agents.sb3.policy import from_spec
 
-    try:
-        policy = SB3Policy(path, seed=seed)
-    except FileNotFoundError as err:
-        raise ValueError(f"sb3:{path}: {err}") from None
-    try:
-        policy.model  # noqa: B018 - load now: a bad file fails before any game
-    except Exception as err:  # the file is the user's: any failure to load is theirs
-        raise ValueError(f"sb3:{path} is not a loadable MaskablePPO model ({err})") from None
+    policy = from_spec(path, seed=seed, trust_model=trust_model)
     from hanabi_env.config import HanabiConfig
     from hanabi_env.game import HanabiGame
 
@@ -289,16 +281,21 @@ def _seat_policies(args: argparse.Namespace) -> list:
     return policies
 
 
-def _play_game(env, policies: list, args: argparse.Namespace, game: int, render: bool) -> None:
-    """Play game number ``game`` of ``play`` through ``env`` (a reference end stops it)."""
+def _play_game(env, policies: list, seeds: tuple, game: int, render: bool) -> None:
+    """Play game number ``game`` of ``play`` through ``env`` (a reference end stops it).
+
+    ``seeds`` is ``(deal seeds, agent seeds)`` of :func:`agents.evaluate.game_seeds`, so that
+    ``play`` deals and seeds the games that :func:`agents.play` and a mirror
+    :func:`agents.evaluate` play with the same seed.
+    """
     from agents.policy import ReferenceGameEnd, end_game
 
-    players = len(policies)
-    env.reset(seed=args.seed + game)
+    deals, agent_seeds = seeds
+    env.reset(options={"deal_seed": int(deals[game])})
     for i, pol in enumerate(policies):
         if hasattr(pol, "start_game"):
             pol.start_game("partner")  # one partner id for the whole session
-        pol.reset(args.seed * 1000 + game * players + i)
+        pol.reset(int(agent_seeds[game, i]))
     for agent in env.agent_iter():
         seat = int(agent.split("_")[1])
         try:
@@ -313,24 +310,57 @@ def _play_game(env, policies: list, args: argparse.Namespace, game: int, render:
         env.step(action)
 
 
+def hand_size_words(sizes: dict[int, int]) -> str:
+    """``{players: hand size}`` in words, saying whether they are the rulebook's (§0.1)."""
+    rule = all(h == rulebook_hand_size(p) for p, h in sizes.items())
+    tag = "the rulebook's" if rule else "not the rulebook's"
+    if len(sizes) == 1:
+        return f"hand size {next(iter(sizes.values()))} ({tag})"
+    return "hand sizes " + ", ".join(f"{h} at {p}p" for p, h in sizes.items()) + f" ({tag})"
+
+
+def game_settings(players: int, hand_size: int, scoring: str, ruleset: str | None) -> str:
+    """The configuration a command played, in one line (every report and record states it).
+
+    Players, hand size (and whether it is the rulebook's, docs/rules.md §0.1), scoring and
+    the rule agents' ruleset (omitted when None).
+    """
+    text = f"{players} players, {hand_size_words({players: hand_size})}, {scoring} scoring"
+    return text if ruleset is None else f"{text}, {ruleset} ruleset"
+
+
 def _play(args: argparse.Namespace) -> int:
     import hanabi_env
+    from agents.evaluate import game_seeds
     from agents.human import HumanPolicy, render_view
+    from hanabi_adhoc.cli.options import OptionError
     from hanabi_env.metrics import metric_ratios
 
     players = len(args.seats)
     policies = _seat_policies(args)
+    hand_size = args.hand_size if args.hand_size is not None else rulebook_hand_size(players)
     humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
     hand_order = "fixed" if args.ruleset == "reference" else "shift"
-    env = hanabi_env.env(
-        players=players, scoring=args.scoring, render_mode="ansi", hand_order=hand_order
-    )
+    try:
+        env = hanabi_env.env(
+            players=players,
+            hand_size=hand_size,
+            scoring=args.scoring,
+            render_mode="ansi",
+            hand_order=hand_order,
+        )
+    except ValueError as err:
+        raise OptionError("--hand-size", str(err)) from None
+    _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
+    settings = game_settings(players, hand_size, args.scoring, args.ruleset)
+    print(f"{settings}; seed {args.seed}")
     names = [f"player_{i} ({getattr(p, 'name', type(p).__name__)})" for i, p in enumerate(policies)]
     counters = None  # (players, N_COUNTERS) summed over games (docs/rules.md §5: ratios of sums)
     scores = []
     try:
         for game in range(args.games):
-            _play_game(env, policies, args, game, render=args.render and not humans)
+            render = args.render and not humans
+            _play_game(env, policies, (deals, agent_seeds), game, render=render)
             base = env.unwrapped
             for i, pol in enumerate(policies):
                 if hasattr(pol, "end_game"):
@@ -343,6 +373,7 @@ def _play(args: argparse.Namespace) -> int:
             counters = c if counters is None else counters + c
             print(f"game {game}: score {score}")
     except KeyboardInterrupt:
+        _CTRL_C.handled()
         game_state = env.unwrapped.game
         if game_state.n_moves or counters is None:  # the unfinished game too (summary even at 0)
             c = np.array(game_state.state.counters, dtype=np.float64)
@@ -352,7 +383,7 @@ def _play(args: argparse.Namespace) -> int:
         return 0
     if scores:
         sem = stats.sem(scores) if len(scores) > 1 else 0.0
-        print(f"\n{len(scores)} game(s), mean score {np.mean(scores):.2f} ± {sem:.2f}")
+        print(f"\n{len(scores)} game(s), mean score {np.mean(scores):.2f} ± {sem:.2f} ({settings})")
     ratios = metric_ratios(counters)
     for i in range(players):
         you = "  <- you" if i in humans else ""
@@ -451,22 +482,22 @@ def _pipeline(args: argparse.Namespace) -> int:
             workers=args.pl_workers,
             scheduler_address=args.pl_scheduler_address,
             quiet=args.pl_quiet,
+            wait=args.pl_wait,
         )
     print(f"report: {path}")
     return 0
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    import csv
-    import json
-
     from agents.evaluate import evaluate
     from hanabi_adhoc.cli.options import (
         OptionError,
         check_out_file,
         check_players,
         command_errors,
+        output_files,
     )
+    from hanabi_env.outputs import atomic_write_csv, atomic_write_json
 
     players = check_players("--players", args.players)
     try:
@@ -477,7 +508,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
-    with command_errors(ValueError):
+    with output_files([args.json, args.csv], args.wait), command_errors(ValueError):
         result = evaluate(
             agent,
             mode=args.mode,
@@ -491,23 +522,16 @@ def _evaluate(args: argparse.Namespace) -> int:
             hand_order=args.hand_order,
             ruleset=args.ruleset,
             preset=args.preset,
+            hand_size=rulebook_hand_size if args.hand_size is None else args.hand_size,
         )
-    from pathlib import Path
-
-    for path in (args.json, args.csv):
-        if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result.to_dict(), f, indent=1)
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(result.rows[0]))
-            w.writeheader()
-            w.writerows(result.rows)
+        if args.json:
+            atomic_write_json(args.json, result.to_dict())
+        if args.csv:
+            atomic_write_csv(args.csv, list(result.rows[0]), result.rows)
     print(
         f"{result.agent}: {result.mode} evaluation, {result.scoring} scoring, "
-        f"{result.games} games per cell, seed {args.seed}"
+        f"{result.ruleset} ruleset, {result.hand_order} hand order, "
+        f"{hand_size_words(result.hand_sizes)}; {result.games} games per cell, seed {args.seed}"
     )
     print(f"{'partner':<14}{'players':>8}{'mean':>8}{'s.e.m.':>8}{'comm':>7}{'ipp':>7}")
     for r in result.rows:
@@ -543,6 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
         QUIET_HELP,
         SCORING_HELP,
         SEED_HELP,
+        WAIT_HELP,
         add_command,
         positive_int,
     )
@@ -581,6 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
          "tcp://host:8786; the report's numbers are identical to a local run (default: local "
          "threads)"),
         ("--quiet", "FLAG", "no progress bars (default: shown)"),
+        ("--wait", "FLAG", WAIT_HELP),
     ), help="the whole study: populations -> match-ups -> meta-agents -> report",
         description="Runs (or resumes) the study of hanabi_adhoc.pipeline and writes OUT/report/ "
         "(summary.md, tables/*.csv, figures/*.png). Rerun the same command to resume.",
@@ -590,6 +616,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("--games", "COUNT", "number of games (default 1)", 1),
         ("--seed", "SEED", SEED_HELP, 0),
         ("--scoring", "strict|lenient", SCORING, "strict"),
+        ("--hand-size", "HAND_SIZE", "cards per hand, 2..5 (default: the rulebook's, 5 for 2-3 "
+         "players and 4 for 4-5; docs/rules.md §0.1)"),
         ("--render", "FLAG", "print the board at every move (agents only; default: off)"),
         ("--train-games", "COUNT", "games per pair of the meta-agent's response table (default "
          "20)", 20),
@@ -643,6 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("--players", {}, "e.g. 2-5, 2,4 or 3 (default 2-5)", "2-5"),
         ("--scoring", "strict|lenient", SCORING_HELP, "lenient"),
         ("--seed", "SEED", SEED_HELP, 0),
+        ("--hand-size", "HAND_SIZE", "cards per hand at every game size, 2..5 (default: the "
+         "rulebook's, 5 for 2-3 players and 4 for 4-5; docs/rules.md §0.1)"),
         ("--hand-order", {"choices": ["shift", "fixed"]}, "shift (HLE; default for the "
          "corrected ruleset) or fixed (the Java framework's fixed slots; default and required "
          "for --ruleset reference), docs/rules.md §12"),
@@ -659,6 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("--json", "PATH", "write the full result as JSON (default: none)"),
         ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
         ("--quiet", "FLAG", QUIET_HELP),
+        ("--wait", "FLAG", WAIT_HELP),
     ), help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
         description="AGENT is a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, "
         "Flawed, Piers, Cautious) or a comma-separated chromosome of rule indices.",
@@ -669,19 +700,113 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.meta import add_subcommands as add_meta_subcommands
 
     add_meta_subcommands(sub)  # meta-table, meta-eval
+    from hanabi_adhoc.cli.serve import add_subcommand as add_serve
+
+    add_serve(sub)  # serve: play in the browser (hanabi_adhoc.web)
     from hanabi_adhoc.cli.bad import add_subcommands as add_bad_subcommands
 
-    add_bad_subcommands(sub)  # bad matrix, bad train, ...
+    add_bad_subcommands(sub)  # bad matrix, bad hanabi, bad eval, bad export
     return parser
 
 
+INTERRUPTED = "interrupted (Ctrl-C); finished work is saved: resume with the same command"
+"""The one line ``hanabi-adhoc`` prints when stopped with Ctrl-C (after ``error: ``)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``hanabi-adhoc``."""
+    """Entry point of ``hanabi-adhoc``.
+
+    Every known failure ends with one ``error: ...`` line on stderr and exit code 2: a bad
+    option, an error of the work (:class:`~hanabi_adhoc.cli.options.CommandError`), a result
+    file that cannot be trusted (:class:`hanabi_env.outputs.ResultFileError`, naming it), an
+    ``OSError`` (a busy folder, a full disk, an unreadable input: the file named) and Ctrl-C
+    (:data:`INTERRUPTED`). Exit codes: docs/reliability.md.
+    """
     from hanabi_adhoc.cli.options import CommandError, OptionError
+    from hanabi_env.outputs import ResultFileError
 
     args = build_parser().parse_args(argv)  # option errors: one error line, exit 2
+    with _ctrl_c():
+        try:
+            return args.func(args)  # checks every option before any work (OptionError)
+        except (OptionError, CommandError, ResultFileError, OSError) as err:
+            print(f"error: {_one_line(err)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            _CTRL_C.handled()
+            flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
+            hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
+            print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
+            return 2
+
+
+class _CtrlC:
+    """The SIGINT handler of ``hanabi-adhoc``: ``KeyboardInterrupt``, raised until it is caught.
+
+    Python drops an exception raised inside a ``ctypes`` callback (numba's compiler has some),
+    (printing "Exception ignored"), so a Ctrl-C that lands there would be lost and the run go
+    on. The first Ctrl-C therefore raises ``KeyboardInterrupt`` and starts a thread that raises
+    it again every 0.5 s (``_thread.interrupt_main``) until the command has caught it
+    (:meth:`handled`); the message of a dropped one is not printed (:func:`_ctrl_c`).
+    """
+
+    def __init__(self) -> None:
+        self._caught = threading.Event()
+        self._pressed = False
+
+    def __call__(self, signum, frame) -> None:
+        if not self._pressed:
+            self._pressed = True
+            again = threading.Thread(target=self._again, args=(self._caught,), daemon=True)
+            again.start()
+        if not self._caught.is_set():
+            raise KeyboardInterrupt
+
+    @staticmethod
+    def _again(caught: threading.Event) -> None:
+        while not caught.wait(0.5):
+            _thread.interrupt_main()
+
+    def handled(self) -> None:
+        """The interrupt was caught: stop raising it."""
+        self._caught.set()
+
+    def reset(self) -> None:
+        """Ready for the next command (an in-process caller may run several)."""
+        self._caught.set()  # (a thread of the last command stops)
+        self._caught = threading.Event()
+        self._pressed = False
+
+
+_CTRL_C = _CtrlC()
+
+
+@contextlib.contextmanager
+def _ctrl_c():
+    """:class:`_CtrlC` as the SIGINT handler meanwhile (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _CTRL_C.reset()
+    old = signal.signal(signal.SIGINT, _CTRL_C)
+    old_hook = sys.unraisablehook
+
+    def hook(unraisable) -> None:  # a dropped Ctrl-C is raised again: no message for it
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            old_hook(unraisable)
+
+    sys.unraisablehook = hook
     try:
-        return args.func(args)  # checks every option before any work (OptionError)
-    except (OptionError, CommandError, OSError) as err:  # OSError: unreadable input, ...
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        yield
+    finally:
+        _CTRL_C.handled()
+        signal.signal(signal.SIGINT, old)
+        sys.unraisablehook = old_hook
+
+
+def _one_line(err: Exception) -> str:
+    """The message of ``err`` on one line (an ``OSError`` with its file name)."""
+    text = str(err)
+    if isinstance(err, OSError) and err.filename and str(err.filename) not in text:
+        text = f"{text}: {err.filename}"
+    return " ".join(text.split())

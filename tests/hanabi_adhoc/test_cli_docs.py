@@ -411,7 +411,8 @@ def test_demo_explains_its_scores(capsys):
     assert lines[-1].startswith("note: random play lost all 3 lives in 3 of 3 games")
     assert "strict scoring (the default" in lines[-1]
     assert "--scoring lenient" in lines[-1]
-    assert "fireworks" in lines[0]
+    assert lines[0].startswith("2 players, hand size 5")
+    assert "fireworks" in lines[1]
     assert main(["demo", "--games", "3", "--scoring", "lenient"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("note: ")

@@ -179,3 +179,45 @@ def test_backend_arguments_are_checked(table):
         evaluate_meta(table, pool(), pool(), IDS, episodes=1, games=1, backend="dask")
     with pytest.raises(TypeError, match="backend"):
         build_table(pool(), pool(), games=1, backend=object())
+
+
+def test_batch_policies_play_the_protocol_in_lockstep_with_the_python_paths_results(monkeypatch):
+    """Responses and partners that are batch policies (neural partners) take the compiled
+    protocol through the lockstep player; every variant equals the Python path."""
+    from agents.batch import UniformBatchPolicy
+
+    responses = [make("piers"), UniformBatchPolicy(name="u0"), make("iggi")]
+    partners = [UniformBatchPolicy(name="u1"), make("outer")]
+    ids = IDS[:3]
+    t = build_table(responses, responses, games=4, seed=1, response_ids=ids, hypothesis_ids=ids)
+    kw = {"variants": ALL_VARIANTS, "episodes": 2, "games": 3, "seed": 4}
+    pids = ["[0,1]", "[4,4]"]
+    py = evaluate_meta(t, responses, partners, pids, compiled=False, **kw)
+    fast_variants = MC.compiled_variants(ALL_VARIANTS, None, batched=True)
+    assert "response-adaptive" not in fast_variants
+    assert "adaptive" in fast_variants
+    with monkeypatch.context() as m:
+        calls = []
+        real = MC.play_lockstep
+        m.setattr(MC, "play_lockstep", lambda *a, **k: calls.append(1) or real(*a, **k))
+        fast = evaluate_meta(t, responses, partners, pids, **kw)
+    assert calls  # the lockstep player played the fixed-response games
+    assert_identical(py, fast, ALL_VARIANTS)
+    with pytest.raises(ValueError, match="response-adaptive with a batch policy"):
+        evaluate_meta(t, responses, partners, pids, compiled=True, **kw)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_variants_results_do_not_depend_on_the_other_variants(table, compiled):
+    """Random-Response (and every variant) plays the same games whichever variants are asked,
+    in any order: its seed is its own (``meta.evaluate.variant_seed``), on both paths."""
+    kw = {"episodes": 2, "games": 4, "seed": 11, "compiled": compiled}
+    alone = evaluate_meta(table, pool(), pool(), IDS, variants=("random",), **kw)
+    lists = [("adaptive", "random"), ("random", "oracle", "generalist"), ALL_VARIANTS[::-1]]
+    for variants in lists:
+        res = evaluate_meta(table, pool(), pool(), IDS, variants=variants, **kw)
+        assert_identical(alone, res, ("random",))
+    assert len(np.unique(alone.responses["random"])) > 1  # (it does draw responses)
+    both = evaluate_meta(table, pool(), pool(), IDS, variants=("oracle", "adaptive"), **kw)
+    one = evaluate_meta(table, pool(), pool(), IDS, variants=("adaptive",), **kw)
+    assert_identical(one, both, ("adaptive",))

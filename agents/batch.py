@@ -1,0 +1,262 @@
+"""The batch protocol: policies that decide for many games at once (one forward pass per step).
+
+A :class:`BatchPolicy` is a :class:`~agents.policy.Policy` that also answers
+:meth:`BatchPolicy.act_batch` for ``B`` games at once, from arrays:
+
+* ``obs``: ``(B, obs_dim)`` in the policy's ``observation_dtype``, the canonical observation
+  of the seat to move (``observation_type``; layout in :mod:`hanabi_env.env`);
+* ``mask``: ``(B, n_actions)`` int8, 1 for each legal move uid;
+* ``seats``: ``(B,)`` int64, the absolute seat that moves;
+* ``draws``: ``(B,)`` float64 in [0, 1), one uniform number per decision, from that seat's
+  seeded stream;
+
+and returns ``(B,)`` integer move uids, each legal under its mask. Every consumer that plays
+games (:func:`agents.evaluate.play_games` and so :func:`agents.evaluate`, match-up and response
+tables, the GA's mixed fitness, the meta-agent evaluation, the benchmark) plays a pool holding
+a batch policy in lockstep (:mod:`agents.lockstep`): rule agents act inside a kernel and the
+batch policy once per step for every game waiting for it.
+
+**Seeds.** ``draws`` make sampling policies deterministic without a generator of their own in
+the batch: the uniform of a decision comes from the generator of its game and seat, seeded
+with the seat's agent seed (as a rule agent's), one draw per decision. :meth:`BatchPolicy.act`
+(one decision from a :class:`~hanabi_env.PlayerView`, for the per-game path and PettingZoo
+loops) draws from the policy's own generator, seeded by :meth:`reset`, the same way; so a
+batch policy plays the same games on both paths (tests check it).
+:func:`masked_choice` turns scores into moves with these draws.
+
+Source: the design of the batched paths (docs/architecture.md §3); the observation encoding is
+HLE's canonical one (docs/anchors.md §2.2).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+import numpy as np
+
+from agents.policy import Policy
+from hanabi_env import _engine as E
+from hanabi_env import _view as V
+from hanabi_env._rng import new_rng, rng_next, rng_seed
+from hanabi_env.game import PlayerView
+from hanabi_env.validate import check_bool, check_choice, check_seed, check_str
+
+__all__ = [
+    "OBSERVATION_DTYPES",
+    "BatchPolicy",
+    "TorchPolicy",
+    "UniformBatchPolicy",
+    "draw_uniform",
+    "masked_choice",
+]
+
+OBSERVATION_DTYPES = ("float32", "float64", "int8")
+"""Observation dtypes a batch policy may ask for."""
+
+
+def draw_uniform(rng: np.ndarray) -> float:
+    """One uniform number in [0, 1) from a :mod:`hanabi_env._rng` generator (one 32-bit draw).
+
+    The draw of a batch decision (:class:`BatchPolicy`): ``next 32-bit value / 2**32``.
+    """
+    return float(rng_next(rng)) / 4294967296.0
+
+
+def masked_choice(
+    scores: np.ndarray, mask: np.ndarray, draws: np.ndarray, deterministic: bool
+) -> np.ndarray:
+    """Moves from per-move scores: the best legal one, or a draw from the masked softmax.
+
+    Args:
+        scores: ``(B, n_actions)`` float logits (any scale; illegal entries are ignored).
+        mask: ``(B, n_actions)`` 0/1 (or bool) legal moves; every row needs one.
+        draws: ``(B,)`` float64 uniforms in [0, 1) (used when sampling).
+        deterministic: Argmax of the legal scores (ties: the lowest uid) if True, else the
+            move whose cumulative masked probability (uid order) first exceeds the draw.
+
+    Returns:
+        ``(B,)`` int64 legal move uids.
+
+    Raises:
+        ValueError: A row without a legal move, or mismatched shapes.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    legal = np.asarray(mask) != 0
+    if scores.shape != legal.shape or scores.ndim != 2 or len(draws) != len(scores):
+        raise ValueError(
+            f"scores {scores.shape}, mask {legal.shape} and draws ({len(draws)},) do not match"
+        )
+    if not legal.any(axis=1).all():
+        raise ValueError("masked_choice: a row of mask has no legal move")
+    masked = np.where(legal, scores, -np.inf)
+    if deterministic:
+        return masked.argmax(axis=1).astype(np.int64)
+    probs = np.exp(masked - masked.max(axis=1, keepdims=True))
+    cdf = np.cumsum(probs, axis=1)
+    target = np.asarray(draws, dtype=np.float64) * cdf[:, -1]
+    picks = (cdf <= target[:, None]).sum(axis=1)
+    picks = np.minimum(picks, scores.shape[1] - 1)
+    # a pick on an illegal move (zero probability: only through rounding at the top) falls back
+    # to the last legal move at or before it
+    bad = ~legal[np.arange(len(picks)), picks]
+    for row in np.flatnonzero(bad):
+        picks[row] = np.flatnonzero(legal[row, : picks[row] + 1])[-1]
+    return picks.astype(np.int64)
+
+
+class BatchPolicy(Policy):
+    """A policy that decides for many games at once (see the module docstring).
+
+    Subclasses implement :meth:`act_batch` and set ``observation_type`` (``"card_knowledge"``
+    or ``"minimal"``) and ``observation_dtype`` (``"float32"``, ``"float64"`` or ``"int8"``)
+    to the observation they take. :meth:`act` (one decision from a view) and :meth:`reset`
+    come for free. A batch policy must not keep state between the decisions of a game (the
+    lockstep player interleaves games); one that does is a plain :class:`Policy`.
+    """
+
+    name: str = "batch-policy"
+    observation_type: str = "card_knowledge"
+    observation_dtype: str = "float32"
+
+    @abstractmethod
+    def act_batch(
+        self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray, draws: np.ndarray
+    ) -> np.ndarray:
+        """``(B,)`` legal move uids for ``B`` decisions (arrays of the module docstring)."""
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the policy's own draw stream (used by :meth:`act`) when ``seed`` is given.
+
+        Raises:
+            TypeError, ValueError: ``seed`` is not None or an int in ``[0, 2**62)``.
+        """
+        seed = check_seed("seed", seed, allow_none=True)
+        if seed is not None:
+            rng_seed(self._draw_rng(), seed)
+
+    def _draw_rng(self) -> np.ndarray:
+        rng = getattr(self, "_rng", None)
+        if rng is None:
+            rng = self._rng = new_rng(0)
+        return rng
+
+    def observation_type_for(self, cfg: np.ndarray) -> str:
+        """The observation type this policy takes in games of configuration ``cfg``.
+
+        ``observation_type`` by default; a policy that fits several game sizes (an SB3 model
+        infers it from its input size) overrides it.
+        """
+        return self.observation_type
+
+    def act(self, view: PlayerView) -> int:
+        """One decision for ``view``'s seat (on turn): :meth:`act_batch` on a batch of one."""
+        cfg = view.raw.cfg
+        name = self.observation_type_for(cfg)
+        obs_type = V.OBSERVATION_TYPES[name]
+        obs = np.zeros((1, V.observation_size(cfg, obs_type)), dtype=self.observation_dtype)
+        obs[0] = view.encode(name)
+        mask = np.zeros((1, int(cfg[E.CFG_N_ACTIONS])), dtype=np.int8)
+        V.view_legal_mask(V.pack_view(view.raw), mask[0])
+        if not mask.any():
+            raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
+        draws = np.array([draw_uniform(self._draw_rng())])
+        seats = np.array([view.seat], dtype=np.int64)
+        action = int(np.asarray(self.act_batch(obs, mask, seats, draws)).reshape(-1)[0])
+        if not mask[0, action]:
+            raise ValueError(f"{self.name} chose the illegal move {action}")
+        return action
+
+
+class TorchPolicy(BatchPolicy):
+    """A ``torch.nn.Module`` mapping observations to move logits, as a batch policy.
+
+    The module takes a float tensor ``(B, obs_dim)`` (the canonical observation of
+    ``observation_type``) and returns logits ``(B, n_actions)``; illegal moves are masked out.
+    One forward pass serves every game waiting for the policy. Torch runs on the CPU (or the
+    module's device) with gradients off; ``torch`` is imported only when the policy acts.
+
+    Args:
+        module: The network (``torch.nn.Module``), in eval mode.
+        observation_type: ``"card_knowledge"`` (default) or ``"minimal"``.
+        deterministic: The best legal move (default) or a draw from the masked softmax.
+        name: Display name.
+        seed: Seed of the policy's own draw stream (:meth:`BatchPolicy.act`).
+
+    Raises:
+        TypeError: ``module`` is not callable, or a bad ``deterministic`` / ``name``.
+        ValueError: A bad ``observation_type`` or ``seed``.
+    """
+
+    observation_dtype = "float32"
+
+    def __init__(
+        self,
+        module: Any,
+        observation_type: str = "card_knowledge",
+        deterministic: bool = True,
+        name: str = "torch-policy",
+        seed: int = 0,
+    ):
+        """See the class docstring."""
+        if not callable(module):
+            raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
+        check_choice("observation_type", observation_type, ("card_knowledge", "minimal"))
+        self.module = module
+        self.observation_type = observation_type
+        self.deterministic = check_bool("deterministic", deterministic)
+        self.name = check_str("name", name)
+        self.reset(check_seed("seed", seed))
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """``(B, n_actions)`` float64 logits of the module for ``obs`` ``(B, obs_dim)``."""
+        import torch
+
+        device = next(iter(self.module.parameters()), torch.zeros(0)).device
+        with torch.no_grad():
+            out = self.module(torch.as_tensor(obs, dtype=torch.float32, device=device))
+        return out.double().cpu().numpy()
+
+    def act_batch(
+        self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray, draws: np.ndarray
+    ) -> np.ndarray:
+        """The masked argmax (or draw) of the module's logits, one forward pass."""
+        return masked_choice(self.logits(obs), mask, draws, self.deterministic)
+
+    def __repr__(self) -> str:
+        """Name and mode."""
+        mode = "deterministic" if self.deterministic else "sampled"
+        return f"TorchPolicy({self.name!r}, {self.observation_type}, {mode})"
+
+
+class UniformBatchPolicy(BatchPolicy):
+    """A uniformly random legal move per decision, as a batch policy (no torch needed).
+
+    The batched twin of the LegalRandom baseline's fallback: move ``floor(draw * n_legal)`` of
+    the legal moves in uid order. For tests, warm-ups and as the simplest example of the
+    protocol.
+
+    Args:
+        name: Display name.
+        seed: Seed of the policy's own draw stream (:meth:`BatchPolicy.act`).
+    """
+
+    observation_type = "minimal"
+    observation_dtype = "int8"
+
+    def __init__(self, name: str = "uniform-batch", seed: int = 0):
+        """See the class docstring."""
+        self.name = check_str("name", name)
+        self.reset(check_seed("seed", seed))
+
+    def act_batch(
+        self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray, draws: np.ndarray
+    ) -> np.ndarray:
+        """The ``floor(draw * n_legal)``-th legal move of each row."""
+        legal = np.asarray(mask) != 0
+        counts = legal.sum(axis=1)
+        if not counts.all():
+            raise ValueError("act_batch: a row of mask has no legal move")
+        nth = np.minimum((np.asarray(draws) * counts).astype(np.int64), counts - 1)
+        ranks = np.cumsum(legal, axis=1) - 1  # rank of each legal move in its row
+        return np.argmax(legal & (ranks == nth[:, None]), axis=1).astype(np.int64)

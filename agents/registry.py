@@ -1,0 +1,243 @@
+"""Agent specs: one registry that turns a string into a policy, for the API, pools and the CLI.
+
+Every place that names an agent by a string (``agents.make``, pool SOURCEs, the command line,
+the benchmark) resolves it here, so a form that works in one works in all. The forms:
+
+| spec | policy |
+|---|---|
+| ``piers``, ``IGGI``, ... | a baseline rule agent (:func:`agents.policy.make`, docs/rules.md §4) |
+| ``3,17,4`` | a chromosome: a :class:`~agents.policy.RuleAgent` of those alphabet rules |
+| ``PREFIX:REST`` | a registered prefix (:func:`register_prefix`), e.g. ``sb3:PATH`` |
+| ``package.module:Name`` | ``Name`` imported from an importable module |
+| ``path/to/file.py:Name`` | ``Name`` loaded from a Python file |
+
+For the last two, ``Name`` is a :class:`~agents.policy.Policy` subclass or a function that
+returns a policy; it is called with ``seed=seed`` when it accepts a ``seed`` argument, with no
+argument otherwise. Importing the module runs its code: name only your own modules.
+
+Prefixes are looked up before modules (a registered prefix cannot be shadowed by a module of
+the same name). Each prefix names its loader as a ``"module:function"`` string imported on
+first use, so that heavy dependencies (torch, Stable-Baselines3) load only when such an agent
+is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.policy import Policy, RuleAgent, make_baseline
+from hanabi_env.validate import check_bool, check_seed, check_str, type_error
+
+__all__ = ["SPEC_FORMS", "make_policy", "register_prefix", "registered_prefixes"]
+
+_CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
+_MODULE = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
+_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+@dataclass(frozen=True)
+class _Prefix:
+    loader: str  # "module:function", imported on first use
+    summary: str  # one line for help texts, e.g. "sb3:PATH  a saved MaskablePPO model"
+
+
+_PREFIXES: dict[str, _Prefix] = {
+    "sb3": _Prefix(
+        "agents.sb3.policy:from_spec",
+        "sb3:PATH  a saved Stable-Baselines3 MaskablePPO model (rl extra; loading runs code "
+        "from the file, so it needs trust)",
+    ),
+}
+
+SPEC_FORMS = (
+    "a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, Flawed, Piers, "
+    "Cautious), a chromosome of comma-separated rule indices (e.g. 3,17,4), PREFIX:ARG for a "
+    "registered prefix (see agents.registry.registered_prefixes), package.module:Name or "
+    "path/to/file.py:Name for a Policy of your own"
+)
+"""The forms of an agent spec, for error messages and help texts."""
+
+
+def register_prefix(prefix: str, loader: str, summary: str) -> None:
+    """Register ``PREFIX:ARG`` specs, resolved by ``loader`` (imported on first use).
+
+    Args:
+        prefix: Lower-case letters, digits and ``_`` (e.g. ``"rl"``); a new prefix or the
+            same registration again.
+        loader: ``"module:function"``; the function is called as
+            ``function(arg, seed=seed, trust_model=trust_model)`` and returns a
+            :class:`Policy` (or raises ``ValueError`` naming the spec).
+        summary: One line for help texts (``"rl:NAME  a shipped RL partner"``).
+
+    Raises:
+        TypeError: A non-str argument.
+        ValueError: A malformed prefix or loader, or a prefix already registered to
+            another loader.
+    """
+    check_str("prefix", prefix)
+    check_str("loader", loader)
+    check_str("summary", summary)
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", prefix):
+        raise ValueError(f"prefix={prefix!r} is not allowed; allowed: [a-z][a-z0-9_]*")
+    module, _, func = loader.partition(":")
+    if not (_MODULE.fullmatch(module) and _NAME.fullmatch(func)):
+        raise ValueError(f"loader={loader!r} is not allowed; allowed: 'package.module:function'")
+    old = _PREFIXES.get(prefix)
+    if old is not None and old.loader != loader:
+        raise ValueError(f"prefix {prefix!r} is already registered to {old.loader}")
+    _PREFIXES[prefix] = _Prefix(loader, summary)
+
+
+def registered_prefixes() -> dict[str, str]:
+    """The registered prefixes and their one-line summaries."""
+    return {k: v.summary for k, v in sorted(_PREFIXES.items())}
+
+
+def make_policy(
+    spec: str,
+    seed: int = 0,
+    *,
+    ruleset: str = "corrected",
+    preset: str | None = None,
+    trust_model: bool = False,
+) -> Policy:
+    """The policy an agent spec names (see the module docstring for the forms).
+
+    Args:
+        spec: The spec, e.g. ``"piers"``, ``"3,17,4"``, ``"sb3:runs/model.zip"``,
+            ``"my_agents:MyPolicy"`` or ``"agents/mine.py:MyPolicy"``.
+        seed: Seed of the policy's generator (a baseline's or chromosome's rules, a model's
+            sampling, passed as ``seed=`` to a user's class when it accepts one).
+        ruleset: Rule agents' ruleset, ``"corrected"`` or ``"reference"`` (docs/rules.md §12);
+            a chromosome then runs as the papers' HistogramAgent, a baseline as the
+            framework's ProductionRuleAgent.
+        preset: ``"cig18"`` for [CIG18]'s 2018 agent lists (baselines only).
+        trust_model: Allow specs whose loading runs code stored in a file (``sb3:PATH``:
+            Stable-Baselines3 unpickles its zip); pass True only for files you trust.
+
+    Returns:
+        The policy.
+
+    Raises:
+        TypeError: ``spec`` is not a str, or the named object is not a Policy (class).
+        ValueError: An unknown name, prefix, module, file or attribute, a rule index out of
+            range, or a loader's refusal (the message names the spec).
+    """
+    check_str("spec", spec)
+    seed = check_seed("seed", seed)
+    text = spec.strip()
+    if not text:
+        raise ValueError(f"spec={spec!r} is not allowed; allowed: {SPEC_FORMS}")
+    if _CHROMOSOME.fullmatch(text):
+        genes = [int(x) for x in text.split(",")]
+        return RuleAgent(genes, seed=seed, name="chromosome", ruleset=_ruleset(ruleset, preset))
+    head, sep, rest = text.partition(":")
+    if not sep:
+        if any(ch.isdigit() for ch in text) and "," in text:
+            raise ValueError(
+                f"{text!r} is not a chromosome; allowed: rule indices separated by commas, "
+                "e.g. 3,17,4"
+            )
+        return make_baseline(spec, seed=seed, ruleset=ruleset, preset=preset)
+    key = head.strip().lower()
+    if key in _PREFIXES:
+        return _from_prefix(key, rest.strip(), seed, check_bool("trust_model", trust_model), text)
+    return _from_object(head.strip(), rest.strip(), seed, text)
+
+
+def _ruleset(ruleset: str, preset: str | None) -> str:
+    return "reference" if preset is not None else ruleset
+
+
+def _from_prefix(key: str, arg: str, seed: int, trust_model: bool, text: str) -> Policy:
+    module, _, func = _PREFIXES[key].loader.partition(":")
+    loader = getattr(importlib.import_module(module), func)
+    policy = loader(arg, seed=seed, trust_model=trust_model)
+    if not isinstance(policy, Policy):  # pragma: no cover - a loader of the project's
+        raise type_error(text, "a spec naming a Policy", policy)
+    return policy
+
+
+def _from_object(where: str, name: str, seed: int, text: str) -> Policy:
+    """``Name`` from a module or a ``.py`` file, called into a policy."""
+    if not _NAME.fullmatch(name):
+        raise ValueError(
+            f"{text!r}: {name!r} is not a Python name; allowed: {SPEC_FORMS}"
+            if name
+            else f"{text!r} names no object after ':'; allowed: {SPEC_FORMS}"
+        )
+    module = _load_file(where, text) if where.endswith(".py") else _import(where, text)
+    obj: Any = module
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{text!r}: {where} has no attribute {name!r}")
+        obj = getattr(obj, part)
+    if isinstance(obj, Policy):
+        return obj
+    if not callable(obj):
+        raise TypeError(f"{text!r}: {name} must be a Policy subclass or a function returning one")
+    try:
+        policy = obj(seed=seed) if _takes_seed(obj) else obj()
+    except TypeError as err:
+        raise TypeError(
+            f"{text!r}: {name} must be callable with no argument or with seed= ({err})"
+        ) from None
+    if not isinstance(policy, Policy):
+        raise TypeError(
+            f"{text!r}: {name}() returned {type(policy).__name__}, not an agents.Policy "
+            "(subclass agents.Policy and implement act(view))"
+        )
+    return policy
+
+
+def _takes_seed(obj: Callable) -> bool:
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
+    return "seed" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _import(module: str, text: str):
+    if not _MODULE.fullmatch(module):
+        raise ValueError(
+            f"unknown agent {text!r}: {module!r} is neither a registered prefix "
+            f"({', '.join(sorted(_PREFIXES))}) nor a module name; allowed: {SPEC_FORMS}"
+        )
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name and module.startswith(err.name):
+            raise ValueError(
+                f"unknown agent {text!r}: no module named {err.name!r} (not a registered prefix "
+                f"either: {', '.join(sorted(_PREFIXES))})"
+            ) from None
+        raise
+
+
+def _load_file(path: str, text: str):
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ValueError(f"{text!r}: no Python file at {path}")
+    name = "hanabi_adhoc_user_" + re.sub(r"\W", "_", str(p.resolve()))
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, p)
+    if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has one
+        raise ValueError(f"{text!r}: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # so that pickling its classes by reference works in workers
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

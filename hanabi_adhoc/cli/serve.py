@@ -1,0 +1,148 @@
+"""``hanabi-adhoc serve``: play Hanabi in the browser with any agent (docs/browser.md).
+
+Starts the local web app of :mod:`hanabi_adhoc.web` (Flask, the ``web`` extra) on
+127.0.0.1 and prints its address. Every session is saved under ``--out`` (per-move logs,
+hanab.live records, study answers); nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+__all__ = ["add_subcommand"]
+
+DESCRIPTION = (
+    "Serves a page where a person plays Hanabi with agents of their choice (2-5 players): "
+    "baseline names, chromosomes, sb3:PATH (with --trust-model), package.module:Name, "
+    "path/file.py:Name, or meta / meta:generalist / meta:random, the Bayesian meta-agent that "
+    "adapts to the person over the session's games and shows its belief about them (2 "
+    "players). Every game is saved in OUT/<session>/: a per-move log and a record that "
+    "replays on hanab.live. Needs the web extra: pip install 'hanabi-adhoc[web]'."
+)
+
+
+def add_subcommand(sub) -> None:
+    """Register ``serve`` on ``sub`` (the subparsers of ``hanabi-adhoc``)."""
+    from hanabi_adhoc.cli.options import SEED_HELP, add_command, seed_int
+
+    add_command(sub, "serve", _serve, "web", (
+        ("--host", {"metavar": "ADDRESS"}, "address to listen on (default 127.0.0.1: this "
+         "computer only)", "127.0.0.1"),
+        ("--port", {"type": int, "metavar": "PORT"}, "port (default 8000; 0 = any free port)",
+         8000),
+        ("--out", "DIR", "folder of the session records (default runs/web)", "runs/web"),
+        ("--partner", {"action": "append", "metavar": "SPEC"}, "a partner every session "
+         "plays with (repeat for 3-5 players); given, the page cannot change the partners or "
+         "the number of games, as a study needs (default: the page chooses, Piers first)"),
+        ("--games", "N", "games per session (default 3)", 3),
+        ("--scoring", "strict|lenient", "strict (HLE, hanab.live) or lenient (the papers) "
+         "(default strict)", "strict"),
+        ("--hand-size", {"type": int, "choices": range(2, 6), "metavar": "N"}, "cards per "
+         "hand (default: the rulebook's, 5 at 2-3 players, 4 at 4-5)"),
+        ("--seed", {"type": seed_int, "metavar": "SEED"}, SEED_HELP, 0),
+        ("--ruleset", "corrected|reference", "rules of the rule agents and of the meta-agent's "
+         "pool (default corrected)", "corrected"),
+        ("--train-games", "N", "games per pair of the meta-agent's response table "
+         "(default 20)", 20),
+        ("--trust-model", "FLAG", "allow sb3:PATH partners: loading a model runs code stored "
+         "in the file (default: refused)"),
+        ("--study", {"nargs": "?", "const": "", "metavar": "FILE"}, "ask for consent and "
+         "a questionnaire before and after each session: the built-in ones, or those of a "
+         "JSON FILE (docs/browser.md) (default: off)"),
+        ("--hide-belief", "FLAG", "do not show the meta-agent's belief between games (it is "
+         "logged all the same) (default: shown)"),
+        ("--agent-delay", {"type": int, "metavar": "MS"}, "pause before each partner move, in "
+         "milliseconds (default 700)", 700),
+    ), help="play in the browser: any agent as partner, meta-agent beliefs, study records",
+        description=DESCRIPTION)  # fmt: skip
+
+
+def _options(args: argparse.Namespace):
+    """The app options of ``serve``'s arguments, every one checked before serving.
+
+    Raises:
+        OptionError: A bad option or partner.
+    """
+    from hanabi_adhoc.cli.options import OptionError, check_out_dir
+    from hanabi_adhoc.web.session import AppOptions, Settings, make_partner
+    from hanabi_adhoc.web.study import load_study
+
+    if not 0 <= args.web_port <= 65535:
+        raise OptionError("--port", f"{args.web_port} is not a port; allowed: 0-65535")
+    if not 0 <= args.web_agent_delay <= 60_000:
+        raise OptionError("--agent-delay", "allowed: 0 to 60000 milliseconds")
+    if args.web_games > 100:
+        raise OptionError("--games", "at most 100 games per session")
+    check_out_dir("--out", args.web_out)
+    study = None
+    if args.web_study is not None:
+        try:
+            study = load_study(args.web_study or None)
+        except (OSError, ValueError) as exc:
+            raise OptionError("--study", str(exc)) from None
+    partners = tuple(args.web_partner or ("Piers",))
+    if not 1 <= len(partners) <= 4:
+        raise OptionError("--partner", f"give 1 to 4 partners (2-5 players), got {len(partners)}")
+    settings = Settings(partners, 0, args.web_games, args.web_scoring, args.web_hand_size,
+                        args.web_seed, args.web_ruleset)  # fmt: skip
+    try:
+        settings.config()
+    except ValueError as exc:
+        raise OptionError("--hand-size", str(exc)) from None
+    options = AppOptions(
+        out=Path(args.web_out),
+        defaults=settings,
+        fixed=args.web_partner is not None,
+        study=study,
+        show_belief=not args.web_hide_belief,
+        train_games=args.web_train_games,
+        trust_model=args.web_trust_model,
+        agent_delay_ms=args.web_agent_delay,
+    )
+    for i, spec in enumerate(partners):  # a bad spec fails now, not in the person's browser
+        if spec.strip().lower().startswith("meta") and len(partners) > 1:
+            raise OptionError("--partner", "the meta-agent plays 2-player games only")
+        if spec.strip().lower().startswith("meta"):
+            continue  # built per session (its response table takes a moment)
+        try:
+            make_partner(spec, i, settings, options)
+        except (ValueError, ImportError, TypeError) as exc:
+            raise OptionError("--partner", f"{spec!r}: {exc}") from None
+    return options
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from hanabi_adhoc.cli.options import CommandError
+
+    if importlib.util.find_spec("flask") is None:
+        raise CommandError("serve needs Flask: pip install 'hanabi-adhoc[web]'")
+    options = _options(args)
+    import logging
+
+    from werkzeug.serving import make_server
+
+    from hanabi_adhoc.web import create_app
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+    host = args.web_host
+    try:
+        server = make_server(host, args.web_port, create_app(options, host), threaded=True)
+    except (OSError, SystemExit) as exc:
+        raise CommandError(f"cannot listen on {host}:{args.web_port} ({exc})") from None
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{server.server_port}/"
+    try:  # Ctrl-C at any point from here stops the server cleanly
+        print(f"Hanabi in the browser: open {url}  (Ctrl-C stops)")
+        print(f"sessions are saved in {options.out}/ (replays: {url}replay)", flush=True)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            print(f"warning: {host} is reachable from other computers: anyone who reaches it "
+                  "can play and read the saved games", flush=True)  # fmt: skip
+        server.serve_forever()  # returns on Ctrl-C (werkzeug catches it)
+    except KeyboardInterrupt:  # Ctrl-C before serving began
+        pass
+    finally:
+        server.server_close()
+    print("\nstopped.", flush=True)
+    return 0

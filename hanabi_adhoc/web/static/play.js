@@ -1,0 +1,376 @@
+// The play page: setup, study steps, the game, the results. It only shows what the server
+// sends and sends the move ids the person clicks; the server checks everything.
+(() => {
+"use strict";
+
+const { el, renderBoard, tokens, COLOUR_NAMES } = window.HanabiBoard;
+const $ = (id) => document.getElementById(id);
+const SECTIONS = ["setup", "consent", "questions", "game", "gameover", "done"];
+
+let options = null;
+let state = null;
+let selected = null;
+let timer = null;
+let busy = false;
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  };
+  const response = await fetch(path, init);
+  const data = await response.json();
+  if (!response.ok) {
+    const error = new Error(data.error || response.statusText);
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+function say(text, kind) {
+  const box = $("message");
+  box.textContent = text || "";
+  box.className = kind || "";
+  box.hidden = !text;
+}
+
+function showOnly(...ids) {
+  for (const id of SECTIONS) $(id).hidden = !ids.includes(id);
+}
+
+// ------------------------------------------------------------------ setup
+function partnerRow(value) {
+  const list = el("datalist", { id: `agents-${Math.random().toString(36).slice(2)}` });
+  for (const name of options.agents) list.append(el("option", { value: name }));
+  const input = el("input", { class: "partner", value, list: list.id, required: true,
+    "aria-label": "partner agent" });
+  return el("label", {}, "Partner ", input, list);
+}
+
+function refreshSeats() {
+  const n = document.querySelectorAll("#partners .partner").length + 1;
+  const seat = $("seat");
+  const keep = Math.min(Number(seat.value || options.defaults.seat), n - 1);
+  seat.replaceChildren();
+  for (let i = 0; i < n; i++) {
+    seat.append(el("option", { value: i, text: i === 0 ? "0 (you move first)" : String(i) }));
+  }
+  seat.value = String(keep);
+}
+
+function showSetup() {
+  const d = options.defaults;
+  showOnly("setup");
+  $("partners").replaceChildren(...(options.fixed ? [] : d.partners.map(partnerRow)));
+  $("fixed-partners").hidden = !options.fixed;
+  $("fixed-partners").textContent = `You play ${d.games} game(s) with: ${d.partners.join(", ")}.`;
+  for (const node of document.querySelectorAll(".free, #add-partner, #remove-partner")) {
+    node.hidden = options.fixed;
+  }
+  if (options.fixed) {
+    $("seat").replaceChildren();
+    for (let i = 0; i <= d.partners.length; i++) $("seat").append(el("option", { value: i, text: String(i) }));
+    $("seat").value = String(d.seat);
+  } else refreshSeats();
+  $("games").value = d.games;
+  $("scoring").value = d.scoring;
+  $("hand-size").value = d.hand_size ?? "";
+  $("seed").value = d.seed;
+}
+
+async function start(event) {
+  event.preventDefault();
+  const settings = { seat: Number($("seat").value) };
+  if (!options.fixed) {
+    settings.partners = [...document.querySelectorAll("#partners .partner")].map((i) => i.value);
+    settings.games = Number($("games").value);
+    settings.scoring = $("scoring").value;
+    settings.hand_size = $("hand-size").value === "" ? null : Number($("hand-size").value);
+    settings.seed = Number($("seed").value);
+  }
+  say("Starting (the meta-agent needs a few seconds to prepare)…", "info");
+  $("start").disabled = true;
+  try {
+    show(await api("/api/sessions", settings));
+    sessionStorage.setItem("hanabi-session", state.session);
+    say("");
+  } catch (error) {
+    say(error.message);
+  } finally {
+    $("start").disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------ study
+function questionField(q) {
+  const box = el("fieldset", { "data-question": q.id }, el("legend", { text: q.text }));
+  if (q.kind === "text") {
+    box.append(el("textarea", { name: q.id, rows: 3, maxlength: 2000 }));
+  } else {
+    const values = q.kind === "choice" ? q.options : [];
+    if (q.kind === "scale") for (let v = q.min; v <= q.max; v++) values.push(v);
+    const row = el("div", { class: "row" });
+    if (q.kind === "scale" && q.labels) row.append(el("span", { class: "note", text: q.labels[0] }));
+    for (const v of values) {
+      row.append(el("label", {}, el("input", { type: "radio", name: q.id, value: v }), ` ${v}`));
+    }
+    if (q.kind === "scale" && q.labels) row.append(el("span", { class: "note", text: q.labels[1] }));
+    box.append(row);
+  }
+  return box;
+}
+
+function showQuestions(questions) {
+  showOnly("questions");
+  $("questions-title").textContent = state.phase === "pre" ? "Before you play" : "After the games";
+  const form = $("questions-form");
+  form.replaceChildren(...questions.map(questionField), el("button", { type: "submit", id: "submit-answers", text: "Continue" }));
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const answers = {};
+    for (const q of questions) {
+      const input = form.querySelector(q.kind === "text" ? `[name="${q.id}"]` : `[name="${q.id}"]:checked`);
+      if (!input || input.value === "") continue;
+      answers[q.id] = q.kind === "scale" ? Number(input.value) : input.value;
+    }
+    await send(`/api/sessions/${state.session}/answer`, { stage: state.phase, answers });
+  };
+}
+
+// ------------------------------------------------------------------ the game
+function status() {
+  const b = state.board;
+  const line = $("status");
+  const turn = state.game_over ? "Game over" :
+    state.your_turn ? "Your turn: click one of your cards, or a partner's card to hint" :
+      `${b.names[b.current]} is thinking…`;
+  line.replaceChildren(
+    el("span", { text: `Game ${state.game} of ${state.games}` }),
+    el("span", { "data-score": b.score, text: `Score ${b.score}` }),
+    tokens("Hints", b.info, b.max_info, "tokens"),
+    tokens("Lives", b.lives, b.max_lives, "tokens lives"),
+    el("span", { "data-deck": b.deck, text: `Deck ${b.deck}` }),
+    el("span", { class: "turn", text: turn }));
+}
+
+function moveButton(move, label) {
+  return el("button", { type: "button", "data-move-id": move.id, "data-kind": move.kind,
+    "data-legal": String(move.legal), text: label, onclick: () => play(move.id) });
+}
+
+function actions() {
+  const box = $("actions");
+  box.replaceChildren();
+  if (!state.your_turn || !selected) return;
+  const [seat, slot] = selected;
+  const menu = state.menu;
+  if (seat === state.you) {
+    const pick = (kind) => menu.find((m) => m.kind === kind && m.slot === slot);
+    box.append(moveButton(pick("play"), `Play this card (slot ${slot})`),
+      moveButton(pick("discard"), `Discard this card (slot ${slot})`));
+  } else {
+    const card = state.board.hands[seat][slot].card;
+    const colour = menu.find((m) => m.kind === "reveal_color" && m.target === seat && m.color === card.color);
+    const rank = menu.find((m) => m.kind === "reveal_rank" && m.target === seat && m.rank === card.rank);
+    const name = state.board.names[seat];
+    box.append(moveButton(colour, `Hint ${COLOUR_NAMES[card.color]} to ${name}`),
+      moveButton(rank, `Hint ${card.rank}s to ${name}`));
+  }
+  box.append(el("button", { type: "button", text: "Cancel", onclick: () => { selected = null; draw(); } }));
+}
+
+function lastOwnMove() {
+  const movers = state.board.movers;
+  for (let i = movers.length - 1; i >= 0; i--) if (movers[i] === state.you) return i;
+  return 0;
+}
+
+function draw() {
+  status();
+  $("settings-line").textContent = `${state.config.settings}; you are seat ${state.you}.`;
+  renderBoard($("board"), state.board, {
+    you: state.you,
+    selected,
+    recentFrom: lastOwnMove(),
+    afterHands: $("actions"),
+    onCard: state.your_turn ? (seat, slot) => { selected = [seat, slot]; say(""); draw(); } : null,
+  });
+  actions();
+}
+
+async function play(id) {
+  if (busy) return;
+  await send(`/api/sessions/${state.session}/move`, { action: id, turn: state.turn });
+}
+
+async function advance() {
+  timer = null;
+  await send(`/api/sessions/${state.session}/advance`, { turn: state.turn });
+}
+
+async function send(path, body) {
+  busy = true;
+  try {
+    const next = await api(path, body);
+    say("");
+    show(next);
+  } catch (error) {
+    say(error.message);
+    if (error.status === 409 || error.status === 404) {  // stale: show the server's board
+      try { show(await api(`/api/sessions/${state.session}`)); } catch (_) { /* shown above */ }
+    }
+  } finally {
+    busy = false;
+  }
+}
+
+// ------------------------------------------------------------------ results
+function fmt(x) {
+  return x === null || x === undefined ? "n/a" : x.toFixed(2);
+}
+
+function metricsTable(result) {
+  const table = $("metrics");
+  table.replaceChildren(el("tr", {}, el("th", { text: "seat" }),
+    el("th", { text: "communicativeness (this game)" }), el("th", { text: "IPP (this game)" }),
+    el("th", { text: "communicativeness (session)" }), el("th", { text: "IPP (session)" })));
+  result.metrics.forEach((m, i) => {
+    const s = result.session_metrics[i];
+    table.append(el("tr", { "data-seat": i }, el("td", { text: m.name }),
+      el("td", { text: fmt(m.communicativeness) }), el("td", { text: fmt(m.ipp) }),
+      el("td", { text: fmt(s.communicativeness) }), el("td", { text: fmt(s.ipp) })));
+  });
+}
+
+function cellOf(x) {
+  return x === null ? null : Math.min(4, Math.floor(x * 5));
+}
+
+function heatmap(meta) {
+  const grid = meta.grid;
+  const top = Math.max(...meta.belief);
+  const you = [cellOf(meta.person.communicativeness), cellOf(meta.person.ipp)];
+  const response = (meta.next_response || meta.played_response || "").match(/\[(\d+),(\d+)\]/);
+  const map = el("div", { class: "heatmap", role: "img",
+    "aria-label": `belief over the cells; best guess ${meta.estimate}` });
+  map.style.gridTemplateColumns = `repeat(${grid[0].length + 1}, auto)`;
+  for (let i = grid.length - 1; i >= 0; i--) {
+    map.append(el("div", { class: "axis", text: `c${i}` }));
+    grid[i].forEach((b, j) => {
+      const cls = [b === null ? "none" : ""];
+      if (you[0] === i && you[1] === j) cls.push("you");
+      if (response && Number(response[1]) === i && Number(response[2]) === j) cls.push("response");
+      const cell = el("div", { class: cls.join(" "), "data-cell": `[${i},${j}]`,
+        text: b === null ? "" : `${Math.round(100 * b)}%` });
+      if (b !== null) cell.style.background = `rgba(31, 111, 214, ${(0.08 + 0.92 * b / top).toFixed(3)})`;
+      if (b !== null && b / top > 0.55) cell.style.color = "#fff";
+      map.append(cell);
+    });
+  }
+  map.append(el("div", { class: "axis" }));
+  grid[0].forEach((_, j) => map.append(el("div", { class: "axis", text: `i${j}` })));
+  return map;
+}
+
+function metaPanel(meta) {
+  const body = $("meta-body");
+  body.replaceChildren();
+  const you = meta.person;
+  body.append(el("p", { text: `After this game the meta-agent (${meta.variant}) thinks you play most like cell ${meta.estimate} ` +
+    `of the 5x5 population (rows c: communicativeness, columns i: IPP, each in fifths of 0-1).` }));
+  if (meta.grid) body.append(heatmap(meta));
+  body.append(el("p", { class: "legend", text: "Red frame: the cell of your measured play. " +
+    "Yellow frame: the response the agent plays next." }));
+  body.append(el("p", { "data-meta-response": meta.next_response || "", text:
+    (meta.next_response ? `Next game it plays the response of cell ${meta.next_response}` :
+      "It draws its response at random each game") + ` (this game: ${meta.played_response}).` }));
+  body.append(el("p", { text: `Your measured communicativeness so far: ${fmt(you.communicativeness)}; ` +
+    `IPP (information per play): ${fmt(you.ipp)}.` }));
+}
+
+function showResult() {
+  const result = state.results[state.results.length - 1];
+  $("gameover").hidden = false;
+  $("gameover-title").textContent = `Game ${result.game} of ${state.games}: score ${result.score}`;
+  metricsTable(result);
+  const h = result.hanablive;
+  $("hanablive-note").textContent = h.truncated ?
+    `hanab.live would have ended this game after ${h.moves} moves (${h.end_reason.replaceAll("_", " ")}); ` +
+    `its hanab.live record stops there. Here the game went on to the end, as in HLE.` :
+    "This game's record replays on hanab.live (see Saved games).";
+  const meta = result.meta;
+  $("meta-panel").hidden = !(meta && state.show_belief);
+  if (meta && state.show_belief) metaPanel(meta);
+  $("meta-body").hidden = !$("show-belief").checked;
+  $("next").textContent = state.more_games ? "Next game" : "Finish";
+}
+
+function showDone() {
+  showOnly("done");
+  const scores = state.results.map((r) => r.score);
+  $("done-text").textContent = scores.length ?
+    `You played ${scores.length} game(s); scores: ${scores.join(", ")}.` : "The session is over.";
+}
+
+// ------------------------------------------------------------------ the state machine
+function show(next) {
+  const newGame = !state || next.game !== state.game || next.turn < state.turn;
+  state = next;
+  if (newGame) selected = null;
+  if (timer) { clearTimeout(timer); timer = null; }
+  if (state.phase === "consent") {
+    showOnly("consent");
+    $("consent-text").textContent = state.study.consent;
+  } else if (state.phase === "pre" || state.phase === "post") {
+    showQuestions(state.study.questions);
+  } else if (state.phase === "done") {
+    showDone();
+  } else {
+    showOnly("game");
+    // for tests and assistive tools: which move of which game the page shows, and whose turn
+    $("game").dataset.turn = `${state.game}:${state.turn}`;
+    $("game").dataset.state = state.game_over ? "over" : state.your_turn ? "your-turn" : "partner";
+    if (!state.your_turn) selected = null;
+    draw();
+    if (state.game_over) showResult();
+    else if (!state.your_turn) timer = setTimeout(advance, state.agent_delay_ms);
+  }
+}
+
+async function init() {
+  if (location.pathname === "/replay") return;  // the saved games: replay.js
+  $("setup-form").addEventListener("submit", start);
+  $("add-partner").addEventListener("click", () => {
+    if (document.querySelectorAll("#partners .partner").length < 4) $("partners").append(partnerRow("Piers"));
+    refreshSeats();
+  });
+  $("remove-partner").addEventListener("click", () => {
+    const rows = $("partners").children;
+    if (rows.length > 1) rows[rows.length - 1].remove();
+    refreshSeats();
+  });
+  $("agree").addEventListener("click", () => send(`/api/sessions/${state.session}/answer`, { stage: "consent", answers: { agree: true } }));
+  $("next").addEventListener("click", () => send(`/api/sessions/${state.session}/next`, { game: state.game }));
+  $("show-belief").addEventListener("change", () => { $("meta-body").hidden = !$("show-belief").checked; });
+  try {
+    options = await api("/api/options");
+  } catch (error) {
+    say(`The server does not answer: ${error.message}`);
+    return;
+  }
+  const sid = sessionStorage.getItem("hanabi-session");
+  if (sid) {
+    try {
+      show(await api(`/api/sessions/${sid}`));
+      return;
+    } catch (_) {
+      sessionStorage.removeItem("hanabi-session");
+    }
+  }
+  showSetup();
+}
+
+document.addEventListener("DOMContentLoaded", init);
+})();

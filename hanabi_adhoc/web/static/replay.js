@@ -1,0 +1,89 @@
+// The replay page: a saved game, move by move. The server replays the saved moves on the
+// engine and sends the board at each move (every card shown).
+(() => {
+"use strict";
+
+const { el, renderBoard } = window.HanabiBoard;
+const $ = (id) => document.getElementById(id);
+let current = null;
+
+async function get(path) {
+  const response = await fetch(path);
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function say(text) {
+  $("message").textContent = text || "";
+  $("message").hidden = !text;
+}
+
+async function load(session, game, move) {
+  try {
+    current = await get(`/api/records/${session}/${game}?move=${move}`);
+  } catch (error) {
+    say(error.message);
+    return;
+  }
+  say("");
+  const r = current;
+  $("viewer").hidden = false;
+  const c = r.config;
+  $("viewer-title").textContent = `Session ${r.session}, game ${r.game}: ${c.players} players, ` +
+    `${c.hand_size} cards each, ${c.scoring} scoring, ${c.ruleset} rules` +
+    (r.result ? `; final score ${r.result.score}` : " (unfinished)");
+  $("slider").max = r.total;
+  $("slider").value = r.move;
+  $("position").textContent = `move ${r.move} of ${r.total}`;
+  $("current-move").textContent = r.move ? `Move ${r.move}: ${r.log[r.move - 1].text}` : "The deal.";
+  renderBoard($("replay-board"), r.board, { you: null, recentFrom: Math.max(0, r.move - 1) });
+  $("hanablive").href = `/api/records/${r.session}/${r.game}/hanablive`;
+  const table = $("log");
+  table.replaceChildren(el("tr", {}, el("th", { text: "#" }), el("th", { text: "move" }),
+    el("th", { text: "who" }), el("th", { text: "seconds" })));
+  r.log.forEach((m, i) => {
+    const row = el("tr", { class: i + 1 === r.move ? "recent" : null },
+      el("td", { text: String(i + 1) }), el("td", { text: m.text }),
+      el("td", { text: m.player }), el("td", { text: m.seconds.toFixed(2) }));
+    row.addEventListener("click", () => load(r.session, r.game, i + 1));
+    table.append(row);
+  });
+}
+
+function go(move) {
+  if (current) load(current.session, current.game, Math.max(0, Math.min(current.total, move)));
+}
+
+async function init() {
+  if (location.pathname !== "/replay") return;
+  document.title = "Saved games";
+  $("list").hidden = false;
+  $("first").addEventListener("click", () => go(0));
+  $("prev").addEventListener("click", () => go(current.move - 1));
+  $("next-move").addEventListener("click", () => go(current.move + 1));
+  $("last").addEventListener("click", () => go(current.total));
+  $("slider").addEventListener("change", () => go(Number($("slider").value)));
+  let sessions;
+  try {
+    sessions = await get("/api/records");
+  } catch (error) {
+    say(error.message);
+    return;
+  }
+  const list = $("sessions");
+  if (!sessions.length) list.append(el("li", { text: "No saved session yet." }));
+  for (const s of sessions) {
+    const item = el("li", { "data-session": s.session },
+      `${s.created.slice(0, 16).replace("T", " ")}: ${s.seats.join(", ")} — `);
+    for (let g = 1; g <= s.games; g++) {
+      item.append(el("button", { type: "button", "data-game": g,
+        text: `game ${g} (${s.scores[g - 1]})`, onclick: () => load(s.session, g, 0) }), " ");
+    }
+    if (!s.games) item.append("no finished game");
+    list.append(item);
+  }
+}
+
+document.addEventListener("DOMContentLoaded", init);
+})();

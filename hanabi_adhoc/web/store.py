@@ -1,0 +1,103 @@
+"""The session folders of the browser app: what is written where, and reading it back.
+
+Every session writes one folder under the server's output folder (``--out``), named by its id::
+
+    OUT/<session id>/session.json           settings, seats, study answers, per-game results
+    OUT/<session id>/game_01.json           this project's per-move log of game 1
+    OUT/<session id>/game_01.hanablive.json game 1 in hanab.live's format (hanabi_env.records)
+
+Each file is rewritten whole after every change through :func:`write_json` (atomic: a reader or
+a killed server never sees half a file), so a session stopped at any point leaves valid files.
+Nothing is sent anywhere: the files stay on this machine (docs/browser.md §5).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+__all__ = [
+    "GAME_FILE",
+    "RECORD_FILE",
+    "SESSION_FILE",
+    "game_path",
+    "list_sessions",
+    "read_game",
+    "write_json",
+]
+
+SESSION_FILE = "session.json"
+GAME_FILE = "game_{:02d}.json"
+RECORD_FILE = "game_{:02d}.hanablive.json"
+SESSION_ID = re.compile(r"[0-9a-f]{16}")
+"""Session ids: 16 hex digits (:func:`secrets.token_hex` of 8 bytes)."""
+
+
+def write_json(path: str | Path, obj: object) -> None:
+    """Write ``obj`` as strict JSON to ``path``, atomically: every file of a session goes here.
+
+    NaN becomes ``null`` (:func:`hanabi_env.jsonable.json_ready`).
+
+    Raises:
+        OSError: The folder cannot be written.
+    """
+    from qd.io import atomic_write_json
+
+    atomic_write_json(path, obj)
+
+
+def game_path(root: Path, session: str, game: int, record: bool = False) -> Path:
+    """The per-move log (or, with ``record``, the hanab.live record) of game ``game`` (1-based)."""
+    return Path(root) / session / (RECORD_FILE if record else GAME_FILE).format(game)
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        with open(path) as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def list_sessions(root: str | Path) -> list[dict]:
+    """Summaries of the sessions saved under ``root``, newest first.
+
+    Returns:
+        One dict per readable ``session.json``: ``session``, ``created``, ``seats`` (names),
+        ``games`` (finished), ``scores`` and ``config`` (players, hand size, scoring, ruleset).
+    """
+    root = Path(root)
+    out = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        data = _read(folder / SESSION_FILE) if SESSION_ID.fullmatch(folder.name) else None
+        if data is None:
+            continue
+        results = data.get("results", [])
+        out.append(
+            {
+                "session": folder.name,
+                "created": data.get("created", ""),
+                "seats": [s.get("name") for s in data.get("seats", [])],
+                "games": len(results),
+                "scores": [r.get("score") for r in results],
+                "config": data.get("config", {}),
+            }
+        )
+    return sorted(out, key=lambda s: s["created"], reverse=True)
+
+
+def read_game(root: str | Path, session: str, game: int) -> dict:
+    """The per-move log of game ``game`` (1-based) of ``session`` under ``root``.
+
+    Raises:
+        ValueError: ``session`` is not a session id.
+        FileNotFoundError: No such game.
+    """
+    if not isinstance(session, str) or not SESSION_ID.fullmatch(session):
+        raise ValueError(f"session={session!r} is not a session id (16 hex digits)")
+    data = _read(game_path(Path(root), session, int(game)))
+    if data is None:
+        raise FileNotFoundError(f"session {session} has no game {game}")
+    return data

@@ -1,0 +1,410 @@
+"""Hanabi as a Gymnasium vector env: ``num_envs`` games stepped in lockstep in compiled code.
+
+`HanabiVectorEnv(num_envs, **hanabi_v5 arguments)` follows Gymnasium's
+:class:`gymnasium.vector.VectorEnv` API: ``reset(seed=...)`` returns ``(obs, infos)`` and
+``step(actions)`` returns ``(obs, rewards, terminations, truncations, infos)``, each a batch over
+the games. Hanabi is turn-based: each game's observation is that of its **seat to move**, and
+one action per game is the move of that seat, so one policy plays every seat (self-play), as
+through PettingZoo's AEC loop, but with one kernel call per step of all games instead of a
+Python loop per move (:mod:`hanabi_env._batch`).
+
+| Property | Value |
+|---|---|
+| Import | `from hanabi_env.vector import HanabiVectorEnv` |
+| Sub-env | `hanabi_env.env(**kwargs)`, its seat to move at each step |
+| Observations | `(num_envs, obs_dim)`: each game's seat to move, `observation_dtype` |
+| Actions | `(num_envs,)` HLE move uids, `MultiDiscrete([n_actions] * num_envs)` |
+| Action masks | `infos["action_mask"]`, `(num_envs, n_actions)` int8 (0/1) |
+| Rewards | `(num_envs,)` float64: the score change of the move (as in the AEC env) |
+| Terminations | `(num_envs,)` bool: the game's end, or an illegal move (`illegal_reward`) |
+| Truncations | always False (a Hanabi game always ends) |
+| Autoreset | `autoreset_mode`: `"next_step"` (default), `"same_step"` or `"disabled"` |
+
+**infos** (every key with its Gymnasium ``_key`` mask, all True): ``action_mask``;
+``seat`` ``(num_envs,)`` int64, the seat each observation belongs to (the seat to move; at a
+game's end the seat that made the last move); ``score`` ``(num_envs,)`` int64;
+``illegal_action`` ``(num_envs,)`` bool; the behaviour metrics of every seat so far in the
+game, ``communicativeness``, ``ipp`` and ``risk_aversion`` ``(num_envs, players)`` float64
+(0.0 where undefined) with ``communicativeness_defined`` ... ``(num_envs, players)`` bool
+(docs/rules.md §5); and with ``all_observations=True``, ``all_observations`` ``(num_envs,
+players, obs_dim)``: every seat's observation, for centralised critics.
+
+**Seeds.** ``reset(seed=s)`` seeds game ``i`` with ``s + i`` (or ``seed[i]`` for a list), as
+Gymnasium's ``SyncVectorEnv`` does, and each game then deals exactly what
+``hanabi_env.env(**kwargs)`` deals after ``reset(seed=s + i)`` and after each later ``reset()``:
+observations are bit-identical to the AEC env's on the same seeds (a test checks it), and do
+not depend on ``num_envs`` or on ``threads``.
+
+**Autoreset modes** (https://farama.org/Vector-Autoreset-Mode): with ``"next_step"``, the step
+after a game ended deals the next game (its action is ignored; reward 0, not terminated);
+with ``"same_step"`` the ended game is dealt anew in the same step: the returned observation is
+the new game's, and ``infos["final_obs"]`` (an object array, ``None`` elsewhere, mask
+``infos["_final_obs"]``) and ``infos["final_info"]`` hold the last game's; with ``"disabled"``,
+call ``reset(options={"reset_mask": mask})`` yourself.
+
+**Speed.** Games are stepped by ``threads`` threads (default 1; the kernels release the GIL),
+each over a fixed range of games, so results never depend on it. ``benchmarks/bench_vector.py``
+measures steps per second against OpenSpiel and JaxMARL.
+
+Source: Gymnasium's vector API (https://gymnasium.farama.org/api/vector/) and the AEC env's
+conventions (:mod:`hanabi_env.env`, docs/anchors.md §1).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from hanabi_env import _batch as B
+from hanabi_env import _view as V
+from hanabi_env.config import HanabiConfig
+from hanabi_env.metrics import metric_ratios
+from hanabi_env.seeding import SEED_LIMIT
+from hanabi_env.validate import check_bool, check_choice, check_float, check_int, check_seed
+
+__all__ = ["AUTORESET_MODES", "HanabiVectorEnv"]
+
+AUTORESET_MODES = {
+    "next_step": AutoresetMode.NEXT_STEP,
+    "same_step": AutoresetMode.SAME_STEP,
+    "disabled": AutoresetMode.DISABLED,
+}
+"""The ``autoreset_mode`` names and Gymnasium's modes."""
+
+OBSERVATION_DTYPES = {"float64": np.float64, "float32": np.float32, "int8": np.int8}
+_METRICS = ("communicativeness", "ipp", "risk_aversion")
+_BLOCK = 32  # deal seeds drawn at a time from each game's generator
+MAX_ENVS = 1 << 20
+"""Most games one vector env holds (about 10 KB each: 10 GB at the limit)."""
+
+
+def observation_space(size: int, observation_dtype: str) -> spaces.Box:
+    """One game's observation space: hanabi_v5's ``Box(-inf, inf, float64)`` or ``Box(0, 1)``."""
+    check_choice("observation_dtype", observation_dtype, OBSERVATION_DTYPES)
+    if observation_dtype == "float64":
+        return spaces.Box(-np.inf, np.inf, (size,), np.float64)
+    dtype: Any = OBSERVATION_DTYPES[observation_dtype]
+    return spaces.Box(0, 1, (size,), dtype)
+
+
+class HanabiVectorEnv(VectorEnv):
+    """``num_envs`` Hanabi games in lockstep, a Gymnasium ``VectorEnv`` (module docstring).
+
+    Args:
+        num_envs: Games stepped together, in [1, 2**20].
+        colors, ranks, players, hand_size, max_information_tokens, max_life_tokens,
+            observation_type, random_start_player, scoring, hand_order: as
+            :func:`hanabi_env.env` (hanabi_v5's arguments and defaults; hand size 5 at every
+            player count, see docs/rules.md §0.1).
+        observation_dtype: ``"float64"`` (default, hanabi_v5's ``Box(-inf, inf)``),
+            ``"float32"`` or ``"int8"`` (``Box(0, 1)``).
+        autoreset_mode: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``.
+        all_observations: Also return every seat's observation in ``infos``.
+        illegal_reward: Reward of an illegal move, which ends its game (as ``env()``'s
+            ``TerminateIllegalWrapper``).
+        threads: Threads that step the games (each a fixed range of games), >= 1.
+        copy: Return copies of the observation and mask buffers (default, as Gymnasium's
+            ``SyncVectorEnv``); False returns the env's own buffers, overwritten by the next
+            ``step`` or ``reset`` (saves a copy per step).
+
+    Raises:
+        TypeError, ValueError: A bad argument (named, with what is allowed).
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 - Gymnasium convention (class-level dict)
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
+
+    def __init__(
+        self,
+        num_envs: int,
+        colors: int = 5,
+        ranks: int = 5,
+        players: int = 2,
+        hand_size: int = 5,
+        max_information_tokens: int = 8,
+        max_life_tokens: int = 3,
+        observation_type: str = "card_knowledge",
+        random_start_player: bool = False,
+        scoring: str = "strict",
+        hand_order: str = "shift",
+        observation_dtype: str = "float64",
+        autoreset_mode: str = "next_step",
+        all_observations: bool = False,
+        illegal_reward: float = -1.0,
+        threads: int = 1,
+        copy: bool = True,
+    ):
+        """See the class docstring."""
+        self.num_envs = n = check_int("num_envs", num_envs, 1, MAX_ENVS)
+        self.config = HanabiConfig(
+            colors=colors,
+            ranks=ranks,
+            players=players,
+            hand_size=hand_size,
+            max_information_tokens=max_information_tokens,
+            max_life_tokens=max_life_tokens,
+            observation_type=observation_type,
+            random_start_player=random_start_player,
+            scoring=scoring,
+            hand_order=hand_order,
+        )
+        check_choice("autoreset_mode", autoreset_mode, AUTORESET_MODES)
+        self.autoreset_mode = AUTORESET_MODES[autoreset_mode]
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        self.all_observations = check_bool("all_observations", all_observations)
+        self.illegal_reward = check_float("illegal_reward", illegal_reward)
+        self.threads = check_int("threads", threads, 1, 64)
+        self.copy = check_bool("copy", copy)
+        self._batch = B.new_batch(self.config, n)
+        self._obs_type = V.OBSERVATION_TYPES[self.config.observation_type]
+        obs_dim = V.observation_size(self._batch.cfg, self._obs_type)
+        n_actions = int(self._batch.cfg[9])  # CFG_N_ACTIONS
+        self.single_observation_space = observation_space(obs_dim, observation_dtype)
+        self.single_action_space = spaces.Discrete(n_actions)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        self.observation_dtype = observation_dtype
+        dtype = OBSERVATION_DTYPES[observation_dtype]
+        self._obs = np.zeros((n, obs_dim), dtype=dtype)
+        self._mask = np.zeros((n, n_actions), dtype=np.int8)
+        self._rewards = np.zeros(n, dtype=np.float64)
+        self._done = np.zeros(n, dtype=np.int8)
+        self._illegal = np.zeros(n, dtype=np.int8)
+        self._seat = np.zeros(n, dtype=np.int64)
+        self._score = np.zeros(n, dtype=np.int64)
+        self._deals = np.zeros(n, dtype=np.int64)
+        self._pending = np.zeros(n, dtype=np.bool_)  # next_step: dealt at the next step
+        self._buf = np.zeros((n, _BLOCK), dtype=np.int64)  # drawn deal seeds, per game
+        self._pos = np.full(n, _BLOCK, dtype=np.int64)  # next unread entry of _buf
+        self._gens: list[np.random.Generator] = []
+        self._all = np.zeros((n, players, obs_dim), dtype=dtype) if self.all_observations else None
+        bounds = np.linspace(0, n, self.threads + 1).astype(np.int64)
+        self._ranges = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+        self._has_reset = False
+
+    # ------------------------------------------------------------------------------ API
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal every game (or those of ``options["reset_mask"]``).
+
+        Args:
+            seed: None (fresh entropy), an int ``s`` (game ``i`` seeded with ``s + i``) or one
+                seed (or None) per game.
+            options: ``{"reset_mask": (num_envs,) bool array}`` deals only those games (the
+                others keep their state); ``{"deal_seeds": (num_envs,) ints}`` deals those
+                exact deals instead of drawing them (seed ignored).
+
+        Returns:
+            ``(obs, infos)``: ``(num_envs, obs_dim)`` observations of each game's seat to move
+            and the infos of the module docstring.
+
+        Raises:
+            TypeError, ValueError: A bad seed, mask or deal seed.
+        """
+        n = self.num_envs
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(n, dtype=np.bool_)
+        elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,)):
+            raise TypeError(f"options['reset_mask'] must be a ({n},) bool numpy array")
+        elif not self._has_reset and not mask.all():
+            raise ValueError("the first reset() deals every game: no options['reset_mask']")
+        deals = options.pop("deal_seeds", None)
+        if deals is not None:
+            deals = np.asarray(deals)
+            if deals.shape != (n,) or deals.dtype.kind not in "iu":
+                raise TypeError(f"options['deal_seeds'] must be {n} ints")
+            for s in deals[mask].tolist():
+                check_seed("options['deal_seeds']", s)
+        else:
+            self._seed_generators(seed, mask)
+            self._draw_deals(mask)
+            deals = self._deals
+        games = np.flatnonzero(mask).astype(np.int64)
+        B.reset_games(
+            self._batch, games, deals[games].astype(np.int64), self.config.random_start_player
+        )
+        self._pending[mask] = False
+        self._has_reset = True
+        self._observe(games)
+        self._done[:] = 0
+        self._illegal[:] = 0
+        return self._out(self._obs), self._infos()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play one move in every game (see the module docstring for resets and rewards).
+
+        Args:
+            actions: ``(num_envs,)`` integer move uids, one per game (ignored for a game dealt
+                at this step).
+
+        Returns:
+            ``(obs, rewards, terminations, truncations, infos)``.
+
+        Raises:
+            RuntimeError: Before the first ``reset``, or with ``autoreset_mode="disabled"``
+                when a game that ended has not been reset.
+            TypeError, ValueError: ``actions`` not ``num_envs`` integers.
+        """
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
+            raise TypeError(
+                f"actions must be {self.num_envs} integer move uids, got "
+                f"{acts.dtype} array of shape {acts.shape}"
+            )
+        self._actions = acts.astype(np.int64, copy=False)
+        reset_now = self._pending.copy()
+        if self.autoreset_mode == AutoresetMode.DISABLED and reset_now.any():
+            raise RuntimeError(
+                "a game ended and autoreset_mode='disabled': call "
+                "reset(options={'reset_mask': ...}) for it first"
+            )
+        self._draw_deals(reset_now)
+        self._reset_now = reset_now
+        self._run(self._step_range)
+        done = self._done.astype(np.bool_)
+        infos = self._infos()
+        obs = self._out(self._obs)
+        rewards = self._rewards.copy()
+        rewards[self._illegal.astype(np.bool_)] = self.illegal_reward
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and done.any():
+            infos = self._same_step_reset(done, obs, infos)
+            obs = self._out(self._obs)
+        elif self.autoreset_mode != AutoresetMode.SAME_STEP:
+            self._pending = done.copy()
+        return obs, rewards, done, np.zeros(self.num_envs, dtype=np.bool_), infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Stop the stepping threads."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    # -------------------------------------------------------------------------- internals
+    def _out(self, buf: np.ndarray) -> np.ndarray:
+        return buf.copy() if self.copy else buf
+
+    def _seed_generators(self, seed, mask: np.ndarray) -> None:
+        n = self.num_envs
+        if seed is None:
+            seeds: list = [None] * n
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            base = check_seed("seed", seed)
+            seeds = [base + i for i in range(n)]
+        elif isinstance(seed, Sequence) and len(seed) == n:
+            seeds = [check_seed(f"seed[{i}]", s, allow_none=True) for i, s in enumerate(seed)]
+        else:
+            raise TypeError(f"seed must be None, an int or a list of {n} ints/None")
+        if not self._gens:
+            self._gens = [np.random.default_rng(s) for s in seeds]
+            return
+        for i in np.flatnonzero(mask).tolist():
+            if seeds[i] is not None or seed is None:
+                self._gens[i] = np.random.default_rng(seeds[i])
+                self._pos[i] = _BLOCK
+
+    def _draw_deals(self, which: np.ndarray) -> None:
+        """The next deal seed of each game in ``which`` from its generator, into ``_deals``.
+
+        Each generator's draws are taken in blocks of :data:`_BLOCK` (the same numbers as one
+        draw at a time), so that a step's draws are one vectorised read.
+        """
+        games = np.flatnonzero(which)
+        for i in games[self._pos[games] >= _BLOCK].tolist():
+            self._buf[i] = self._gens[i].integers(0, SEED_LIMIT, _BLOCK)
+            self._pos[i] = 0
+        self._deals[games] = self._buf[games, self._pos[games]]
+        self._pos[games] += 1
+
+    def _run(self, func) -> None:
+        if self._pool is None:
+            func(0, self.num_envs)
+        else:
+            list(self._pool.map(lambda r: func(*r), self._ranges))
+
+    def _observe(self, games: np.ndarray) -> None:
+        """Observe ``games`` (ascending indices), split over the threads by game range."""
+        parts = [games[(games >= lo) & (games < hi)] for lo, hi in self._ranges]
+        if self._pool is None or len(games) < 64:
+            parts = [games]
+        run = lambda g: B.vector_observe(  # noqa: E731
+            self._batch, g, self._obs_type, self._obs, self._mask, self._seat, self._score
+        )
+        if len(parts) == 1 or self._pool is None:
+            run(parts[0])
+        else:
+            list(self._pool.map(run, parts))
+
+    def _step_range(self, lo: int, hi: int) -> None:
+        B.vector_step(
+            self._batch,
+            lo,
+            hi,
+            self._actions,
+            self._reset_now,
+            self._deals,
+            self.config.random_start_player,
+            self._obs_type,
+            self._obs,
+            self._mask,
+            self._rewards,
+            self._done,
+            self._illegal,
+            self._seat,
+            self._score,
+        )
+
+    def _infos(self) -> dict[str, Any]:
+        n = self.num_envs
+        infos: dict[str, Any] = {
+            "action_mask": self._out(self._mask),
+            "seat": self._seat.copy(),
+            "score": self._score.copy(),
+            "illegal_action": self._illegal.astype(np.bool_),
+        }
+        ratios = metric_ratios(self._batch.counters)
+        for m in _METRICS:
+            defined = ~np.isnan(ratios[m])
+            infos[m] = np.where(defined, ratios[m], 0.0)
+            infos[f"{m}_defined"] = defined
+        if self._all is not None:
+            B.observe_all_seats(self._batch, self._obs_type, self._all)
+            infos["all_observations"] = self._all.copy()
+        for key in list(infos):
+            infos[f"_{key}"] = np.ones(n, dtype=np.bool_)
+        return infos
+
+    def _same_step_reset(self, done: np.ndarray, obs: np.ndarray, infos: dict) -> dict:
+        """Deal the ended games now; their last observation and info go to ``final_*``."""
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(done).tolist():
+            final_obs[i] = obs[i].copy()  # obs may be the buffer the reset overwrites
+        final_info = {k: np.array(v) for k, v in infos.items() if not k.startswith("_")}
+        final_info.update({f"_{k}": done.copy() for k in list(final_info)})
+        self._draw_deals(done)
+        games = np.flatnonzero(done).astype(np.int64)
+        B.reset_games(self._batch, games, self._deals[games], self.config.random_start_player)
+        self._observe(games)
+        fresh = self._infos()
+        fresh["final_obs"], fresh["_final_obs"] = final_obs, done.copy()
+        fresh["final_info"], fresh["_final_info"] = final_info, done.copy()
+        return fresh
