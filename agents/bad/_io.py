@@ -1,49 +1,44 @@
-"""The files BAD writes: one small function per format, all atomic (temporary file + rename).
+"""The files BAD writes, all through the project's writer (:mod:`hanabi_env.outputs`).
 
 Every file of :mod:`agents.bad` (weights, checkpoints, curves, configs, figures) is written
-here, so that the project's shared writer can replace these in one place. Formats are NPZ
-(``numpy.savez``; read back with ``allow_pickle=False``) and strict JSON; never pickle.
+here: atomically (temporary file + rename, :func:`hanabi_env.outputs.atomic_write_bytes`), as
+NPZ (``numpy.savez``; read back with ``allow_pickle=False``) or strict JSON; never pickle. A
+run holds its folder's lock (:func:`run_lock`) for as long as it writes there, so a second
+process writing the same folder is refused.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hanabi_env.jsonable import json_ready
+from hanabi_env.outputs import FolderLock, atomic_write_bytes, atomic_write_json
 
-__all__ = ["read_json", "read_npz", "write_bytes", "write_json", "write_npz"]
+__all__ = ["read_json", "read_npz", "run_lock", "write_bytes", "write_json", "write_npz"]
+
+
+def run_lock(folder: str | Path) -> FolderLock:
+    """The lock of an output folder, to hold while a run writes there (one writer per folder).
+
+    Raises:
+        hanabi_env.outputs.FolderBusyError: (entering) Another process writes the folder.
+    """
+    return FolderLock(folder)
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (a temporary file in the same folder, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``data`` to ``path`` atomically."""
+    atomic_write_bytes(path, data)
 
 
 def write_json(path: str | Path, obj: object) -> None:
     """Write ``obj`` as strict JSON (NaN becomes ``null``), atomically."""
-    text = json.dumps(json_ready(obj, finite=True), indent=1, allow_nan=False) + "\n"
-    write_bytes(path, text.encode())
+    atomic_write_json(path, obj)
 
 
 def write_npz(path: str | Path, arrays: Mapping[str, np.ndarray]) -> None:

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.bad._io import read_json, read_npz, write_json, write_npz
+from agents.bad._io import read_json, read_npz, run_lock, write_json, write_npz
 from agents.bad.matrix import N_ACTIONS, N_CARDS, PAYOFF, optimal_value, safe_value
 from agents.sb3._threads import _torch_threads
 from hanabi_env import stats
@@ -391,11 +391,17 @@ def reproduce_figure3(
     out = Path(out)
     for m in methods:
         check_choice("methods", m, METHODS)
+    with run_lock(out):
+        return _reproduce(out, runs, seed, s, methods, device, progress, torch_threads)
+
+
+def _reproduce(out: Path, runs, seed, s: MatrixSettings, methods, device, progress, threads):
+    """:func:`reproduce_figure3` with the folder's lock held."""
     curves = load_curves(out, runs=runs, seed=seed, settings=s)
     for m in methods:
         if m not in curves:
             curves[m] = train_matrix(
-                m, runs, seed, s, device, progress=progress, torch_threads=torch_threads
+                m, runs, seed, s, device, progress=progress, torch_threads=threads
             )
             _save_curves(out, curves, runs, seed, s)
     summary = {

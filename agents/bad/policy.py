@@ -153,17 +153,36 @@ class BADPolicy(Policy):
     def _check(self, view: PlayerView) -> None:
         if not isinstance(view, PlayerView):
             raise type_error("view", "a hanabi_env.PlayerView", view)
+        cfg = view.raw.cfg
+        keys = (E.CFG_PLAYERS, E.CFG_COLORS, E.CFG_RANKS, E.CFG_HAND, E.CFG_MAX_INFO)
+        have = tuple(int(cfg[k]) for k in (*keys, E.CFG_MAX_LIFE))
+        if have != self._game_key():
+            raise ValueError(self._refusal(*have))
+
+    def _game_key(self) -> tuple[int, ...]:
         c = self.config
-        have = (view.n_players, view.n_colors, view.n_ranks, view.hand_size)
-        want = (c.players, c.colors, c.ranks, c.hand_size)
-        tokens = (int(view.raw.cfg[E.CFG_MAX_INFO]), int(view.raw.cfg[E.CFG_MAX_LIFE]))
-        if have != want or tokens != (c.max_information_tokens, c.max_life_tokens):
-            raise ValueError(
-                f"{self.name} plays {c.players} players, {c.colors} colours, {c.ranks} ranks, "
-                f"hand {c.hand_size}, tokens {c.max_information_tokens}/{c.max_life_tokens} "
-                f"(HLE's {self.meta.get('preset')}); this game has {have[0]} players, {have[1]} "
-                f"colours, {have[2]} ranks, hand {have[3]}, tokens {tokens[0]}/{tokens[1]}"
-            )
+        return (c.players, c.colors, c.ranks, c.hand_size, c.max_information_tokens,
+                c.max_life_tokens)  # fmt: skip
+
+    def _refusal(self, *have: int) -> str:
+        c = self.config
+        return (
+            f"{self.name} plays {c.players} players, {c.colors} colours, {c.ranks} ranks, "
+            f"hand {c.hand_size}, tokens {c.max_information_tokens}/{c.max_life_tokens} "
+            f"(HLE's {self.meta.get('preset')}); this game has {have[0]} players, {have[1]} "
+            f"colours, {have[2]} ranks, hand {have[3]}, tokens {have[4]}/{have[5]}"
+        )
+
+    def check_game(self, config: HanabiConfig) -> None:
+        """Refuse a game this agent was not trained for (before any move is asked).
+
+        Raises:
+            ValueError: ``config`` differs in players, colours, ranks, hand size or tokens.
+        """
+        have = (config.players, config.colors, config.ranks, config.hand_size,
+                config.max_information_tokens, config.max_life_tokens)  # fmt: skip
+        if have != self._game_key():
+            raise ValueError(self._refusal(*have))
 
 
 def shipped_agents() -> dict[str, dict]:
@@ -204,8 +223,15 @@ def from_spec(arg: str, seed: int = 0, trust_model: bool = False) -> BADPolicy:
     if text.endswith(".json") or "/" in text:
         if not Path(text).is_file():
             raise ValueError(f"bad:{text}: no such file")
-        return BADPolicy.load(text, name=f"bad:{text}")
-    return BADPolicy.load(shipped_path(text), name=f"bad:{text}")
+        try:
+            return BADPolicy.load(text, name=f"bad:{text}")
+        except (OSError, KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"bad:{text}: not a BAD agent ({err})") from None
+    try:
+        path = shipped_path(text)
+    except ValueError as err:
+        raise ValueError(f"bad:{text}: {err}") from None
+    return BADPolicy.load(path, name=f"bad:{text}")
 
 
 def export_files(run: str | Path, name: str, dest: str | Path | None = None) -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.bad._io import write_json
+from agents.bad._io import run_lock, write_json
 from agents.bad.train import EVAL_SEED, EVALUATIONS, LEARNERS, TrainSettings, train
 from hanabi_env import stats
 from hanabi_env.validate import check_choice, check_int_sequence, type_error
@@ -67,6 +67,12 @@ def hanabi_study(
     seeds = check_int_sequence("seeds", seeds, 0, 2**32 - 1)
     for learner in learners:
         check_choice("learners", learner, LEARNERS)
+    with run_lock(out):
+        return _study(Path(out), settings, seeds, learners, device, progress, torch_threads)
+
+
+def _study(out: Path, settings, seeds, learners, device, progress, torch_threads) -> dict:
+    """:func:`hanabi_study` with the study folder's lock held."""
     results: dict[str, list[dict]] = {}
     for learner in learners:
         s = dataclasses.replace(settings, learner=learner)

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents.bad._io import read_json, read_npz, write_json, write_npz
+from agents.bad._io import read_json, read_npz, run_lock, write_json, write_npz
 from agents.bad.matrix_train import resolve_device
 from agents.bad.net import NumpyNet, param_shapes, torch_net
 from agents.bad.public import Layout
@@ -373,11 +373,18 @@ def train(
 
     Raises:
         ValueError: ``out`` holds a run with other settings or seed.
+        hanabi_env.outputs.FolderBusyError: Another process writes ``out``.
     """
     if not isinstance(settings, TrainSettings):
         raise type_error("settings", "a TrainSettings", settings)
     seed = check_seed("seed", seed)
     out = Path(out)
+    with run_lock(out):
+        return _train(settings, out, seed, device, progress, torch_threads)
+
+
+def _train(settings, out: Path, seed: int, device, progress: bool, torch_threads) -> dict:
+    """:func:`train` with the folder's lock held."""
     if (out / "result.json").is_file():
         result = read_json(out / "result.json")
         if result["settings"] == dataclasses.asdict(settings) and result["seed"] == seed:

@@ -111,26 +111,25 @@ def _int_list(option: str, text: str) -> tuple[int, ...]:
 
 
 def _policy(option: str, spec: str, seed: int):
-    from agents.bad.policy import from_spec
-    from agents.policy import make
+    from agents.registry import make_policy
 
-    with command_errors(ValueError, FileNotFoundError):
-        if spec.startswith("bad:"):
-            return from_spec(spec[4:], seed=seed)
-        try:
-            return make(spec, seed=seed)
-        except ValueError as err:
-            raise OptionError(option, f"{err} (or bad:NAME, a BAD agent)") from None
+    try:
+        return make_policy(spec, seed=seed)
+    except (ValueError, TypeError) as err:
+        raise OptionError(option, str(err)) from None
 
 
 def _eval(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from agents.bad.policy import BADPolicy
     from agents.policy import play_out
     from hanabi_env import HanabiGame, stats
     from hanabi_env.seeding import derive_seed
 
     agent = _policy("AGENT", args.agent, args.seed)
+    if not isinstance(agent, BADPolicy):
+        raise OptionError("AGENT", f"{args.agent!r} is not a BAD agent; allowed: bad:NAME")
     partner = _policy("PARTNER", args.partner or args.agent, args.seed + 1)
     game = HanabiGame(agent.config)
     scores = []
@@ -218,8 +217,8 @@ def add_subcommands(sub) -> None:
     )  # fmt: skip
     add_command(inner, "eval", _eval, None, (
         ("agent", {"metavar": "AGENT"}, "bad:NAME (a shipped agent) or bad:PATH.json"),
-        ("partner", {"metavar": "PARTNER", "nargs": "?"}, "bad:..., or a baseline rule agent "
-         "(e.g. piers) (default: AGENT itself)"),
+        ("partner", {"metavar": "PARTNER", "nargs": "?"}, "any agent spec (agents.registry: "
+         "bad:NAME, a baseline such as piers, a chromosome, ...) (default: AGENT itself)"),
         ("--games", "N", "games; the agent alternates seats (default 200)", 200),
         ("--seed", "SEED", "seed of the deals (default 0)", 0),
     ), help="play a trained BAD agent with a partner on its configuration",

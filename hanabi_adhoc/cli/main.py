@@ -351,6 +351,12 @@ def _play(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         raise OptionError("--hand-size", str(err)) from None
+    for pol in policies:
+        if hasattr(pol, "check_game"):  # an agent trained for one configuration (bad:NAME)
+            try:
+                pol.check_game(env.unwrapped.config)
+            except ValueError as err:
+                raise OptionError("SEAT", str(err)) from None
     _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
     settings = game_settings(players, hand_size, args.scoring, args.ruleset)
     print(f"{settings}; seed {args.seed}")
