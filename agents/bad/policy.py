@@ -255,6 +255,10 @@ def export_files(run: str | Path, name: str, dest: str | Path | None = None) -> 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise ValueError(f"name={name!r} is not allowed; allowed: letters, digits, - and _")
     src = Path(run) / "agent.json"
+    for path in (src, src.with_suffix(".npz")):
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is missing: a finished run holds agent.json and "
+                                    "agent.npz")  # fmt: skip
     BADPolicy.load(src)  # refuses anything that is not an agent
     target = Path(SHIPPED_DIR if dest is None else dest) / f"{name}.json"
     write_bytes(target.with_suffix(".npz"), src.with_suffix(".npz").read_bytes())

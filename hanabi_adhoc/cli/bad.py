@@ -159,6 +159,20 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+_TORCH_ROWS = (
+    ("--device", {"choices": ["auto", "cpu", "cuda"]}, DEVICE_HELP, "auto"),
+    ("--torch-threads", {"type": int_range(1, 1024), "metavar": "T"}, THREADS_HELP, 1),
+    ("--quiet", "FLAG", "no progress bars (default: shown)"),
+)
+"""The options of the commands that train with torch."""
+
+
+def _torch_command(inner, name: str, func, rows, help: str, description: str) -> None:
+    """A ``bad`` subcommand that trains with torch: ``rows`` then :data:`_TORCH_ROWS`."""
+    add_command(inner, name, func, None, (*rows, *_TORCH_ROWS), help=help,
+                description=description)  # fmt: skip
+
+
 def add_subcommands(sub) -> None:
     """Register ``bad`` and its subcommands on ``sub`` (the ``hanabi-adhoc`` subparsers)."""
     bad = sub.add_parser(
@@ -174,7 +188,7 @@ def add_subcommands(sub) -> None:
         help="matrix, hanabi, eval or export; 'hanabi-adhoc bad BAD_COMMAND --help' for its "
         "options",
     )
-    add_command(inner, "matrix", _matrix, None, (
+    _torch_command(inner, "matrix", _matrix, (
         ("--runs", "N", "independent runs per learner (default 100)", 100),
         ("--episodes", {"type": positive_int, "metavar": "E"}, "updates per run, each on a "
          "batch of 32 games (default 15000, as [BAD19]'s code)", 15_000),
@@ -182,15 +196,12 @@ def add_subcommands(sub) -> None:
         ("--out", "DIR", "output folder: figure3.png, summary.json, curves.npz; a learner "
          "already there with the same settings is not trained again (default runs/bad-matrix)",
          "runs/bad-matrix"),
-        ("--device", {"choices": ["auto", "cpu", "cuda"]}, DEVICE_HELP, "auto"),
-        ("--torch-threads", {"type": int_range(1, 1024), "metavar": "T"}, THREADS_HELP, 1),
-        ("--quiet", "FLAG", "no progress bars (default: shown)"),
-    ), help="reproduce [BAD19] Figure 3: BAD, BAD + CF and policy gradient on the matrix game",
-        description="Trains BAD (with and without counterfactual gradients) and the policy "
-        "gradient on [BAD19]'s two-step matrix game, many independent runs each, and writes the "
-        "learning curves (mean ± s.e.m. over runs) as OUT/figure3.png.",
+    ), "reproduce [BAD19] Figure 3: BAD, BAD + CF and policy gradient on the matrix game",
+        "Trains BAD (with and without counterfactual gradients) and the policy gradient on "
+        "[BAD19]'s two-step matrix game, many independent runs each, and writes the learning "
+        "curves (mean ± s.e.m. over runs) as OUT/figure3.png.",
     )  # fmt: skip
-    add_command(inner, "hanabi", _hanabi, None, (
+    _torch_command(inner, "hanabi", _hanabi, (
         ("--preset", {"choices": ["Hanabi-Small", "Hanabi-Very-Small"]}, "HLE's preset, 2 "
          "players (default Hanabi-Small)", "Hanabi-Small"),
         ("--steps", "N", "moves per run, rounded up to whole checkpoints (default 200000)"),
@@ -204,16 +215,13 @@ def add_subcommands(sub) -> None:
         ("--lr", {"type": float, "metavar": "LR"}, "Adam's learning rate (default 0.001)"),
         ("--entropy", {"type": float, "metavar": "W"}, "entropy bonus (default 0.01)"),
         ("--eval-games", {"type": int_range(0, 10**7), "metavar": "N", "dest": "eval_games"},
-         "greedy self-play games per run at the end (default 1000)"),
+         "self-play games per run of each final evaluation, greedy and sampled (default 1000)"),
         ("--out", "DIR", "output folder; rerun to resume (default runs/bad-hanabi)",
          "runs/bad-hanabi"),
-        ("--device", {"choices": ["auto", "cpu", "cuda"]}, DEVICE_HELP, "auto"),
-        ("--torch-threads", {"type": int_range(1, 1024), "metavar": "T"}, THREADS_HELP, 1),
-        ("--quiet", "FLAG", "no progress bars (default: shown)"),
-    ), help="train BAD and its baseline on HLE's small Hanabi presets, over seeds",
-        description="Trains BAD and an independent actor-critic baseline of the same size on "
-        "one of HLE's small presets (2 players), several seeds each, and writes their learning "
-        "curves (OUT/learning_curves.png) and final greedy scores (OUT/summary.json).",
+    ), "train BAD and its baseline on HLE's small Hanabi presets, over seeds",
+        "Trains BAD and an independent actor-critic baseline of the same size on one of HLE's "
+        "small presets (2 players), several seeds each, and writes their learning curves "
+        "(OUT/learning_curves.png) and final self-play scores (OUT/summary.json).",
     )  # fmt: skip
     add_command(inner, "eval", _eval, None, (
         ("agent", {"metavar": "AGENT"}, "bad:NAME (a shipped agent) or bad:PATH.json"),
