@@ -18,7 +18,7 @@ import numpy as np
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
-from hanabi_env.metrics import metric_ratios, metrics_from_counters  # noqa: F401 - metric_ratios: re-exported
+from hanabi_env.metrics import info_metrics, metric_ratios  # noqa: F401 - metric_ratios: re-exported
 from hanabi_env.validate import (
     check_bool,
     check_choice,
@@ -667,13 +667,17 @@ class HanabiGame:
     def metrics(self, seat: int) -> dict:
         """Behaviour counters and metrics of ``seat`` so far (:mod:`hanabi_env.metrics`).
 
+        Returns:
+            :func:`hanabi_env.metrics.info_metrics` of the seat's counters: the counts, each
+            metric as a float (``0.0`` where undefined) and its ``<metric>_defined`` flag.
+
         Raises:
             RuntimeError: Before the first :meth:`reset`.
             TypeError, ValueError: ``seat`` is not an int seat of this game.
         """
         self._require_dealt()
         self._check_seat(seat)
-        return metrics_from_counters(self.state.counters[seat])
+        return info_metrics(self.state.counters[seat])
 
     def _check_seat(self, seat, name: str = "seat") -> int:
         if type(seat) is int and 0 <= seat < self.config.players:  # the common case, fast

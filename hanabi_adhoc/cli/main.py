@@ -23,6 +23,8 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
   evaluation protocol (see :mod:`hanabi_adhoc.cli.meta`).
 * ``serve``: play in the browser with any agent, the meta-agent included (see
   :mod:`hanabi_adhoc.cli.serve`, docs/browser.md).
+* ``benchmark``: the ad-hoc teamwork benchmark of any agents (see
+  :mod:`hanabi_adhoc.cli.benchmark`, docs/benchmark.md).
 * ``bad ...``: the Bayesian Action Decoder [BAD19] (see :mod:`hanabi_adhoc.cli.bad`).
 """
 
@@ -33,7 +35,6 @@ import argparse
 import contextlib
 import importlib.util
 import os
-import re
 import signal
 import sys
 import threading
@@ -83,7 +84,7 @@ def _demo(args: argparse.Namespace) -> int:
         moves.append(env.unwrapped.game.n_moves)
         dead += int(view.life_tokens) == 0
         metrics = "  ".join(
-            f"{a}: comm={_fmt(i['communicativeness'])} ipp={_fmt(i['ipp'])}"
+            f"{a}: comm={_fmt(i, 'communicativeness')} ipp={_fmt(i, 'ipp')}"
             for a, i in infos.items()
         )
         print(
@@ -111,52 +112,56 @@ def _demo_note(scoring: str, dead: int, games: int, mean_moves: float) -> str:
     )
 
 
-def _fmt(x: float | None) -> str:
-    return "  n/a" if x is None else f"{x:.2f}"
+def _fmt(info: dict, metric: str) -> str:
+    """A metric of an env info (docs/marl.md §3): ``n/a`` where its flag says undefined."""
+    return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else "  n/a"
 
 
-_CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
+def _parse_agent(
+    text: str,
+    seed: int,
+    ruleset: str = "corrected",
+    preset: str | None = None,
+    trust_model: bool = False,
+):
+    """An agent of a spec (:func:`hanabi_adhoc.specs.make_agent`, ``meta`` excluded).
 
-
-def _parse_agent(text: str, seed: int, ruleset: str = "corrected", preset: str | None = None):
-    """A baseline agent by name, or a chromosome of comma-separated rule indices.
-
-    ``ruleset="reference"`` (or ``preset="cig18"``): the Java reference's rules; a chromosome
-    then runs as Hanabi-Map-Elites' HistogramAgent, a baseline as its ProductionRuleAgent.
+    A baseline name, a chromosome of comma-separated rule indices, ``sb3:PATH`` (with
+    ``trust_model``), ``package.module:Name`` or ``path/to/file.py:Name``. ``ruleset=
+    "reference"`` (or ``preset="cig18"``): the Java reference's rules; a chromosome then runs
+    as Hanabi-Map-Elites' HistogramAgent, a baseline as its ProductionRuleAgent.
 
     Raises:
-        ValueError: Unknown name, or a rule index out of range.
+        ValueError: Unknown name, a rule index out of range, or a spec that does not load.
+        TypeError: A ``module:Name`` that is not a policy.
     """
-    from agents.policy import RuleAgent, make
+    from hanabi_adhoc.specs import make_agent, meta_variant
 
     if not text.strip():
         raise ValueError("unknown agent ''; an empty name is not allowed")
-    if _CHROMOSOME.fullmatch(text):
-        genes = [int(x) for x in text.split(",")]
-        if preset is not None:
-            ruleset = "reference"
-        return RuleAgent(genes, seed=seed, name="chromosome", ruleset=ruleset)
-    if any(ch.isdigit() for ch in text) and "," in text:
-        raise ValueError(
-            f"{text!r} is not a chromosome; allowed: rule indices separated by commas, e.g. 3,17,4"
-        )
-    return make(text, seed=seed, ruleset=ruleset, preset=preset)
+    if meta_variant(text) is not None:
+        raise ValueError(f"{text!r}: the meta-agent is a seat of play, meta-eval and benchmark")
+    return make_agent(text, seed, ruleset=ruleset, preset=preset, trust_model=trust_model)
 
 
 SEAT_HELP = (
     "SEAT is 'human' (you, at the terminal), a baseline name (IGGI, Internal, Outer, "
     "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
     "indices, 'meta' or 'meta:VARIANT' (the Bayesian meta-agent over the published 5x5 "
-    "population; VARIANT adaptive (default), generalist or random; 2 players), or 'sb3:PATH' (a "
+    "population; VARIANT adaptive (default), generalist or random; 2 players), 'sb3:PATH' (a "
     "saved MaskablePPO model; needs the rl extra and --trust-model, because loading a model "
-    "runs code stored in the file)."
+    "runs code stored in the file), or your own Policy: 'package.module:Name' or "
+    "'path/to/file.py:Name' (a Policy subclass or a function returning one; importing runs "
+    "the module's code)."
 )
 SEAT_FORMS = (
     "human, meta, meta:adaptive, meta:generalist, meta:random, a baseline name (IGGI, Internal, "
     "Outer, LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a chromosome of comma-separated "
-    "rule indices (e.g. 3,17,4) or sb3:PATH"
+    "rule indices (e.g. 3,17,4), sb3:PATH, package.module:Name or path/to/file.py:Name"
 )
-META_VARIANTS = ("adaptive", "generalist", "random")
+
+
+from hanabi_adhoc.specs import META_VARIANTS  # noqa: E402 - beside the seat forms it names
 
 
 def _seat_kind(text: str) -> str:
@@ -202,7 +207,7 @@ def parse_seat(
     if kind == "sb3":
         return _sb3_seat(key[4:].strip(), seed, trust_model, players)
     try:
-        return _parse_agent(key, seed, ruleset)
+        return _parse_agent(key, seed, ruleset, trust_model=trust_model)
     except ValueError as err:
         if "unknown agent" in str(err):
             raise ValueError(f"unknown agent {key!r}; allowed seats: {SEAT_FORMS}") from None
@@ -227,24 +232,9 @@ def _sb3_seat(path: str, seed: int, trust_model: bool, players: int):
 
 
 def _meta_agent(variant: str, seed: int, train_games: int, ruleset: str = "corrected"):
-    from meta.bayes import VARIANTS
+    from hanabi_adhoc.specs import meta_agent
 
-    if variant not in VARIANTS or variant not in META_VARIANTS:
-        raise ValueError(
-            f"meta variant {variant!r} is not allowed here; allowed: meta, "
-            + ", ".join(f"meta:{v}" for v in META_VARIANTS)
-        )
-    from tqdm.auto import tqdm
-
-    from meta.bayes import BayesianMetaAgent
-    from meta.pools import load_pool
-    from meta.table import build_table
-
-    pool, ids = load_pool("5x5", ruleset=ruleset)
-    n = len(pool) * len(pool) * train_games
-    with tqdm(total=n, desc="meta-agent response table (published 5x5)", unit="game") as bar:
-        table = build_table(pool, pool, train_games, seed, ids, ids, progress=bar.update)
-    return BayesianMetaAgent(table, pool, variant=variant, seed=seed, name=f"meta-{variant}")
+    return meta_agent(variant, seed, train_games, ruleset)
 
 
 def _seat_policies(args: argparse.Namespace) -> list:
@@ -276,7 +266,7 @@ def _seat_policies(args: argparse.Namespace) -> list:
         for i, s in enumerate(args.seats):
             if kinds[i] == "meta":
                 policies[i] = parse_seat(s, args.seed + i, args.train_games, ruleset=args.ruleset)
-    except (ValueError, ImportError) as err:
+    except (ValueError, TypeError, ImportError) as err:
         raise OptionError("SEAT", str(err)) from None
     return policies
 
@@ -430,7 +420,7 @@ def _train_sb3(args: argparse.Namespace) -> int:
         f"training MaskablePPO for {args.steps} steps against {', '.join(pool)} "
         f"({args.players} players, {args.scoring} scoring) on the CPU"
     )
-    train_maskable_ppo(
+    model = train_maskable_ppo(
         partners,
         args.steps,
         seed=args.seed,
@@ -438,8 +428,10 @@ def _train_sb3(args: argparse.Namespace) -> int:
         env_kwargs={"players": args.players, "scoring": args.scoring},
         verbose=0 if args.quiet else 1,
         torch_threads=args.torch_threads,
+        # SB3's progress bar needs rich (in the rl extra); an older install trains without it
+        learn_kwargs={"progress_bar": not args.quiet and bool(importlib.util.find_spec("rich"))},
     )
-    print(f"saved {out}")
+    print(f"saved {out} ({model.num_timesteps} steps trained)")
     if args.games > 0:
         result = evaluate(
             SB3Policy(out, seed=args.seed, name="sb3"),
@@ -507,8 +499,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     players = check_players("--players", args.players)
     try:
-        agent = _parse_agent(args.agent, args.seed, args.ruleset, args.preset)
-    except ValueError as err:
+        agent = _parse_agent(args.agent, args.seed, args.ruleset, args.preset, args.trust_model)
+    except (ValueError, TypeError, ImportError) as err:
         raise OptionError("AGENT", str(err)) from None
     if args.preset is not None and args.mode != "mixed":
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
@@ -669,8 +661,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(hanabi_adhoc.warmup). Run it once after installing, or in a container image build.",
     )
     add_command(sub, "evaluate", _evaluate, None, (
-        ("agent", {"metavar": "AGENT"}, "a baseline name (e.g. piers) or a comma-separated "
-         "chromosome of rule indices"),
+        ("agent", {"metavar": "AGENT"}, "a baseline name (e.g. piers), a comma-separated "
+         "chromosome of rule indices, sb3:PATH, package.module:Name or path/to/file.py:Name"),
         ("--mode", {"choices": ["mirror", "mixed"]}, "mirror (self-play) or mixed (with each "
          "agent of the test pool) (default mirror)", "mirror"),
         ("--games", "COUNT", "games per size (and partner) (default 100)", 100),
@@ -694,11 +686,14 @@ def build_parser() -> argparse.ArgumentParser:
          "policies (default: all cores; results do not depend on it)"),
         ("--json", "PATH", "write the full result as JSON (default: none)"),
         ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
+        ("--trust-model", "FLAG", "allow an sb3:PATH agent: loading a model runs code stored in "
+         "the file (default: refused)"),
         ("--quiet", "FLAG", QUIET_HELP),
         ("--wait", "FLAG", WAIT_HELP),
-    ), help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
+    ), help="mirror/mixed evaluation of an agent ([CIG18])",
         description="AGENT is a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, "
-        "Flawed, Piers, Cautious) or a comma-separated chromosome of rule indices.",
+        "Flawed, Piers, Cautious), a comma-separated chromosome of rule indices, sb3:PATH, or "
+        "your own Policy as package.module:Name or path/to/file.py:Name.",
     )  # fmt: skip
     from hanabi_adhoc.cli.qd import add_subcommands
 
@@ -709,6 +704,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.serve import add_subcommand as add_serve
 
     add_serve(sub)  # serve: play in the browser (hanabi_adhoc.web)
+    from hanabi_adhoc.cli.benchmark import add_subcommand as add_benchmark
+
+    add_benchmark(sub)  # benchmark
     from hanabi_adhoc.cli.bad import add_subcommands as add_bad_subcommands
 
     add_bad_subcommands(sub)  # bad matrix, bad hanabi, bad eval, bad export

@@ -169,6 +169,9 @@ def test_package_data_is_in_the_wheel(tmp_path):
         "qd/data/population_5x5_run1.json",
         "qd/data/population_20x20_run1.json",
         "qd/data/README.md",
+        "hanabi_adhoc/benchmark/data/pool.v1.json",
+        "hanabi_adhoc/benchmark/data/published.v1.json",
+        "hanabi_adhoc/benchmark/data/README.md",
     ):
         assert data in names, data
 
