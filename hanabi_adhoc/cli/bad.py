@@ -49,14 +49,9 @@ def _matrix(args: argparse.Namespace) -> int:
     settings = MatrixSettings(episodes=args.episodes, readings=min(100, args.episodes))
     with command_errors(ValueError):
         summary = reproduce_figure3(
-            args.out,
-            runs=args.runs,
-            seed=args.seed,
-            settings=settings,
-            device=args.device,
-            progress=not args.quiet,
-            torch_threads=args.torch_threads,
-        )
+            args.out, args.runs, args.seed, settings, device=args.device,
+            progress=not args.quiet, torch_threads=args.torch_threads,
+        )  # fmt: skip
     out = Path(args.out)
     print(f"matrix game, {args.runs} runs x {args.episodes} episodes (seed {args.seed}):")
     for m, row in summary["final"].items():
