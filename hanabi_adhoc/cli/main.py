@@ -25,6 +25,7 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
   :mod:`hanabi_adhoc.cli.serve`, docs/browser.md).
 * ``benchmark``: the ad-hoc teamwork benchmark of any agents (see
   :mod:`hanabi_adhoc.cli.benchmark`, docs/benchmark.md).
+* ``bad ...``: the Bayesian Action Decoder [BAD19] (see :mod:`hanabi_adhoc.cli.bad`).
 """
 
 from __future__ import annotations
@@ -341,6 +342,12 @@ def _play(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         raise OptionError("--hand-size", str(err)) from None
+    for pol in policies:
+        if hasattr(pol, "check_game"):  # an agent trained for one configuration (bad:NAME)
+            try:
+                pol.check_game(env.unwrapped.config)
+            except ValueError as err:
+                raise OptionError("SEAT", str(err)) from None
     _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
     settings = game_settings(players, hand_size, args.scoring, args.ruleset)
     print(f"{settings}; seed {args.seed}")
@@ -701,6 +708,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.benchmark import add_subcommand as add_benchmark
 
     add_benchmark(sub)  # benchmark
+    from hanabi_adhoc.cli.bad import add_subcommands as add_bad_subcommands
+
+    add_bad_subcommands(sub)  # bad matrix, bad hanabi, bad eval, bad export
     return parser
 
 

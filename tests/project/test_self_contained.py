@@ -164,6 +164,8 @@ def test_package_data_is_in_the_wheel(tmp_path):
         "agents/data/rulebase.json",
         "agents/data/published_chromosomes.json",
         "agents/data/README.md",
+        "agents/data/bad/small.json",
+        "agents/data/bad/small.npz",
         "qd/data/population_5x5_run1.json",
         "qd/data/population_20x20_run1.json",
         "qd/data/README.md",
