@@ -262,6 +262,11 @@ def run_benchmark(
             "train_games": train_games if spec and spec.lower().startswith("meta") else None,
         }
         ok = agent_players(policy, hand_size)
+        playable = [p for p, why in ok.items() if why is None and (sizes is None or p in sizes)]
+        if not plan(groups, playable):
+            refused = [(p, why) for p, why in ok.items() if why]
+            reason = f"at {refused[0][0]} players: {refused[0][1]}" if refused else "no size asked"
+            raise ValueError(f"agent {label!r} plays none of the suites' games ({reason})")
         runs.append(
             AgentRun(
                 label, spec, policy, _slug(label, spec, options), options, ok, is_episodic(policy)

@@ -228,3 +228,14 @@ def test_a_second_writer_is_refused_while_another_process_writes(tmp_path, suite
     err = capsys.readouterr().err
     assert err.startswith("error: ")
     assert f"pid {proc.pid}" in err
+
+
+def test_an_agent_that_plays_none_of_the_suites_games_is_refused_in_one_line(tmp_path, capsys):
+    from hanabi_adhoc.cli import main
+
+    out = tmp_path / "b"
+    assert main(["benchmark", "bad:small", "--suite", "dev", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "plays none of the suites' games" in err[0]
+    assert "Hanabi-Small" in err[0]
