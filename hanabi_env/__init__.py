@@ -15,7 +15,7 @@ computed from live in :mod:`hanabi_env.metrics`, the one place every package tak
 """
 
 from hanabi_env import metrics
-from hanabi_env.config import HanabiConfig, rulebook_hand_size
+from hanabi_env.config import HLE_PRESETS, HanabiConfig, hle_preset, rulebook_hand_size
 from hanabi_env.env import ENV_ID, env, raw_env, register_envs
 from hanabi_env.game import HanabiGame, Move, PlayerView
 from hanabi_env.metrics import info_metrics, metric_ratios
@@ -26,11 +26,13 @@ register_envs()
 
 __all__ = [
     "ENV_ID",
+    "HLE_PRESETS",
     "HanabiConfig",
     "HanabiGame",
     "Move",
     "PlayerView",
     "env",
+    "hle_preset",
     "info_metrics",
     "metric_ratios",
     "metrics",

@@ -1,8 +1,10 @@
 """Pools of partners and responses, loaded from SOURCE strings.
 
 A SOURCE is ``5x5``/``20x20``/a population or archive JSON path/a MAP-Elites run folder (its
-elites, ids ``"[i,j]"``; docs/rules.md §9.1; :func:`qd.io.load_archive_source`), or
-``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4).
+elites, ids ``"[i,j]"``; docs/rules.md §9.1; :func:`qd.io.load_archive_source`),
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``policy:SPEC``: one policy
+of any agent spec of :mod:`agents.registry`, e.g. your own ``policy:my_agents.py:MyPolicy`` or
+``policy:my_package.agents:MyPolicy`` (a pool of one).
 
 **Ruleset** (docs/rules.md §12): a MAP-Elites run of this toolkit records the ruleset it was
 made in (its archive's binning; :func:`recorded_ruleset`); baselines and the published
@@ -15,8 +17,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.policy import RuleAgent, make_baseline
+from agents.policy import Policy, RuleAgent, make_baseline
 from agents.reference import RULESETS
+from agents.registry import make_policy
 from hanabi_env.validate import check_choice
 from qd.io import archive_source, load_archive_source
 
@@ -35,7 +38,7 @@ def recorded_ruleset(source: str | Path) -> str | None:
     Raises:
         FileNotFoundError, ValueError: As :func:`qd.io.load_archive_source`.
     """
-    if str(source).startswith("baselines:"):
+    if str(source).startswith(("baselines:", "policy:")):
         return None
     archive, run = archive_source(source)
     if getattr(archive, "binning", "floor") == "reference":
@@ -89,11 +92,12 @@ def resolve_ruleset(
 
 def load_pool(
     source: str, prefix: str = "", ruleset: str = "corrected"
-) -> tuple[list[RuleAgent], list[str]]:
+) -> tuple[list[Policy], list[str]]:
     """Policies and ids of a pool SOURCE (see the module docstring).
 
     Args:
-        source: ``baselines:NAME,...`` or a population (:func:`qd.io.load_archive_source`).
+        source: ``baselines:NAME,...``, ``policy:SPEC`` or a population
+            (:func:`qd.io.load_archive_source`).
         prefix: Prepended to every id (e.g. ``"B"`` → ``"B[1,3]"``), to keep the partners of
             another run apart from H's elites of the same cells.
         ruleset: ``"corrected"`` (default) or ``"reference"``: the rule agents' semantics
@@ -102,23 +106,33 @@ def load_pool(
             (:func:`agents.make`).
 
     Returns:
-        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1).
+        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1), a
+        ``policy:`` pool's id the policy's name.
 
     Raises:
-        ValueError: An empty pool, an unknown baseline name or an unknown ``ruleset``.
+        ValueError: An empty pool, an unknown baseline name or spec, or an unknown
+            ``ruleset``.
+        TypeError: A ``policy:`` spec that names no policy.
         FileNotFoundError: No such population.
     """
     check_choice("ruleset", ruleset, RULESETS)
+    if source.startswith("policy:"):
+        spec = source.split(":", 1)[1].strip()
+        if not spec:
+            raise ValueError(f"source={source!r} names no agent; e.g. policy:my_agents.py:Mine")
+        policy = make_policy(spec, 0, ruleset=ruleset)
+        return [policy], [prefix + (getattr(policy, "name", "") or spec)]
     if source.startswith("baselines:"):
         names = [n for n in source.split(":", 1)[1].split(",") if n.strip()]
         if not names:
             raise ValueError(f"source={source!r} names no baseline agent")
-        pols = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
+        pols: list[Policy] = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
         return pols, [prefix + p.name for p in pols]
     archive = load_archive_source(source)
     if len(archive) == 0:
         raise ValueError(f"source={source!r} has no elites")
-    return archive_pool(archive, prefix, ruleset)
+    elites, ids = archive_pool(archive, prefix, ruleset)
+    return list(elites), ids
 
 
 def archive_pool(

@@ -23,6 +23,9 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
   evaluation protocol (see :mod:`hanabi_adhoc.cli.meta`).
 * ``serve``: play in the browser with any agent, the meta-agent included (see
   :mod:`hanabi_adhoc.cli.serve`, docs/browser.md).
+* ``benchmark``: the ad-hoc teamwork benchmark of any agents (see
+  :mod:`hanabi_adhoc.cli.benchmark`, docs/benchmark.md).
+* ``bad ...``: the Bayesian Action Decoder [BAD19] (see :mod:`hanabi_adhoc.cli.bad`).
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from __future__ import annotations
 import _thread
 import argparse
 import contextlib
+import ctypes
 import importlib.util
 import os
-import re
 import signal
 import sys
 import threading
@@ -124,48 +127,51 @@ def _fmt(info: dict, metric: str) -> str:
     return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else f"{MISSING:>5}"
 
 
-_CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
+def _parse_agent(
+    text: str,
+    seed: int,
+    ruleset: str = "corrected",
+    preset: str | None = None,
+    trust_model: bool = False,
+):
+    """An agent of a spec (:func:`hanabi_adhoc.specs.make_agent`, ``meta`` excluded).
 
-
-def _parse_agent(text: str, seed: int, ruleset: str = "corrected", preset: str | None = None):
-    """A baseline agent by name, or a chromosome of comma-separated rule indices.
-
-    ``ruleset="reference"`` (or ``preset="cig18"``): the Java reference's rules; a chromosome
-    then runs as Hanabi-Map-Elites' HistogramAgent, a baseline as its ProductionRuleAgent.
+    A baseline name, a chromosome of comma-separated rule indices, ``sb3:PATH`` (with
+    ``trust_model``), ``package.module:Name`` or ``path/to/file.py:Name``. ``ruleset=
+    "reference"`` (or ``preset="cig18"``): the Java reference's rules; a chromosome then runs
+    as Hanabi-Map-Elites' HistogramAgent, a baseline as its ProductionRuleAgent.
 
     Raises:
-        ValueError: Unknown name, or a rule index out of range.
+        ValueError: Unknown name, a rule index out of range, or a spec that does not load.
+        TypeError: A ``module:Name`` that is not a policy.
     """
-    from agents.policy import RuleAgent, make
+    from hanabi_adhoc.specs import make_agent, meta_variant
 
     if not text.strip():
         raise ValueError("unknown agent ''; an empty name is not allowed")
-    if _CHROMOSOME.fullmatch(text):
-        genes = [int(x) for x in text.split(",")]
-        if preset is not None:
-            ruleset = "reference"
-        return RuleAgent(genes, seed=seed, name="chromosome", ruleset=ruleset)
-    if any(ch.isdigit() for ch in text) and "," in text:
-        raise ValueError(
-            f"{text!r} is not a chromosome; allowed: rule indices separated by commas, e.g. 3,17,4"
-        )
-    return make(text, seed=seed, ruleset=ruleset, preset=preset)
+    if meta_variant(text) is not None:
+        raise ValueError(f"{text!r}: the meta-agent is a seat of play, meta-eval and benchmark")
+    return make_agent(text, seed, ruleset=ruleset, preset=preset, trust_model=trust_model)
 
 
 SEAT_HELP = (
     "SEAT is 'human' (you, at the terminal), a baseline name (IGGI, Internal, Outer, "
     "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
     "indices, 'meta' or 'meta:VARIANT' (the Bayesian meta-agent over the published 5x5 "
-    "population; VARIANT adaptive (default), generalist or random; 2 players), or 'sb3:PATH' (a "
+    "population; VARIANT adaptive (default), generalist or random; 2 players), 'sb3:PATH' (a "
     "saved MaskablePPO model; needs the rl extra and --trust-model, because loading a model "
-    "runs code stored in the file)."
+    "runs code stored in the file), or your own Policy: 'package.module:Name' or "
+    "'path/to/file.py:Name' (a Policy subclass or a function returning one; importing runs "
+    "the module's code)."
 )
 SEAT_FORMS = (
     "human, meta, meta:adaptive, meta:generalist, meta:random, a baseline name (IGGI, Internal, "
     "Outer, LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a chromosome of comma-separated "
-    "rule indices (e.g. 3,17,4) or sb3:PATH"
+    "rule indices (e.g. 3,17,4), sb3:PATH, package.module:Name or path/to/file.py:Name"
 )
-META_VARIANTS = ("adaptive", "generalist", "random")
+
+
+from hanabi_adhoc.specs import META_VARIANTS  # noqa: E402 - beside the seat forms it names
 
 
 def _seat_kind(text: str) -> str:
@@ -211,7 +217,7 @@ def parse_seat(
     if kind == "sb3":
         return _sb3_seat(key[4:].strip(), seed, trust_model, players)
     try:
-        return _parse_agent(key, seed, ruleset)
+        return _parse_agent(key, seed, ruleset, trust_model=trust_model)
     except ValueError as err:
         if "unknown agent" in str(err):
             raise ValueError(f"unknown agent {key!r}; allowed seats: {SEAT_FORMS}") from None
@@ -236,24 +242,9 @@ def _sb3_seat(path: str, seed: int, trust_model: bool, players: int):
 
 
 def _meta_agent(variant: str, seed: int, train_games: int, ruleset: str = "corrected"):
-    from meta.bayes import VARIANTS
+    from hanabi_adhoc.specs import meta_agent
 
-    if variant not in VARIANTS or variant not in META_VARIANTS:
-        raise ValueError(
-            f"meta variant {variant!r} is not allowed here; allowed: meta, "
-            + ", ".join(f"meta:{v}" for v in META_VARIANTS)
-        )
-    from tqdm.auto import tqdm
-
-    from meta.bayes import BayesianMetaAgent
-    from meta.pools import load_pool
-    from meta.table import build_table
-
-    pool, ids = load_pool("5x5", ruleset=ruleset)
-    n = len(pool) * len(pool) * train_games
-    with tqdm(total=n, desc="meta-agent response table (published 5x5)", unit="game") as bar:
-        table = build_table(pool, pool, train_games, seed, ids, ids, progress=bar.update)
-    return BayesianMetaAgent(table, pool, variant=variant, seed=seed, name=f"meta-{variant}")
+    return meta_agent(variant, seed, train_games, ruleset)
 
 
 def _seat_policies(args: argparse.Namespace) -> list:
@@ -285,7 +276,7 @@ def _seat_policies(args: argparse.Namespace) -> list:
         for i, s in enumerate(args.seats):
             if kinds[i] == "meta":
                 policies[i] = parse_seat(s, args.seed + i, args.train_games, ruleset=args.ruleset)
-    except (ValueError, ImportError) as err:
+    except (ValueError, TypeError, ImportError) as err:
         raise OptionError("SEAT", str(err)) from None
     return policies
 
@@ -364,6 +355,12 @@ def _play(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         raise OptionError("--hand-size", str(err)) from None
+    for pol in policies:
+        if hasattr(pol, "check_game"):  # an agent trained for one configuration (bad:NAME)
+            try:
+                pol.check_game(env.unwrapped.config)
+            except ValueError as err:
+                raise OptionError("SEAT", str(err)) from None
     _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
     settings = game_settings(players, hand_size, args.scoring, args.ruleset)
     print(f"{settings}; seed {args.seed}")
@@ -539,8 +536,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     players = check_players("--players", args.players)
     try:
-        agent = _parse_agent(args.agent, args.seed, args.ruleset, args.preset)
-    except ValueError as err:
+        agent = _parse_agent(args.agent, args.seed, args.ruleset, args.preset, args.trust_model)
+    except (ValueError, TypeError, ImportError) as err:
         raise OptionError("AGENT", str(err)) from None
     if args.preset is not None and args.mode != "mixed":
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
@@ -707,8 +704,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(hanabi_adhoc.warmup). Run it once after installing, or in a container image build.",
     )
     add_command(sub, "evaluate", _evaluate, None, (
-        ("agent", {"metavar": "AGENT"}, "a baseline name (e.g. piers) or a comma-separated "
-         "chromosome of rule indices"),
+        ("agent", {"metavar": "AGENT"}, "a baseline name (e.g. piers), a comma-separated "
+         "chromosome of rule indices, sb3:PATH, package.module:Name or path/to/file.py:Name"),
         ("--mode", {"choices": ["mirror", "mixed"]}, "mirror (self-play) or mixed (with each "
          "agent of the test pool) (default mirror)", "mirror"),
         ("--games", "COUNT", "games per size (and partner) (default 100)", 100),
@@ -732,11 +729,14 @@ def build_parser() -> argparse.ArgumentParser:
          "policies (default: all cores; results do not depend on it)"),
         ("--json", "PATH", "write the full result as JSON (default: none)"),
         ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
+        ("--trust-model", "FLAG", "allow an sb3:PATH agent: loading a model runs code stored in "
+         "the file (default: refused)"),
         ("--quiet", "FLAG", QUIET_HELP),
         ("--wait", "FLAG", WAIT_HELP),
-    ), help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
+    ), help="mirror/mixed evaluation of an agent ([CIG18])",
         description="AGENT is a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, "
-        "Flawed, Piers, Cautious) or a comma-separated chromosome of rule indices.",
+        "Flawed, Piers, Cautious), a comma-separated chromosome of rule indices, sb3:PATH, or "
+        "your own Policy as package.module:Name or path/to/file.py:Name.",
     )  # fmt: skip
     from hanabi_adhoc.cli.qd import add_subcommands
 
@@ -747,6 +747,12 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.serve import add_subcommand as add_serve
 
     add_serve(sub)  # serve: play in the browser (hanabi_adhoc.web)
+    from hanabi_adhoc.cli.benchmark import add_subcommand as add_benchmark
+
+    add_benchmark(sub)  # benchmark
+    from hanabi_adhoc.cli.bad import add_subcommands as add_bad_subcommands
+
+    add_bad_subcommands(sub)  # bad matrix, bad hanabi, bad eval, bad export
     return parser
 
 
@@ -775,10 +781,27 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         except KeyboardInterrupt:
             _CTRL_C.handled()
+            _forget_unhandled_interrupt()
             flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
             hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
             print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
             return 2
+
+
+def _forget_unhandled_interrupt() -> None:
+    """Tell CPython that the Ctrl-C was handled, so that the exit status stays 2.
+
+    CPython records a ``KeyboardInterrupt`` that ends a nested top-level run
+    (``run_eval_code_obj``, which compiled code reached by numba's compiler goes through) in
+    the C global ``_Py_UnhandledKeyboardInterrupt`` and, at exit, kills the process with
+    SIGINT when it is set, even though the command caught the interrupt (seen as exit status
+    -2 after the one ``error:`` line). It is reset here; on another Python nothing is done.
+    """
+    try:
+        flag = ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt")
+    except (AttributeError, ValueError, OSError):  # not CPython, or not exported
+        return
+    flag.value = 0
 
 
 class _CtrlC:
@@ -794,28 +817,36 @@ class _CtrlC:
     def __init__(self) -> None:
         self._caught = threading.Event()
         self._pressed = False
+        self._lock = threading.Lock()  # no interrupt_main once handled() has returned
 
     def __call__(self, signum, frame) -> None:
         if not self._pressed:
             self._pressed = True
-            again = threading.Thread(target=self._again, args=(self._caught,), daemon=True)
+            again = threading.Thread(
+                target=self._again, args=(self._caught, self._lock), daemon=True
+            )
             again.start()
         if not self._caught.is_set():
             raise KeyboardInterrupt
 
     @staticmethod
-    def _again(caught: threading.Event) -> None:
+    def _again(caught: threading.Event, lock: threading.Lock) -> None:
         while not caught.wait(0.5):
-            _thread.interrupt_main()
+            with lock:
+                if caught.is_set():  # handled meanwhile: a late interrupt would outlive it
+                    return
+                _thread.interrupt_main()
 
     def handled(self) -> None:
-        """The interrupt was caught: stop raising it."""
-        self._caught.set()
+        """The interrupt was caught: stop raising it (no interrupt is sent after this)."""
+        with self._lock:
+            self._caught.set()
 
     def reset(self) -> None:
         """Ready for the next command (an in-process caller may run several)."""
-        self._caught.set()  # (a thread of the last command stops)
+        self.handled()  # (a thread of the last command stops)
         self._caught = threading.Event()
+        self._lock = threading.Lock()
         self._pressed = False
 
 

@@ -60,7 +60,7 @@ def _block_commands(text: str, marked_too: bool = False) -> list[str]:
     for marker, block in re.findall(r"(<!-- no-run:[^>]*-->\s*)?```bash\n(.*?)```", text, re.S):
         if marker and not marked_too:
             continue
-        for line in block.splitlines():
+        for line in block.replace("\\\n", " ").splitlines():  # continued lines joined
             line = re.sub(r"(^|\s)#.*$", "", line)
             for part in line.split("&&"):
                 part = " ".join(part.split())
@@ -108,6 +108,7 @@ GA = (
     "--games", "1", "--players", "2", "--final-top", "1", "--final-games", "1",
     "--workers", "1", "--quiet",
 )  # fmt: skip
+BENCHMARK = ("--suite", "pool", "--players", "2", "--deals", "1", "--workers", "1", "--quiet")
 META_EVAL = ("--train-games", "1", "--episodes", "1", "--games", "2", "--self-play-games", "2")
 EVALUATE = ("--games", "2", "--workers", "1", "--quiet")
 POPULATION = ("--reeval", "2", "--matchups", "1", "--workers", "1")
@@ -204,6 +205,26 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
     "hanabi-adhoc play human piers": Case(stdin="q\n", expect="(unfinished): score so far 0"),
+    "hanabi-adhoc benchmark piers": Case(
+        BENCHMARK,
+        outputs=("runs/benchmark/summary.md", "runs/benchmark/per_partner.csv"),
+        expect="report:",
+    ),
+    "hanabi-adhoc benchmark piers iggi examples/custom_policy.py:HintThenPlay --out runs/bench": (
+        Case(BENCHMARK, outputs=("runs/bench/summary.md",), expect="report:")
+    ),
+    "hanabi-adhoc benchmark meta --suite published,own --out runs/bench-meta": Case(
+        BENCHMARK, outputs=("runs/bench-meta/summary.md",), expect="report:"
+    ),
+    "hanabi-adhoc benchmark sb3:runs/sb3_partner.zip --trust-model --suite test": Case(
+        BENCHMARK,
+        needs="sb3_contrib",
+        after="hanabi-adhoc train-sb3 --steps 200000",
+        workspace="sb3",
+        expect="report:",
+    ),
+    "hanabi-adhoc bad eval bad:small piers --games 400": Case(("--games", "2")),
+    "hanabi-adhoc bad eval bad:very-small --games 400": Case(("--games", "2")),
     "hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5": Case(
         EVALUATE, expect="overall:"
     ),

@@ -75,7 +75,7 @@ def test_every_block_names_its_language_and_bash_blocks_hold_commands():
             if not lang:
                 problems.append(f"{where}: a code block without a language (text, python, ...)")
             if lang == "bash" and reason is None:
-                for cmd in code.splitlines():
+                for cmd in code.replace("\\\n", " ").splitlines():  # continued lines joined
                     cmd = re.sub(r"(^|\s)#.*$", "", cmd).strip()
                     parts = [p.strip() for p in cmd.split("&&") if p.strip()]
                     runs = [p for p in parts if not p.startswith("hanabi-adhoc ")]

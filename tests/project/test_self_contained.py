@@ -164,9 +164,14 @@ def test_package_data_is_in_the_wheel(tmp_path):
         "agents/data/rulebase.json",
         "agents/data/published_chromosomes.json",
         "agents/data/README.md",
+        "agents/data/bad/small.json",
+        "agents/data/bad/small.npz",
         "qd/data/population_5x5_run1.json",
         "qd/data/population_20x20_run1.json",
         "qd/data/README.md",
+        "hanabi_adhoc/benchmark/data/pool.v1.json",
+        "hanabi_adhoc/benchmark/data/published.v1.json",
+        "hanabi_adhoc/benchmark/data/README.md",
     ):
         assert data in names, data
 
