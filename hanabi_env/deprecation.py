@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["moved_names"]
+__all__ = ["moved_names", "moved_to"]
 
 
 def moved_names(module: str, moves: Mapping[str, str], removed_in: str) -> Callable[[str], Any]:
@@ -48,3 +48,20 @@ def moved_names(module: str, moves: Mapping[str, str], removed_in: str) -> Calla
         return getattr(importlib.import_module(new_module), new_name)
 
     return __getattr__
+
+
+def moved_to(
+    module: str, new_module: str, names: tuple[str, ...], removed_in: str
+) -> Callable[[str], Any]:
+    """:func:`moved_names` for names that all moved to one module under the same names.
+
+    Args:
+        module: The old module's ``__name__``.
+        new_module: Where they live now, e.g. ``"agents.rule_games"``.
+        names: The moved names.
+        removed_in: The release that removes the old spellings.
+
+    Returns:
+        A function to assign to the old module's ``__getattr__``.
+    """
+    return moved_names(module, {n: f"{new_module}:{n}" for n in names}, removed_in)

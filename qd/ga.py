@@ -45,7 +45,7 @@ from agents.reference import CIG18_POOL, PRESETS, RULESETS, check_preset
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env.config import HanabiConfig
-from hanabi_env.deprecation import moved_names
+from hanabi_env.deprecation import moved_to
 from hanabi_env.outputs import file_lock
 from hanabi_env.validate import (
     check_bool,
@@ -750,9 +750,9 @@ def _run_ga(config, backend, progress, initial, ckpt, resume) -> GAResult:
 
 
 # moved to qd.situational in 0.1.0: importable from here until 0.3.0, with a warning
-__getattr__ = moved_names(
+__getattr__ = moved_to(
     __name__,
-    {n: f"qd.situational:{n}" for n in ("SituationalAgent", "evaluate_situational",
-                                        "evolve_situational")},
+    "qd.situational",
+    ("SituationalAgent", "evaluate_situational", "evolve_situational"),
     "0.3.0",
-)  # fmt: skip
+)

@@ -113,10 +113,16 @@ def test_docs_python_block_runs_on_its_own(code, tmp_path):
     missing = _missing_modules(code)
     if missing:  # a page about an optional library (docs/marl.md) shows how to use it
         pytest.skip(f"needs {', '.join(missing)}, not installed here")
+    proc = run_block(code, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def run_block(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """A code block run alone in a fresh interpreter, in a scratch folder, as a reader would."""
     script = tmp_path / "block.py"
     script.write_text(code)
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
-    proc = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(script)],
         cwd=tmp_path,
         env=env,
@@ -124,7 +130,6 @@ def test_docs_python_block_runs_on_its_own(code, tmp_path):
         text=True,
         timeout=900,
     )
-    assert proc.returncode == 0, proc.stderr[-4000:]
 
 
 LINK = re.compile(r"\]\(([^)#\s]+)(#[^)\s]*)?\)")

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import venv
 from pathlib import Path
 
 import pytest
 
-from tests.project.test_self_contained import tracked_files
+from tests.project.test_self_contained import copy_source_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.install
@@ -38,13 +37,7 @@ OFFLINE = re.compile(
 def bare(tmp_path_factory):
     """A fresh virtual environment with ``pip install .`` of the repository's files."""
     tmp = tmp_path_factory.mktemp("bare")
-    src = tmp / "src"
-    for path in tracked_files():
-        rel = path.relative_to(ROOT)
-        if rel.parts[0] in {"tests", "benchmarks", ".git", "tools"}:
-            continue
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, src / rel)
+    src = copy_source_tree(tmp / "src")
     env_dir = tmp / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"

@@ -133,15 +133,20 @@ def _setuptools_major() -> int:
         return 0
 
 
-def test_package_data_is_in_the_wheel(tmp_path):
-    """The published data ships inside the built wheel (not only in the source tree)."""
-    src = tmp_path / "src"
+def copy_source_tree(src: Path) -> Path:
+    """The repository's files that a build reads (no tests, benchmarks or examples) at ``src``."""
     for path in tracked_files():
         rel = path.relative_to(ROOT)
         if rel.parts[0] in {"tests", "benchmarks", "examples", ".git"}:
             continue
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, src / rel)
+    return src
+
+
+def test_package_data_is_in_the_wheel(tmp_path):
+    """The published data ships inside the built wheel (not only in the source tree)."""
+    src = copy_source_tree(tmp_path / "src")
     # the installed setuptools builds offline if it is new enough for pyproject.toml; otherwise
     # pip fetches the build requirements into an isolated environment
     isolation = [] if _setuptools_major() >= 77 else ["--use-pep517"]
