@@ -30,7 +30,7 @@ from agents.bad._io import read_json, read_npz, write_bytes
 from agents.bad.net import NumpyNet, param_shapes
 from agents.bad.public import Layout, PublicState
 from agents.bad.runner import Decision, decide, decision_noise, observe
-from agents.policy import Policy
+from agents.batch import BatchPolicy
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
@@ -45,8 +45,14 @@ FORMAT = "hanabi-adhoc/bad-agent"
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "data" / "bad"
 
 
-class BADPolicy(Policy):
+class BADPolicy(BatchPolicy):
     """A trained BAD (or baseline) network playing one seat of 2-player games.
+
+    A batch policy that reads whole views (:mod:`agents.batch`, ``needs_views``): in the
+    lockstep player it keeps one public state per game and seat of the chunk, replays the
+    moves it has not seen of every waiting game in batched rounds and decides for all of them
+    in one pass of its network; :meth:`act` plays one game at a time, keeping its own state.
+    Both give the same moves (tests/agents/test_bad_policy.py).
 
     Args:
         weights: Parameter name → array (:func:`agents.bad.net.param_shapes`).
@@ -102,12 +108,96 @@ class BADPolicy(Policy):
         weights = read_npz(path.with_suffix(".npz"))
         return cls(weights, read_json(meta_path), name or f"bad:{path.stem}", sampled)
 
+    needs_views = True
+
     def reset(self, seed: int | None = None) -> None:
         """Forget the game; ``seed`` is the common seed of sampled moves (default 0)."""
         self._public = PublicState(self.layout, 1)
         self._seen = 0
         self._pending: tuple[int, Decision] | None = None
         self._seed = 0 if seed is None else check_seed("seed", seed)
+
+    def start_games(self, agent_seeds: np.ndarray) -> None:
+        """A lockstep chunk starts: one public state per game and seat (:mod:`agents.batch`)."""
+        n, players = np.shape(agent_seeds)
+        self._chunk = PublicState(self.layout, n * players)
+        self._chunk_seen = np.zeros(n * players, dtype=np.int64)
+        self._chunk_seeds = np.asarray(agent_seeds, dtype=np.int64).reshape(-1)
+        self._players = int(players)
+
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        seats: np.ndarray,
+        draws: np.ndarray,
+        views: list[PlayerView] | None = None,
+        games: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The moves of ``B`` waiting games: catch up on their histories, then decide.
+
+        Every game's unseen moves are replayed in rounds (round ``r`` replays the ``r``-th
+        unseen move of every game that has one, BAD's partial policies and counterfactual
+        updates in one batch), then one decision for all ``B``. ``obs`` and ``draws`` are
+        not used (the agent reads the views; sampled moves use the common seed).
+
+        Raises:
+            ValueError: Called without ``views``/``games`` (only the lockstep player does) or
+                for a game of another configuration.
+        """
+        if views is None or games is None or getattr(self, "_chunk", None) is None:
+            raise ValueError(f"{self.name}: act_batch needs the views and games of a chunk")
+        for view in views:
+            self._check(view)
+        keys = np.asarray(games, dtype=np.int64) * self._players + np.asarray(seats)
+        n_moves = np.array([int(v.raw.scal[V.V_N_MOVES]) for v in views], dtype=np.int64)
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1):
+            self._catch_up(keys, n_moves, views)
+            sub = self._chunk.take(keys)
+            partner = 1 - np.asarray(seats)
+            combos = np.array(
+                [
+                    self.layout.combo_index(v.hands[q][: int(v.hand_lengths[q])])
+                    for v, q in zip(views, partner, strict=True)
+                ]
+            )
+            noise = self._chunk_noise(keys, n_moves)
+            d = decide(sub, np.asarray(seats), self.net, self.bayesian, combos, noise)
+        assert d.action is not None
+        return d.action.astype(np.int64)
+
+    def _catch_up(self, keys: np.ndarray, n_moves: np.ndarray, views: list[PlayerView]) -> None:
+        """Replay the unseen moves of every game of ``keys``, a round at a time."""
+        while True:
+            behind = np.flatnonzero(self._chunk_seen[keys] < n_moves)
+            if not len(behind):
+                return
+            k = keys[behind]
+            recs = np.stack(
+                [views[j].raw.hist[self._chunk_seen[keys[j]]] for j in behind.tolist()]
+            ).astype(np.int64)
+            if self.bayesian:
+                sub = self._chunk.take(k)
+                actor = recs[:, E.H_ACTOR]
+                noise = self._chunk_noise(k, self._chunk_seen[k])
+                d = decide(sub, actor, self.net, True, None, noise)
+                observe(sub, actor, d, recs[:, E.H_ACTION])
+                self._chunk.put(k, sub)
+            for key, rec in zip(k.tolist(), recs, strict=True):
+                self._chunk.apply(key, rec)
+            self._chunk_seen[k] += 1
+
+    def _chunk_noise(self, keys: np.ndarray, moves: np.ndarray) -> np.ndarray | None:
+        if not self.sampled:
+            return None
+        return np.stack(
+            [
+                decision_noise(int(self._chunk_seeds[k]), int(m), self.layout)
+                for k, m in zip(keys.tolist(), moves.tolist(), strict=True)
+            ]
+        )
 
     def act(self, view: PlayerView) -> int:
         """The greedy move of this seat; replays the moves it has not seen yet first.

@@ -154,6 +154,32 @@ class PublicState:
         """Number of games ``B``."""
         return len(self.info)
 
+    _FIELDS = (
+        "fireworks",
+        "discards",
+        "info",
+        "life",
+        "deck",
+        "hand_len",
+        "col_plaus",
+        "rank_plaus",
+        "likelihood",
+        "last",
+    )
+
+    def take(self, games: np.ndarray) -> PublicState:
+        """A copy of the public states of games ``games`` (an index array), in that order."""
+        out = PublicState.__new__(PublicState)
+        out.layout = self.layout
+        for name in self._FIELDS:
+            setattr(out, name, getattr(self, name)[games].copy())
+        return out
+
+    def put(self, games: np.ndarray, other: PublicState) -> None:
+        """Write ``other`` (from :meth:`take` of ``games``) back into games ``games``."""
+        for name in self._FIELDS:
+            getattr(self, name)[games] = getattr(other, name)
+
     def reset(self, games: np.ndarray) -> None:
         """Start games ``games`` (an index array) from the deal: full hands, nothing hinted."""
         lay, cfg = self.layout, self.layout.config

@@ -30,8 +30,16 @@ FAST_VARIANTS = ("adaptive", "generalist")
 generator the meta evaluation seeds per partner, so it stays on the Python path)."""
 
 
-def fast_seat0(agent: Policy, players: int, cfg: HanabiConfig, sched, mates) -> bool:
-    """Whether the compiled meta path plays the agent's seat-0 episodes (see the module doc)."""
+def fast_seat0(
+    agent: Policy, players: int, cfg: HanabiConfig, sched, mates, episode_games: int
+) -> bool:
+    """Whether the compiled meta path plays the agent's seat-0 episodes (see the module doc).
+
+    Only whole episodes (``episode_games`` games each) are the meta protocol's: the seat seeds
+    of a game depend on the episode's length (:func:`agents.evaluate.game_seeds` draws every
+    deal seed of an episode, then its seat seeds), so a schedule cut inside an episode
+    (``--deals``) takes the Python path.
+    """
     from meta.bayes import BayesianMetaAgent
     from meta.compiled import plain_rule_agents
 
@@ -45,7 +53,7 @@ def fast_seat0(agent: Policy, players: int, cfg: HanabiConfig, sched, mates) -> 
         and plain_rule_agents(mates)
         and cfg.hand_size == 5
         and cfg.hand_order == hand_order_for([*agent.responses, *mates])
-        and g > 0
+        and g == episode_games
         and d % g == 0
     )
 
@@ -116,7 +124,7 @@ def play_fast_seat0(
 
     seats = list(range(unit.players)) if mates else [0]
     parts: dict[int, tuple] = {}
-    if fast_seat0(agent, unit.players, cfg, sched, mates):
+    if fast_seat0(agent, unit.players, cfg, sched, mates, unit.group.games):
         parts.update(_seat0(agent, unit, cfg, sched, mates, workers, progress))
         seats = seats[1:]
     if seats:

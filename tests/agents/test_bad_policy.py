@@ -157,3 +157,35 @@ def test_shipped_agent_plays_with_rule_agents():
         agent.reset()
         play_out(game, [agent, partner] if seed % 2 else [partner, agent])
         assert game.is_terminal
+
+
+@pytest.mark.parametrize("preset", ["Hanabi-Very-Small", "Hanabi-Small"])
+@pytest.mark.parametrize(("learner", "sampled"), [("bad", False), ("baseline", False),
+                                                  ("bad", True)])  # fmt: skip
+def test_pools_play_bad_agents_in_lockstep_with_the_per_game_paths_moves(preset, learner, sampled):
+    """A BAD agent is a batch policy that reads views: play_games plays it in lockstep (one
+    state per game and seat, history replayed in batched rounds) with the per-game path's
+    moves, alone (self-play) and with a rule agent."""
+    from agents.evaluate import _run_policy_games, game_seeds, play_games
+
+    agent = random_agent(preset, learner, seed=2)
+    agent.sampled = sampled
+    calls = []
+    real = agent.act_batch
+    agent.act_batch = lambda *a, **k: calls.append(len(a[0])) or real(*a, **k)  # type: ignore[method-assign]
+    cfg = agent.config
+    n = 12
+    seats, deals, agent_seeds = game_seeds(5, n, 2, random_seat=True)
+    mixed = np.ones((n, 2), dtype=np.int64)
+    mixed[np.arange(n), seats] = 0
+    for pools, seat_agents in (
+        ([agent], np.zeros((n, 2), np.int64)),
+        ([agent, make("piers")], mixed),
+    ):
+        batch = play_games(pools, seat_agents, deals, agent_seeds, cfg, record_actions=True)
+        scores, _, _, actions = _run_policy_games(cfg, pools, seat_agents, deals, agent_seeds)
+        assert np.array_equal(batch.scores, scores)
+        assert np.array_equal(batch.actions, actions)
+    assert max(calls) > 1
+    with pytest.raises(ValueError, match="views and games"):
+        random_agent(preset).act_batch(None, None, np.zeros(1), np.zeros(1))

@@ -178,3 +178,21 @@ def test_sizes_an_agent_cannot_play_are_found_before_any_game():
     declared = make("Piers")
     declared.supported_players = (3, 4)
     assert [p for p, w in agent_players(declared).items() if w is None] == [3, 4]
+
+
+def test_a_schedule_cut_inside_an_episode_takes_the_python_path(suite, monkeypatch):
+    """``deals`` shorter than an episode: the seat seeds are not the meta protocol's (they
+    depend on the episode's length), so the compiled seat-0 path must not be taken, and the
+    unit plays the Python path's games (it raised 'the replayed meta-agent games differ')."""
+    from hanabi_adhoc.specs import make_agent
+
+    agent = make_agent("meta", 0, train_games=3, progress=False)
+    unit = next(u for u in plan(suite.groups, [2]) if u.partners)
+    cut = unit.group.games - 1
+    calls = []
+    real = meta_fast._seat0
+    monkeypatch.setattr(meta_fast, "_seat0", lambda *a: calls.append(1) or real(*a))
+    fast = play_unit(agent, unit, deals=cut)
+    assert not calls
+    monkeypatch.setattr(meta_fast, "fast_seat0", lambda *a: False)
+    _same(fast, play_unit(agent, unit, deals=cut))
