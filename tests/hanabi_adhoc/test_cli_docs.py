@@ -333,25 +333,7 @@ def _run(command: str, cwd: Path, capsys, monkeypatch) -> str:
     return capsys.readouterr().out
 
 
-KNOWN_BUGS = {
-    "hanabi-adhoc benchmark meta --suite published,own --out runs/bench-meta": (
-        "benchmark's meta path: 'the replayed meta-agent games differ from the meta "
-        "evaluation' (RuntimeError in hanabi_adhoc/benchmark/meta_fast.py, also on main 666e52e)"
-    ),
-}
-"""Documented commands that fail today for a reported reason: strict xfails (a fix shows)."""
-
-
-def _commands_to_run() -> list:
-    return [
-        pytest.param(c, marks=pytest.mark.xfail(raises=RuntimeError, strict=True, reason=r))
-        if (r := KNOWN_BUGS.get(c))
-        else c
-        for c in COMMANDS
-    ]
-
-
-@pytest.mark.parametrize("command", _commands_to_run())
+@pytest.mark.parametrize("command", list(COMMANDS))
 def test_documented_command_runs_at_small_scale(command, workspaces, capsys, monkeypatch):
     case = COMMANDS[command]
     if case.needs and importlib.util.find_spec(case.needs) is None:
