@@ -321,11 +321,17 @@ class HanabiVectorEnv(VectorEnv):
         draw at a time), so that a step's draws are one vectorised read.
         """
         games = np.flatnonzero(which)
-        for i in games[self._pos[games] >= _BLOCK].tolist():
-            self._buf[i] = self._gens[i].integers(0, SEED_LIMIT, _BLOCK)
-            self._pos[i] = 0
-        self._deals[games] = self._buf[games, self._pos[games]]
-        self._pos[games] += 1
+        if not games.size:
+            return
+        pos = self._pos[games]
+        stale = pos >= _BLOCK
+        if stale.any():
+            for i in games[stale].tolist():
+                self._buf[i] = self._gens[i].integers(0, SEED_LIMIT, _BLOCK)
+                self._pos[i] = 0
+            pos = self._pos[games]
+        self._deals[games] = self._buf[games, pos]
+        self._pos[games] = pos + 1
 
     def _run(self, func) -> None:
         if self._pool is None:

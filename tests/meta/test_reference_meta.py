@@ -169,7 +169,7 @@ def test_meta_eval_reference_runs_and_differs_from_corrected(tmp_path, capsys):
     for ruleset in ("corrected", "reference"):
         out = tmp_path / ruleset
         argv = ["meta-eval", "--responses", "5x5", "--ruleset", ruleset, "--out", str(out)]
-        assert main([*argv, *SMALL, "--workers", "1"]) == 0
+        assert main([*argv, *SMALL, "--workers", "1", "--json"]) == 0
         captured = capsys.readouterr()
         report = json.loads(captured.out)
         assert report["ruleset"] == ruleset
@@ -190,7 +190,7 @@ def test_meta_eval_reference_runs_and_differs_from_corrected(tmp_path, capsys):
 def test_meta_table_reference(tmp_path, capsys):
     out = tmp_path / "t.csv"
     argv = ["meta-table", "--responses", "baselines:piers,iggi", "--train-games", "2"]
-    assert main([*argv, "--ruleset", "reference", "--out", str(out)]) == 0
+    assert main([*argv, "--ruleset", "reference", "--out", str(out), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["ruleset"] == "reference"
     ref = out.read_text()
