@@ -1,8 +1,10 @@
 """Pools of partners and responses, loaded from SOURCE strings.
 
 A SOURCE is ``5x5``/``20x20``/a population or archive JSON path/a MAP-Elites run folder (its
-elites, ids ``"[i,j]"``; docs/rules.md §9.1; :func:`qd.io.load_archive_source`), or
-``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4).
+elites, ids ``"[i,j]"``; docs/rules.md §9.1; :func:`qd.io.load_archive_source`),
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``rl:NAME,NAME,...`` /
+``rl:all`` (the shipped RL partners, :mod:`agents.rl`; docs/rl_partners.md), whose ids are
+their names ``"rl:NAME"``. :func:`named_source` tells the named forms from populations.
 
 **Ruleset** (docs/rules.md §12): a MAP-Elites run of this toolkit records the ruleset it was
 made in (its archive's binning; :func:`recorded_ruleset`); baselines and the published
@@ -15,12 +17,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.policy import RuleAgent, make_baseline
+from agents.policy import Policy, RuleAgent, make_baseline
 from agents.reference import RULESETS
 from hanabi_env.validate import check_choice
 from qd.io import archive_source, load_archive_source
 
-__all__ = ["archive_pool", "load_pool", "recorded_ruleset", "resolve_ruleset"]
+__all__ = ["archive_pool", "load_pool", "named_source", "recorded_ruleset", "resolve_ruleset"]
+
+NAMED_SOURCES = ("baselines:", "rl:")
+"""The prefixes of SOURCEs that name agents (no population file, no recorded ruleset)."""
+
+
+def named_source(source: str | Path) -> bool:
+    """Whether ``source`` names agents (``baselines:...``, ``rl:...``) rather than a population."""
+    return str(source).startswith(NAMED_SOURCES)
 
 
 def recorded_ruleset(source: str | Path) -> str | None:
@@ -35,7 +45,7 @@ def recorded_ruleset(source: str | Path) -> str | None:
     Raises:
         FileNotFoundError, ValueError: As :func:`qd.io.load_archive_source`.
     """
-    if str(source).startswith("baselines:"):
+    if named_source(source):
         return None
     archive, run = archive_source(source)
     if getattr(archive, "binning", "floor") == "reference":
@@ -89,23 +99,26 @@ def resolve_ruleset(
 
 def load_pool(
     source: str, prefix: str = "", ruleset: str = "corrected"
-) -> tuple[list[RuleAgent], list[str]]:
+) -> tuple[list[Policy], list[str]]:
     """Policies and ids of a pool SOURCE (see the module docstring).
 
     Args:
-        source: ``baselines:NAME,...`` or a population (:func:`qd.io.load_archive_source`).
+        source: ``baselines:NAME,...``, ``rl:NAME,...``/``rl:all`` or a population
+            (:func:`qd.io.load_archive_source`).
         prefix: Prepended to every id (e.g. ``"B"`` → ``"B[1,3]"``), to keep the partners of
             another run apart from H's elites of the same cells.
         ruleset: ``"corrected"`` (default) or ``"reference"``: the rule agents' semantics
             (docs/rules.md §12). Reference elites play as the papers' chromosome agents
             (HistogramAgent), reference baselines as the framework's ProductionRuleAgent
-            (:func:`agents.make`).
+            (:func:`agents.make`). RL partners have no ruleset.
 
     Returns:
-        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1).
+        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1),
+        RL partners' ids ``"rl:NAME"``.
 
     Raises:
-        ValueError: An empty pool, an unknown baseline name or an unknown ``ruleset``.
+        ValueError: An empty pool, an unknown baseline or RL partner name or an unknown
+            ``ruleset``.
         FileNotFoundError: No such population.
     """
     check_choice("ruleset", ruleset, RULESETS)
@@ -114,11 +127,17 @@ def load_pool(
         if not names:
             raise ValueError(f"source={source!r} names no baseline agent")
         pols = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
-        return pols, [prefix + p.name for p in pols]
+        return list(pols), [prefix + p.name for p in pols]
+    if source.startswith("rl:"):
+        from agents.rl import load_partners
+
+        partners = load_partners(source.split(":", 1)[1])
+        return list(partners), [prefix + p.name for p in partners]
     archive = load_archive_source(source)
     if len(archive) == 0:
         raise ValueError(f"source={source!r} has no elites")
-    return archive_pool(archive, prefix, ruleset)
+    rule_agents, ids = archive_pool(archive, prefix, ruleset)
+    return list(rule_agents), ids
 
 
 def archive_pool(

@@ -142,14 +142,15 @@ SEAT_HELP = (
     "SEAT is 'human' (you, at the terminal), a baseline name (IGGI, Internal, Outer, "
     "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
     "indices, 'meta' or 'meta:VARIANT' (the Bayesian meta-agent over the published 5x5 "
-    "population; VARIANT adaptive (default), generalist or random; 2 players), or 'sb3:PATH' (a "
+    "population; VARIANT adaptive (default), generalist or random; 2 players), 'rl:NAME' (a "
+    "shipped RL partner, docs/rl_partners.md; 2 players), or 'sb3:PATH' (a "
     "saved MaskablePPO model; needs the rl extra and --trust-model, because loading a model "
     "runs code stored in the file)."
 )
 SEAT_FORMS = (
     "human, meta, meta:adaptive, meta:generalist, meta:random, a baseline name (IGGI, Internal, "
     "Outer, LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a chromosome of comma-separated "
-    "rule indices (e.g. 3,17,4) or sb3:PATH"
+    "rule indices (e.g. 3,17,4), rl:NAME or sb3:PATH"
 )
 META_VARIANTS = ("adaptive", "generalist", "random")
 
@@ -346,6 +347,7 @@ def _play(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         raise OptionError("--hand-size", str(err)) from None
+    _check_batch_seats(policies, env.unwrapped.game.state.cfg)
     _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
     settings = game_settings(players, hand_size, args.scoring, args.ruleset)
     print(f"{settings}; seed {args.seed}")
@@ -386,6 +388,19 @@ def _play(args: argparse.Namespace) -> int:
             f"IPP {_fmt_nan(ratios['ipp'][i])}{you}"
         )
     return 0
+
+
+def _check_batch_seats(policies: list, cfg) -> None:
+    """Every batch policy of ``play`` (an RL partner) takes this game's observations."""
+    from agents.batch import BatchPolicy
+    from hanabi_adhoc.cli.options import OptionError
+
+    for pol in policies:
+        if isinstance(pol, BatchPolicy):
+            try:
+                pol.observation_type_for(cfg)
+            except ValueError as err:
+                raise OptionError("SEAT", str(err)) from None
 
 
 def _fmt_nan(x: float) -> str:

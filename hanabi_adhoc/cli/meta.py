@@ -2,7 +2,8 @@
 
 Pools are given as SOURCE strings (:func:`meta.pools.load_pool`): ``5x5``/``20x20``/a population
 JSON path or a MAP-Elites run directory (its elites, ids ``"[i,j]"``; docs/rules.md §9.1), or
-``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4). Elites of a partner population
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``rl:NAME,...``/``rl:all``
+(the shipped RL partners, docs/rl_partners.md). Elites of a partner population
 other than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
 
 ``meta-eval`` evaluates the Bayesian variants of [Bayes21] and, on request
@@ -34,7 +35,7 @@ from pathlib import Path
 from agents.backend import default_workers
 from agents.reference import RULESETS
 from hanabi_adhoc.cli.options import SEED_HELP, add_command, positive_int
-from meta.pools import load_pool, recorded_ruleset, resolve_ruleset
+from meta.pools import load_pool, named_source, recorded_ruleset, resolve_ruleset
 from qd.io import load_archive_source
 
 __all__ = ["CONFIGS", "add_subcommands"]
@@ -89,7 +90,7 @@ def _recorded_option(option: str, source: str) -> str | None:
 
     if not str(source).strip():
         raise OptionError(option, "an empty SOURCE is not allowed")
-    if source.startswith("baselines:"):
+    if named_source(source):
         return None
     with _source_errors(option, source):
         check_archive(option, load_archive_source(source), source)
@@ -242,7 +243,7 @@ def _eval(args) -> int:
     for name in ("table.csv", "oracle_table.csv"):
         _check_table_file("--out", Path(args.out) / name, train, args.seed, ruleset)
     # elites of another population share cell ids with H's elites: keep them apart
-    e_prefix = "E" if e_src != h_src and not e_src.startswith("baselines:") else ""
+    e_prefix = "E" if e_src != h_src and not named_source(e_src) else ""
     r, r_ids = _pool_option("--responses", args.responses, ruleset=ruleset)
     h, h_ids = _pool_option(h_opt, h_src, ruleset=ruleset)
     e, e_ids = _pool_option(e_opt, e_src, prefix=e_prefix, ruleset=ruleset)
@@ -256,7 +257,7 @@ def _eval(args) -> int:
             args, out, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset, backend
         )
         dims: tuple[int, ...] = (5, 5)
-        if not h_src.startswith("baselines:"):
+        if not named_source(h_src):
             dims = tuple(load_archive_source(h_src).dims)
         self_play = None
         if args.self_play_games > 0:
@@ -365,7 +366,8 @@ def _figures(res, table, fig_dir: Path) -> list[Path]:
 
 SOURCE_HELP = (
     "SOURCE is 5x5 or 20x20 (the published populations), a population or archive JSON, a "
-    "MAP-Elites run folder, or baselines:NAME,NAME,... (e.g. baselines:piers,iggi,outer)."
+    "MAP-Elites run folder, baselines:NAME,NAME,... (e.g. baselines:piers,iggi,outer), or "
+    "rl:NAME,NAME,... / rl:all (the shipped RL partners, docs/rl_partners.md)."
 )
 
 
