@@ -16,6 +16,7 @@
   view helpers (``legal_actions``, ``action_uid``, ``describe_action``).
 * :mod:`agents.sb3` — Stable-Baselines3 partners (``pip install ".[rl]"``; imported on demand):
   a single-agent Gymnasium env against a partner pool, ``SB3Policy``, training helpers.
+  Importing ``agents`` registers that env as ``gymnasium.make("hanabi_adhoc/HanabiPartner-v0")``.
 """
 
 from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games
@@ -31,10 +32,34 @@ from agents.policy import (
 from agents.published import data_path, published_chromosomes
 from agents.rulebase import ALPHABET, BASELINES, N_ALPHABET, TEST_POOL
 
+PARTNER_ENV_ID = "hanabi_adhoc/HanabiPartner-v0"
+"""Gymnasium id of :class:`agents.sb3.HanabiPartnerEnv` ("Creating it by name" in
+:mod:`agents.sb3.env`)."""
+
+
+def register_envs() -> list[str]:
+    """Register :class:`agents.sb3.HanabiPartnerEnv` in Gymnasium's registry as
+    :data:`PARTNER_ENV_ID`, with a lazy entry point (``agents.sb3`` is not imported).
+
+    ``import agents`` calls it. An id already registered is left alone (no override warning).
+
+    Returns:
+        The registered ids, ``[PARTNER_ENV_ID]``.
+    """  # noqa: D205 - the summary names both ends of the registration
+    import gymnasium
+
+    if PARTNER_ENV_ID not in gymnasium.registry:
+        gymnasium.register(PARTNER_ENV_ID, entry_point="agents.sb3.env:HanabiPartnerEnv")
+    return [PARTNER_ENV_ID]
+
+
+register_envs()
+
 __all__ = [
     "ALPHABET",
     "BASELINES",
     "N_ALPHABET",
+    "PARTNER_ENV_ID",
     "TEST_POOL",
     "EvaluationResult",
     "GameBatch",
@@ -50,5 +75,6 @@ __all__ = [
     "play",
     "play_games",
     "published_chromosomes",
+    "register_envs",
     "rule_ids",
 ]

@@ -298,9 +298,9 @@ class _PoolBackend(Backend):
         return self._pool.map(_Star(fn), tasks)
 
     def close(self) -> None:
-        """Shut the pool down."""
+        """Shut the pool down (tasks not started yet are cancelled, e.g. after Ctrl-C)."""
         if self._pool is not None:
-            self._pool.shutdown()
+            self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
 

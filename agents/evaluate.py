@@ -47,6 +47,7 @@ from hanabi_env.validate import (
     check_choice,
     check_int,
     check_int_sequence,
+    check_memory,
     check_seed,
     check_workers,
     is_int,
@@ -54,8 +55,10 @@ from hanabi_env.validate import (
 )
 
 __all__ = [
+    "GAME_BYTES",
     "EvaluationResult",
     "GameBatch",
+    "check_games",
     "evaluate",
     "game_seeds",
     "hle_hand_size",
@@ -63,6 +66,21 @@ __all__ = [
     "play_games",
     "play_policies",
 ]
+
+
+GAME_BYTES = 1024
+"""An upper bound of the bytes one game of a batch takes: its deal and seat seeds, score, moves
+and per-seat counters (``int64``), with the copies a batch makes."""
+
+
+def check_games(name: str, games: int, times: int = 1) -> int:
+    """Refuse ``games`` (x ``times`` per batch) whose arrays could not fit in memory.
+
+    Raises:
+        ValueError: More games than :data:`GAME_BYTES` each lets this machine hold; the message
+            names ``name`` and the largest value allowed (checked before any allocation).
+    """
+    return check_memory(name, games, GAME_BYTES, "games' seeds and results", times=times)
 
 
 def hle_hand_size(players: int) -> int:
@@ -140,6 +158,7 @@ def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tu
     seed = check_seed("seed", seed)
     n_games = check_int("n_games", n_games, 0)
     n_players = check_int("n_players", n_players, 2, 5)
+    check_games("n_games", n_games)
     random_seat = check_bool("random_seat", random_seat)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(n_players)]))
     seats = rng.integers(0, n_players, n_games) if random_seat else np.zeros(n_games, np.int64)
@@ -616,7 +635,7 @@ def evaluate(
         if pool is TEST_POOL:
             pool = tuple(CIG18_POOL)
     players = check_int_sequence("players", players, 2, 5, what="player counts")
-    games = check_int("games", games, 1)
+    games = check_games("games", check_int("games", games, 1))
     check_choice("scoring", scoring, SCORING_VARIANTS)
     seed = check_seed("seed", seed)
     workers = check_workers("workers", workers)

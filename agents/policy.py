@@ -330,7 +330,7 @@ def make_baseline(
 ) -> RuleAgent:
     """A baseline agent by name (case-insensitive; docs/rules.md §4), e.g. ``make("piers")``.
 
-    Names (case, spaces, ``_`` and ``-`` ignored): IGGI, Internal, Outer, LegalRandom,
+    Names (case, inner spaces, ``_`` and ``-`` ignored): IGGI, Internal, Outer, LegalRandom,
     VanDenBergh, Flawed, Piers, Cautious.
 
     With ``ruleset="reference"`` the agent is the baseline as Hanabi-Map-Elites registers it
@@ -340,8 +340,9 @@ def make_baseline(
 
     Raises:
         TypeError: ``name`` is not a str, or ``seed`` not an int.
-        ValueError: Unknown name (the message lists the known ones), ``seed`` outside
-            ``[0, 2**62)``, or an unknown ``ruleset`` or ``preset``.
+        ValueError: Unknown name (the message lists the known ones; a name with leading or
+            trailing spaces is unknown), ``seed`` outside ``[0, 2**62)``, or an unknown
+            ``ruleset`` or ``preset``.
     """
     check_str("name", name)
     seed = check_seed("seed", seed)
@@ -349,7 +350,7 @@ def make_baseline(
     if preset is not None:
         check_choice("preset", preset, ("cig18",))
         ruleset = "reference"
-    key = _BASELINE_KEYS.get(_agent_key(name))
+    key = _BASELINE_KEYS.get(_agent_key(name)) if name == name.strip() else None
     if key is None or (preset == "cig18" and key == "Cautious"):
         known = ", ".join(k for k in rulebase.BASELINES if preset is None or k != "Cautious")
         raise ValueError(f"unknown agent {name!r}; known: {known}")

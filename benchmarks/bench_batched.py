@@ -70,7 +70,7 @@ def sample(key, avail):
 def one_env_step(carry, _):
     key, state = carry
     key, k_act, k_step = jax.random.split(key, 3)
-    avail = env.get_avail_actions(state)
+    avail = env.get_legal_moves(state)
     obs, state, reward, done, info = env.step(k_step, state, sample(k_act, avail))
     return (key, state), done["__all__"]
 

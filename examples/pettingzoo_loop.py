@@ -37,14 +37,15 @@ def main() -> None:
             env.step(policies[agent](env, agent))  # the one-line integration
         score = infos["player_0"]["score"]
         metrics = ", ".join(
-            f"{policies[a].name}: comm {_f(i['communicativeness'])} IPP {_f(i['ipp'])}"
+            f"{policies[a].name}: comm {_f(i, 'communicativeness')} IPP {_f(i, 'ipp')}"
             for a, i in infos.items()
         )
         print(f"game {game}: score {score:2d}  ({metrics})")
 
 
-def _f(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.2f}"
+def _f(info: dict, metric: str) -> str:
+    # an undefined metric (no hint opportunity / no play yet) is 0.0 with its flag False
+    return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else "n/a"
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ docs/papers.md §3–4) on one configuration (:data:`PIPELINE_CONFIGS`):
 Output layout of ``out_dir``::
 
     pipeline.json                 the configuration (a rerun must use the same one)
+    manifest.json                 every file below with its SHA-256, settings and seed
     timing.json                   compute time of every finished unit of work (all invocations)
     runs/run<i>/                  MAP-Elites outputs (archive.json, elites.csv, summary.json, ...)
     tables/matchups_run<i>.csv    match-up tables (qd.analysis.MATCHUP_COLUMNS)
@@ -28,6 +29,12 @@ Output layout of ``out_dir``::
     tables/oracle_run<i>_run<j>.csv  I(R=run i, E=run j)
     meta/<H>__<E>/evaluation.json, games.csv   meta-agent evaluations
     report/summary.md, report/tables/*.csv, report/figures/*.png
+
+**One writer, results bound to the run** (docs/reliability.md): the folder is an
+:class:`hanabi_env.outputs.OutputFolder` -- locked while a study writes it, with a
+``manifest.json`` recording every file's SHA-256 and the settings and seed that made it; a
+resume trusts a finished stage's file only after checking it against the manifest and for
+meaning (:mod:`hanabi_adhoc.resume`).
 
 **Resumable**: every stage writes its files atomically and is skipped when its output exists;
 a killed MAP-Elites run resumes from its checkpoint and response tables from their CSV, so
@@ -49,9 +56,8 @@ never resumed in the other (:func:`run_pipeline` refuses, naming both).
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,16 +65,45 @@ import numpy as np
 
 from agents.reference import RULESETS
 from hanabi_adhoc.report import write_report
-from hanabi_env.config import check_field
+from hanabi_adhoc.resume import (
+    PIPELINE_FORMAT,
+    Timing,
+    check_pipeline_file,
+    checkpoint_elapsed,
+    load_evaluation,
+    load_run_archive,
+)
+from hanabi_env.outputs import OutputFolder
+from hanabi_env.validate import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_optional_int,
+    check_path_writable,
+    check_str,
+    check_workers,
+    type_error,
+)
 from meta.evaluate import ALL_VARIANTS
 
 DEFAULT_VARIANTS = ("adaptive", "generalist", "oracle", "random", "response-adaptive")
 """The Bayesian meta-agent's four variants ([Bayes21]) and [ToG20]'s adaptive response-table
 agent."""
 
-__all__ = ["PIPELINE_CONFIGS", "PipelineConfig", "get_pipeline_config", "run_pipeline"]
+__all__ = [
+    "PIPELINE_CONFIGS",
+    "PipelineConfig",
+    "Timing",
+    "get_pipeline_config",
+    "run_pipeline",
+]
 
-PIPELINE_FORMAT = "hanabi-adhoc/pipeline"
+SEED_LIMIT = 2**32
+"""Master seeds are in ``[0, 2**32)`` (run ``i`` seeds MAP-Elites with ``seed + i``)."""
+MAX_COUNT = 10**9
+"""Largest count of games, candidates or episodes: more could never finish."""
+MAX_RUNS = 1000
+"""Largest number of MAP-Elites populations of one study."""
 
 
 @dataclass(frozen=True)
@@ -111,26 +146,39 @@ class PipelineConfig:
     ruleset: str = "corrected"
 
     def __post_init__(self) -> None:
-        """Validate (ValueError naming the parameter)."""
+        """Validate (TypeError/ValueError naming the parameter); store plain Python values."""
         from qd.config import CONFIGS
 
-        object.__setattr__(self, "variants", tuple(str(v) for v in self.variants))
-
-        check = functools.partial(check_field, self)
-
-        check("map_elites", self.map_elites in CONFIGS, f"one of {sorted(CONFIGS)}")
-        check("candidates", self.candidates is None or self.candidates >= 1, "None or >= 1")
-        check("me_games", self.me_games is None or self.me_games >= 1, "None or >= 1")
-        check("runs", self.runs >= 1, ">= 1")
-        for name in ("matchup_games", "train_games", "episodes", "games"):
-            check(name, getattr(self, name) >= 1, ">= 1")
-        check(
-            "variants",
-            bool(self.variants) and set(self.variants) <= set(ALL_VARIANTS),
-            f"a non-empty subset of {ALL_VARIANTS}",
-        )
-        check("scoring", self.scoring in ("lenient", "strict"), "'lenient', 'strict'")
-        check("ruleset", self.ruleset in RULESETS, "'corrected', 'reference'")
+        if isinstance(self.variants, (str, bytes)) or not isinstance(self.variants, Sequence):
+            raise type_error("variants", "a sequence of variant names", self.variants)
+        values = {
+            "name": check_str("name", self.name),
+            "map_elites": check_choice("map_elites", self.map_elites, sorted(CONFIGS)),
+            "candidates": check_optional_int("candidates", self.candidates, 1, MAX_COUNT),
+            "me_games": check_optional_int("me_games", self.me_games, 1, MAX_COUNT),
+            "runs": check_int("runs", self.runs, 1, MAX_RUNS),
+            "seed": check_int("seed", self.seed, 0, SEED_LIMIT - 1, allowed="[0, 2**32)"),
+            **{
+                name: check_int(name, getattr(self, name), 1, MAX_COUNT)
+                for name in ("matchup_games", "train_games", "episodes", "games")
+            },
+            "variants": tuple(check_choice("variants", v, ALL_VARIANTS) for v in self.variants),
+            "scoring": check_choice("scoring", self.scoring, ("lenient", "strict")),
+            "ruleset": check_choice("ruleset", self.ruleset, RULESETS),
+        }
+        variants: tuple[str, ...] = values["variants"]  # type: ignore[assignment]
+        if not variants:
+            raise ValueError(
+                f"variants=() is not allowed; allowed: a non-empty subset of {ALL_VARIANTS}"
+            )
+        repeated = sorted({v for v in variants if variants.count(v) > 1})
+        if repeated:
+            raise ValueError(
+                f"variants={variants!r} is not allowed; allowed: each variant once "
+                f"(repeated: {', '.join(repeated)})"
+            )
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
 
     def as_dict(self) -> dict:
         """JSON-serialisable fields."""
@@ -190,12 +238,6 @@ def _say(msg: str, quiet: bool) -> None:
         print(msg, flush=True)
 
 
-def _write_json(path: Path, obj) -> None:
-    from qd.io import atomic_write_json
-
-    atomic_write_json(path, obj)
-
-
 def _pool(archive, prefix: str, ruleset: str = "corrected") -> dict:
     """Policies, ids, grid cells and self-play (communicativeness, IPP) of an archive's elites.
 
@@ -214,117 +256,22 @@ def _pool(archive, prefix: str, ruleset: str = "corrected") -> dict:
     return {"policies": pols, "ids": ids, "cells": grid, "self_play": self_play}
 
 
-def _check_manifest(out: Path, config: PipelineConfig) -> None:
-    path = out / "pipeline.json"
-    doc = {"format": PIPELINE_FORMAT, "version": 1, "config": config.as_dict()}
-    if path.exists():
-        try:
-            old = json.loads(path.read_text())
-        except json.JSONDecodeError as err:
-            raise ValueError(
-                f"{path} is not valid JSON ({err}); remove it or use another out_dir"
-            ) from err
-        old_config = old.get("config")
-        if isinstance(old_config, dict) and "ruleset" not in old_config:
-            # written before the ruleset existed: everything then ran corrected
-            old_config = {**old_config, "ruleset": "corrected"}
-        if isinstance(old_config, dict) and old_config["ruleset"] != config.ruleset:
-            raise ValueError(
-                f"{out} holds a study run in the {old_config['ruleset']!r} ruleset, not "
-                f"{config.ruleset!r}: its populations, tables and evaluations cannot be resumed "
-                f"in another ruleset; use another out_dir, or ruleset={old_config['ruleset']!r} "
-                f"(--ruleset {old_config['ruleset']}) to resume it"
-            )
-        if old_config != doc["config"]:
-            raise ValueError(
-                f"{out} holds a pipeline with another configuration ({old.get('config')}); "
-                "use another out_dir or the same settings to resume"
-            )
-    else:
-        out.mkdir(parents=True, exist_ok=True)
-        _write_json(path, doc)
+def _check_manifest(out: Path, config: PipelineConfig, folder: OutputFolder | None = None) -> None:
+    """Refuse a folder of another study (:func:`hanabi_adhoc.resume.check_pipeline_file`).
 
+    With ``folder`` (the study's, open), write ``pipeline.json`` when it is missing and verify
+    it against the manifest otherwise.
 
-TIMING_FORMAT = "hanabi-adhoc/pipeline-timing"
-
-
-class Timing:
-    """Compute time of each finished unit of work, kept in ``out/timing.json``.
-
-    Units are ``"populations/run<i>"``, ``"matchups/run<i>"`` and ``"meta/run<h>__run<e>"``. A
-    unit is recorded when it finishes (so a later kill loses nothing recorded); a unit loaded
-    from an earlier invocation keeps its recorded time. A MAP-Elites run resumed from its
-    checkpoint counts the search time stored in the checkpoint too.
+    Raises:
+        ResultFileError: (a ``ValueError``) ``pipeline.json`` damaged, or of another study.
     """
-
-    def __init__(self, out: Path):
-        self.path = out / "timing.json"
-        self.units: dict[str, dict] = {}
-        self.invocations = 0
-        if self.path.exists():
-            try:
-                doc = json.loads(self.path.read_text())
-                self.units = dict(doc.get("units") or {})
-                self.invocations = int(doc.get("invocations") or 0)
-            except (json.JSONDecodeError, TypeError, ValueError):
-                self.units, self.invocations = {}, 0
-        self.invocations += 1
-        self.computed: list[str] = []
-        self.loaded: list[str] = []
-        self._save()
-
-    def _save(self) -> None:
-        _write_json(
-            self.path,
-            {
-                "format": TIMING_FORMAT,
-                "version": 1,
-                "invocations": self.invocations,
-                "units": self.units,
-            },
-        )
-
-    def record(self, unit: str, seconds: float, resumed: bool = False) -> None:
-        """``unit`` finished in this invocation after ``seconds`` (plus earlier sessions)."""
-        self.units[unit] = {"seconds": float(seconds), "resumed": bool(resumed)}
-        self.computed.append(unit)
-        self._save()
-
-    def loaded_earlier(self, unit: str, fallback: float | None = None) -> None:
-        """``unit`` was finished by an earlier invocation; ``fallback`` if it has no record."""
-        self.loaded.append(unit)
-        if unit not in self.units:
-            self.units[unit] = {
-                "seconds": None if fallback is None else float(fallback),
-                "resumed": False,
-                "estimated": True,
-            }
-            self._save()
-
-    def stage_seconds(self, stage: str) -> float:
-        """Recorded compute time of a stage's units (unknown times count as 0)."""
-        return sum(
-            float(u.get("seconds") or 0.0)
-            for k, u in self.units.items()
-            if k.startswith(f"{stage}/")
-        )
-
-    def total_seconds(self) -> float:
-        return sum(self.stage_seconds(s) for s in ("populations", "matchups", "meta"))
-
-    def unknown(self) -> list[str]:
-        return sorted(k for k, u in self.units.items() if u.get("seconds") is None)
-
-    def resumed_units(self) -> list[str]:
-        return sorted(k for k, u in self.units.items() if u.get("resumed"))
-
-
-def _checkpoint_elapsed(path: Path) -> float:
-    """Search time stored in a MAP-Elites checkpoint (0 when unreadable)."""
-    try:
-        return float(json.loads(path.read_text())["payload"].get("elapsed") or 0.0)
-    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
-        return 0.0
+    exists = check_pipeline_file(Path(out), config.as_dict())
+    if folder is None:
+        return
+    if exists and folder.verify("pipeline.json"):
+        return
+    doc = {"format": PIPELINE_FORMAT, "version": 1, "config": config.as_dict()}
+    folder.write_json("pipeline.json", doc, stage="config")
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,56 +279,53 @@ def _checkpoint_elapsed(path: Path) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def _populations(out, config, runner, quiet, timing) -> list:
-    from qd.io import load_archive
+def _populations(folder, config, runner, quiet, timing) -> list:
     from qd.run import run_map_elites
 
     archives = []
     for r in range(config.runs):
-        run_dir = out / "runs" / f"run{r}"
-        if (run_dir / "summary.json").exists() and (run_dir / "archive.json").exists():
-            _say(f"[populations] run{r}: done earlier, loading {run_dir}", quiet)
-            archive = load_archive(run_dir / "archive.json")
-            made = "reference" if archive.binning == "reference" else "corrected"
-            if made != config.ruleset:
-                raise ValueError(
-                    f"{run_dir} holds a MAP-Elites run made in the {made!r} ruleset, not "
-                    f"{config.ruleset!r}; use another out_dir"
-                )
-            archives.append(archive)
-            try:
-                fallback = json.loads((run_dir / "summary.json").read_text()).get("elapsed_s")
-            except (OSError, json.JSONDecodeError):
-                fallback = None
-            timing.loaded_earlier(f"populations/run{r}", fallback)
-            continue
-        resume = (run_dir / "checkpoint.json").exists()
-        before = _checkpoint_elapsed(run_dir / "checkpoint.json") if resume else 0.0
-        t0 = time.perf_counter()
+        run = f"runs/run{r}"
         me = config.map_elites_config(r)
+        done = load_run_archive(folder, run, me, config.ruleset)
+        if done is not None:
+            _say(f"[populations] run{r}: done earlier, loading {folder.file(run)}", quiet)
+            archives.append(done[0])
+            timing.loaded_earlier(f"populations/run{r}", done[1])
+            continue
+        run_dir = folder.file(run)
+        resume = (run_dir / "checkpoint.json").exists()
+        before = checkpoint_elapsed(run_dir / "checkpoint.json") if resume else 0.0
+        t0 = time.perf_counter()
         _say(
             f"[populations] run{r}: MAP-Elites {me.name}, {me.candidates} candidates × "
             f"{me.games} games, seed {me.seed}, {me.ruleset} ruleset"
             f"{' (resuming)' if resume else ''}",
             quiet,
         )
+        outputs = (f"{run}/archive.json", f"{run}/summary.json")
+        for name in outputs:  # a nested run folder writes them (its own lock and manifest)
+            folder.expect(name, stage="populations", config=me.as_dict(), seed=me.seed)
         loop, _ = run_map_elites(
             me, run_dir, resume=resume, progress=not quiet, backend=runner.backend()
         )
+        for name in outputs:
+            folder.record(name)
         archives.append(loop.archive)
         timing.record(f"populations/run{r}", before + time.perf_counter() - t0, resume)
     return archives
 
 
-def _matchups(out, config, archives, runner, quiet, timing) -> list:
+def _matchups(folder, config, archives, runner, quiet, timing) -> list:
     from qd.analysis import MatchupTable, archive_matchups
 
     tables = []
     for r, archive in enumerate(archives):
-        path = out / "tables" / f"matchups_run{r}.csv"
-        if path.exists():  # validated whole: the elites it must hold and its game count
+        name = f"tables/matchups_run{r}.csv"
+        if folder.verify(name):  # validated whole: the elites it must hold and its game count
             ids = [f"run{r}:{archive.cell_name(int(c))}" for c in archive.occupied_cells()]
-            tables.append(MatchupTable.from_csv(path, ids=ids, games=config.matchup_games))
+            tables.append(
+                MatchupTable.from_csv(folder.file(name), ids=ids, games=config.matchup_games)
+            )
             timing.loaded_earlier(f"matchups/run{r}")
             continue
         t0 = time.perf_counter()
@@ -399,23 +343,24 @@ def _matchups(out, config, archives, runner, quiet, timing) -> list:
             ruleset=config.ruleset,
         )
         t.ids = [f"run{r}:{i}" for i in t.ids]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        t.to_csv(tmp)
-        tmp.replace(path)
+        with folder.staged(name, stage="matchups") as tmp:
+            t.to_csv(tmp)
         tables.append(t)
         timing.record(f"matchups/run{r}", time.perf_counter() - t0)
     return tables
 
 
-def _response_table(path, responses, r_ids, hyps, h_ids, config, runner, quiet, desc):
+def _response_table(folder, name, responses, r_ids, hyps, h_ids, config, runner, quiet, desc):
+    """I(R, H) in ``name``: resumed from its rows (checked by ``build_table``), then recorded."""
     from tqdm.auto import tqdm
 
     from meta.table import build_table
 
+    folder.verify(name)  # a complete table must be the one recorded; a partial one is checked
+    folder.expect(name, stage="response tables")  # by build_table (settings, pools, rows)
     total = len(responses) * len(hyps) * config.train_games
     with tqdm(total=total, desc=desc, unit="game", disable=quiet) as bar:
-        return build_table(
+        table = build_table(
             responses,
             hyps,
             config.train_games,
@@ -423,11 +368,13 @@ def _response_table(path, responses, r_ids, hyps, h_ids, config, runner, quiet, 
             r_ids,
             h_ids,
             scoring=config.scoring,
-            path=path,
+            path=folder.file(name),
             workers=runner.workers,
             progress=bar.update,
             backend=runner.backend(),
         )
+    folder.record(name)
+    return table
 
 
 def _pool_pairs(n_runs: int) -> list[tuple[int, int]]:
@@ -438,7 +385,7 @@ def _pool_pairs(n_runs: int) -> list[tuple[int, int]]:
     return pairs
 
 
-def _meta(out, config, archives, runner, quiet, timing) -> dict[tuple[int, int], dict]:
+def _meta(folder, config, archives, runner, quiet, timing) -> dict[tuple[int, int], dict]:
     from meta.evaluate import evaluate_meta
 
     pools = [_pool(a, f"run{r}", config.ruleset) for r, a in enumerate(archives)]
@@ -446,40 +393,35 @@ def _meta(out, config, archives, runner, quiet, timing) -> dict[tuple[int, int],
     results = {}
     for h, e in _pool_pairs(len(archives)):
         name = f"run{h}__run{e}"
-        folder = out / "meta" / name
-        if (folder / "evaluation.json").exists() and (folder / "games.csv").exists():
+        r_pols, r_ids = pools[h]["policies"], pools[h]["ids"]
+        e_pols, e_ids = pools[e]["policies"], pools[e]["ids"]
+        expected = {
+            "variants": list(config.variants),
+            "partner_ids": list(e_ids),
+            "response_ids": list(r_ids),
+            "episodes": config.episodes,
+            "games": config.games,
+            "seed": config.seed,
+            "ruleset": config.ruleset,
+        }
+        doc = load_evaluation(folder, f"meta/{name}", expected)
+        if doc is not None:
             _say(f"[meta] H=run{h}, E=run{e}: done earlier", quiet)
-            results[(h, e)] = json.loads((folder / "evaluation.json").read_text())
+            results[(h, e)] = doc
             timing.loaded_earlier(f"meta/{name}")
             continue
         t0 = time.perf_counter()
-        r_pols, r_ids = pools[h]["policies"], pools[h]["ids"]
         if h not in tables:
             tables[h] = _response_table(
-                out / "tables" / f"response_run{h}.csv",
-                r_pols,
-                r_ids,
-                r_pols,
-                r_ids,
-                config,
-                runner,
-                quiet,
-                f"response table run{h}",
-            )
+                folder, f"tables/response_run{h}.csv", r_pols, r_ids, r_pols, r_ids, config,
+                runner, quiet, f"response table run{h}",
+            )  # fmt: skip
         oracle = None
-        e_pols, e_ids = pools[e]["policies"], pools[e]["ids"]
         if e != h and ({"oracle", "response-oracle"} & set(config.variants)):
             oracle = _response_table(
-                out / "tables" / f"oracle_run{h}_run{e}.csv",
-                r_pols,
-                r_ids,
-                e_pols,
-                e_ids,
-                config,
-                runner,
-                quiet,
-                f"oracle table run{h}×run{e}",
-            )
+                folder, f"tables/oracle_run{h}_run{e}.csv", r_pols, r_ids, e_pols, e_ids,
+                config, runner, quiet, f"oracle table run{h}×run{e}",
+            )  # fmt: skip
         kind = "in distribution" if h == e else "out of distribution"
         _say(
             f"[meta] H=run{h}, E=run{e} ({kind}): {len(e_pols)} partners × "
@@ -505,12 +447,10 @@ def _meta(out, config, archives, runner, quiet, timing) -> dict[tuple[int, int],
             niche_dims=archives[h].dims,
             self_play=pools[e]["self_play"],
         )
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / ".games.csv.tmp"
-        res.to_csv(tmp)
-        tmp.replace(folder / "games.csv")
+        with folder.staged(f"meta/{name}/games.csv", stage="meta") as tmp:
+            res.to_csv(tmp)
         doc = {**res.to_dict(), "ruleset": config.ruleset}
-        _write_json(folder / "evaluation.json", doc)
+        folder.write_json(f"meta/{name}/evaluation.json", doc, stage="meta")
         results[(h, e)] = doc
         timing.record(f"meta/{name}", time.perf_counter() - t0)
     return results
@@ -558,53 +498,72 @@ def run_pipeline(
     scheduler_address: str | None = None,
     quiet: bool = False,
     stop_after: str | None = None,
+    wait: bool = False,
 ) -> Path:
     """Run (or resume) the whole study and write the report.
+
+    The folder is written by one process at a time (its lock), and every file a resume loads
+    is checked against the folder's manifest and for meaning (:mod:`hanabi_adhoc.resume`,
+    docs/reliability.md).
 
     Args:
         config: A :class:`PipelineConfig` or a name of :data:`PIPELINE_CONFIGS`.
         out_dir: Output folder (layout in the module docstring); rerunning with the same
             configuration resumes.
         workers: Local threads of the backend (None = all cores), and local processes of
-            the meta-agents' Python path. Results never depend on it.
+            the meta-agents' Python path, >= 1. Results never depend on it.
         scheduler_address: Dask scheduler that plays every stage's games: MAP-Elites,
             match-ups, response tables and the compiled meta-agent evaluation (one backend,
             :mod:`agents.backend`). Results are identical to a local run.
         quiet: No progress bars or stage messages.
         stop_after: Stop after this stage (``"populations"``, ``"matchups"``, ``"meta"``);
             None runs everything.
+        wait: When another process writes ``out_dir``, wait for it instead of refusing.
 
     Returns:
         The path of ``report/summary.md`` (or of ``out_dir`` when stopped early).
 
     Raises:
-        ValueError: Unknown configuration or stage, or ``out_dir`` holding another
-            configuration.
+        TypeError: An argument of the wrong type.
+        ValueError: Unknown configuration or stage, or ``workers`` < 1.
+        ResultFileError: (a ``ValueError``) ``out_dir`` holds another study, or a file of it
+            is damaged, edited, swapped in or foreign (the message names it).
+        FolderBusyError: (an ``OSError``) Another process writes ``out_dir`` (without
+            ``wait``).
+        OutputWriteError: (an ``OSError``) A file cannot be written (e.g. a full disk).
     """
     if isinstance(config, str):
         config = get_pipeline_config(config)
     if not isinstance(config, PipelineConfig):
-        raise TypeError(f"config must be a PipelineConfig or a name, got {type(config).__name__}")
+        raise type_error("config", "a PipelineConfig or a name", config)
     stages = ("populations", "matchups", "meta")
     if stop_after is not None and stop_after not in stages:
         raise ValueError(f"stop_after={stop_after!r} is not allowed; allowed: {stages} or None")
-    out = Path(out_dir)
-    _check_manifest(out, config)
-    _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}", quiet)
-    timing = Timing(out)
-    runner = _Runner(workers, scheduler_address)
-    try:
-        archives = _populations(out, config, runner, quiet, timing)
-        if stop_after == "populations":
-            return out
-        matchups = _matchups(out, config, archives, runner, quiet, timing)
-        if stop_after == "matchups":
-            return out
-        meta_docs = _meta(out, config, archives, runner, quiet, timing)
-        if stop_after == "meta":
-            return out
-    finally:
-        runner.close()
-    path = write_report(out, config, archives, matchups, meta_docs, timing)
+    workers = check_workers("workers", workers)
+    if scheduler_address is not None:
+        check_str("scheduler_address", scheduler_address)
+    quiet, wait = check_bool("quiet", quiet), check_bool("wait", wait)
+    out = check_path_writable("out_dir", out_dir)
+    _check_manifest(out, config)  # read-only: another study is refused before any lock
+    study = OutputFolder(out, kind="pipeline", config=config.as_dict(), seed=config.seed, wait=wait)
+    with study as folder:
+        _check_manifest(out, config, folder)
+        _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}",
+             quiet)  # fmt: skip
+        timing = Timing(folder)
+        runner = _Runner(workers, scheduler_address)
+        try:
+            archives = _populations(folder, config, runner, quiet, timing)
+            if stop_after == "populations":
+                return out
+            matchups = _matchups(folder, config, archives, runner, quiet, timing)
+            if stop_after == "matchups":
+                return out
+            meta_docs = _meta(folder, config, archives, runner, quiet, timing)
+            if stop_after == "meta":
+                return out
+        finally:
+            runner.close()
+        path = write_report(out, config, archives, matchups, meta_docs, timing, folder)
     _say(f"[report] {path}", quiet)
     return path

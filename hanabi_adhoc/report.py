@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hanabi_env.outputs import OutputFolder, atomic_path
+
 if TYPE_CHECKING:
     from hanabi_adhoc.pipeline import PipelineConfig, Timing
 
@@ -57,12 +59,11 @@ NICHE_NAMES = (
 )
 
 
-def _figures(out, report, archives, matchups, meta_docs, config) -> list[tuple[str, str, str]]:
-    """Write the PNG figures; returns (path relative to ``report``, title, caption) each."""
+def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tuple[str, str, str]]:
+    """Write the PNG figures through ``put``; (path relative to ``report``, title, caption)."""
     from qd.plot import heatmap, matchup_heatmap
 
     fig_dir = report / "figures"
-    fig_dir.mkdir(parents=True, exist_ok=True)
     written: list[tuple[Path, str, str]] = []
     for r, archive in enumerate(archives):
         reeval = "reeval_objective" in archive.fields
@@ -70,7 +71,8 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[tuple[s
         if archive.measure_dim == 2 and len(archive):
             p = fig_dir / f"archive_run{r}.png"
             what = "re-evaluated self-play score" if reeval else "self-play score (search games)"
-            heatmap(archive, p, field, title=f"run{r}: {what} of each niche's elite")
+            with put(p) as tmp:
+                heatmap(archive, tmp, field, title=f"run{r}: {what} of each niche's elite")
             d1, d2 = archive.dims
             written.append(
                 (
@@ -89,14 +91,15 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[tuple[s
     for r, t in enumerate(matchups):
         p = fig_dir / f"matchups_run{r}.png"
         a = archives[r]
-        matchup_heatmap(
-            t,
-            p,
-            title=f"run{r}: mean score of every pair of elites",
-            dims=a.dims,
-            ranges=a.ranges,
-            measures=a.measure_names,
-        )
+        with put(p) as tmp:
+            matchup_heatmap(
+                t,
+                tmp,
+                title=f"run{r}: mean score of every pair of elites",
+                dims=a.dims,
+                ranges=a.ranges,
+                measures=a.measure_names,
+            )
         written.append(
             (
                 p,
@@ -130,9 +133,11 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[tuple[s
             values = arch.fields.get("reeval_objective", arch.objective)[arch.occupied_cells()]
             best = int(np.nanargmax(values))
             p = fig_dir / f"belief_run{h}.png"
-            plot_belief_evolution(
-                ev, p, partner=best, variant="adaptive", title=f"run{h}, best elite as partner"
-            )
+            with put(p) as tmp:
+                plot_belief_evolution(
+                    ev, tmp, partner=best, variant="adaptive",
+                    title=f"run{h}, best elite as partner",
+                )  # fmt: skip
             written.append(
                 (
                     p,
@@ -151,9 +156,10 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[tuple[s
             )
         if ev.self_play is not None and "response-adaptive" in ev.variants:
             p = fig_dir / f"niche_estimates_run{h}.png"
-            plot_niche_estimates(
-                ev, p, variant="response-adaptive", title=f"run{h}: niche estimates"
-            )
+            with put(p) as tmp:
+                plot_niche_estimates(
+                    ev, tmp, variant="response-adaptive", title=f"run{h}: niche estimates"
+                )
             written.append(
                 (
                     p,
@@ -170,7 +176,8 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[tuple[s
             )
     if evaluations:
         p = fig_dir / "variant_scores.png"
-        plot_variant_scores(evaluations, p, title="meta-agents: mean episode score")
+        with put(p) as tmp:
+            plot_variant_scores(evaluations, tmp, title="meta-agents: mean episode score")
         written.append(
             (
                 p,
@@ -202,7 +209,8 @@ def _figures(out, report, archives, matchups, meta_docs, config) -> list[tuple[s
         )
         fig.tight_layout()
         p = fig_dir / "score_distributions.png"
-        fig.savefig(p, dpi=110)
+        with put(p) as tmp:
+            fig.savefig(tmp, dpi=110)
         written.append(
             (
                 p,
@@ -313,8 +321,12 @@ def write_report(
     matchups: list,
     meta_docs: dict,
     timing: Timing,
+    folder: OutputFolder | None = None,
 ) -> Path:
     """Write ``out/report/`` from the stages' outputs and return the summary's path.
+
+    Every file is written atomically: through ``folder`` (the study's, open: each file is
+    recorded in its manifest, stage ``"report"``) when given, else on its own.
 
     Args:
         out: The study folder.
@@ -323,13 +335,22 @@ def write_report(
         matchups: One :class:`qd.analysis.MatchupTable` per run.
         meta_docs: ``(H run, E run)`` → the ``evaluation.json`` document of that evaluation.
         timing: The study's :class:`hanabi_adhoc.pipeline.Timing`.
+        folder: The study's :class:`~hanabi_env.outputs.OutputFolder` (``out``), or None.
 
     Returns:
         The path of ``out/report/summary.md``.
+
+    Raises:
+        OutputWriteError: A file could not be written (it is named).
     """
     report = out / "report"
     tab_dir = report / "tables"
-    tab_dir.mkdir(parents=True, exist_ok=True)
+
+    def put(path: Path):
+        if folder is None:
+            return atomic_path(path)
+        return folder.staged(path.relative_to(folder.path).as_posix(), stage="report")
+
     reeval = config.map_elites_config(0).reeval_games
     lines = [
         f"# Hanabi ad-hoc cooperation study — `{config.name}` configuration",
@@ -387,9 +408,10 @@ def write_report(
             f"{st.obj_max:.2f} | {st.obj_mean:.2f} | {st.qd_score:.1f} | "
             f"{row['mean_pairwise_score']:.2f} | {_niche(archive, mt.ids[g])} ({intra[g]:.2f}) |"
         )
-    _write_csv(tab_dir / "populations.csv", pop_rows)
+    _write_csv(tab_dir / "populations.csv", pop_rows, put)
     for r in range(len(matchups)):
-        shutil.copyfile(out / "tables" / f"matchups_run{r}.csv", tab_dir / f"matchups_run{r}.csv")
+        with put(tab_dir / f"matchups_run{r}.csv") as tmp:
+            shutil.copyfile(out / "tables" / f"matchups_run{r}.csv", tmp)
     lines.append("")
     if meta_docs:
         variants = list(config.variants)
@@ -423,17 +445,17 @@ def write_report(
                             "n_episodes": s[v]["n_episodes"],
                         }
                     )
-        _write_csv(tab_dir / "meta_agents.csv", meta_rows)
+        _write_csv(tab_dir / "meta_agents.csv", meta_rows, put)
         lines += ["", TTESTS_TEXT, ""]
         header = ["test", "mean difference", "t", "p"]
-        lines += _pair_table(meta_docs, "ttests", header, _ttest_row, tab_dir / "ttests.csv")
+        lines += _pair_table(meta_docs, "ttests", header, _ttest_row, tab_dir / "ttests.csv", put)
         lines += ["", _findings(meta_docs), ""]
         lines += [NICHE_MAE_TEXT, ""]
         header = ["variant", "MAE communicativeness", "MAE IPP", "in niche"]
         path = tab_dir / "niche_mae.csv"
-        lines += _pair_table(meta_docs, "niche_mae", header, _niche_mae_row, path)
+        lines += _pair_table(meta_docs, "niche_mae", header, _niche_mae_row, path, put)
         lines.append("")
-    figures = _figures(out, report, archives, matchups, meta_docs, config)
+    figures = _figures(out, report, archives, matchups, meta_docs, config, put)
     lines += ["## Figures", ""]
     for k, (f, title, caption) in enumerate(figures, 1):
         lines += [f"![Figure {k}: {title}]({f})", "", f"*Figure {k} — {title}.* {caption}", ""]
@@ -463,9 +485,8 @@ def write_report(
         "",
     ]
     path = report / "summary.md"
-    from qd.io import atomic_write_text
-
-    atomic_write_text(path, "\n".join(lines))
+    with put(path) as tmp:
+        tmp.write_text("\n".join(lines), encoding="utf-8")
     return path
 
 
@@ -499,9 +520,10 @@ def _niche_mae_row(v: str, m: dict) -> tuple[list[str], dict] | None:
     return cells, {"variant": v, **{k: m.get(k) for k in (*fields, "n_pairs")}}
 
 
-def _pair_table(meta_docs: dict, key: str, header: list[str], row, path: Path) -> list[str]:
+def _pair_table(meta_docs: dict, key: str, header: list[str], row, path: Path, put) -> list[str]:
     """A Markdown table of one entry of every (H, E) evaluation, also written as CSV ``path``.
 
+    The CSV goes through ``put`` (the report's atomic writer).
     ``row(name, value)`` turns each item of ``doc[key]`` into its cells under ``header`` (after
     H and E) and its CSV fields after ``hypotheses`` and ``partners`` (None: left out).
     """
@@ -513,7 +535,7 @@ def _pair_table(meta_docs: dict, key: str, header: list[str], row, path: Path) -
             if made is not None:
                 lines.append(f"| run{h} | run{e} | " + " | ".join(made[0]) + " |")
                 rows.append({"hypotheses": f"run{h}", "partners": f"run{e}", **made[1]})
-    _write_csv(path, rows)
+    _write_csv(path, rows, put)
     return lines
 
 
@@ -540,16 +562,14 @@ def _findings(meta_docs: dict) -> str:
     return "\n".join(out)
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
+def _write_csv(path: Path, rows: list[dict], put) -> None:
     if not rows:
         return
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="") as fh:
+    with put(path) as tmp, open(tmp, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         for row in rows:
             w.writerow({k: ("" if _isnan(v) else v) for k, v in row.items()})
-    tmp.replace(path)
 
 
 def _isnan(v) -> bool:

@@ -7,8 +7,8 @@ A drop-in for PettingZoo's ``classic/hanabi-v5``: ``hanabi_env.env(**kwargs)`` a
 (``python3 -c "import hanabi_env.env as m; print(m.__doc__)"``).
 
 Importing the package registers :func:`env` in PettingZoo's AEC registry as
-``"hanabi_adhoc/hanabi_env-v1"`` (:data:`ENV_ID`), the registry's conventional mechanism, so
-``pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v1")`` works after ``import hanabi_env``.
+``"hanabi_adhoc/hanabi_env-v2"`` (:data:`ENV_ID`), the registry's conventional mechanism, so
+``pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v2")`` works after ``import hanabi_env``.
 
 The behaviour metrics (communicativeness, IPP, risk aversion) and the counter layout they are
 computed from live in :mod:`hanabi_env.metrics`, the one place every package takes them from.
@@ -18,7 +18,7 @@ from hanabi_env import metrics
 from hanabi_env.config import HanabiConfig, rulebook_hand_size
 from hanabi_env.env import ENV_ID, env, raw_env, register_envs
 from hanabi_env.game import HanabiGame, Move, PlayerView
-from hanabi_env.metrics import metric_ratios, metrics_from_counters
+from hanabi_env.metrics import info_metrics, metric_ratios
 
 __version__ = "0.1.0"
 
@@ -31,9 +31,9 @@ __all__ = [
     "Move",
     "PlayerView",
     "env",
+    "info_metrics",
     "metric_ratios",
     "metrics",
-    "metrics_from_counters",
     "raw_env",
     "register_envs",
     "rulebook_hand_size",

@@ -105,6 +105,9 @@ def _exit_when_dead(pid: int) -> None:
 
 
 def _init_worker(parent_pid: int, initializer: Callable | None, initargs: tuple) -> None:
+    # Ctrl-C reaches every process of the terminal's group: the main process stops the run
+    # (one error line) and its pool; a worker would only print a traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent_pid)
     if initializer is not None:
         initializer(*initargs)

@@ -1,4 +1,4 @@
-"""# Hanabi (`hanabi_env`, version 1)
+"""# Hanabi (`hanabi_env`, version 2)
 
 A drop-in replacement for PettingZoo's `classic/hanabi-v5`: same constructor, observation layout
 (HLE's canonical encoding, bit for bit) and action order, on a pure-Python/numba engine (no
@@ -14,7 +14,7 @@ both show it (so do `python3 -m pydoc hanabi_env.env` and
 | Property             | Value                                                        |
 |----------------------|--------------------------------------------------------------|
 | Import               | `import hanabi_env; hanabi_env.env(**kwargs)`                |
-| Make by name         | `pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v1")`       |
+| Make by name         | `pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v2")`       |
 | Actions              | Discrete                                                     |
 | Parallel API         | No (turn-based AEC)                                          |
 | Manual Control       | Yes (terminal play, `render_mode="ansi"`)                    |
@@ -22,14 +22,15 @@ both show it (so do `python3 -m pydoc hanabi_env.env` and
 | Agents               | `agents = ['player_0', ..., 'player_{players-1}']`           |
 | Action Shape         | `Discrete(2h + (p-1)(c+r))`: 20 for the 2-player default     |
 | Observation Shape    | `(658,)` for the 2-player default with card knowledge        |
-| Observation Values   | {0, 1}, dtype int8                                           |
-| Action Mask          | `observation["action_mask"]`, int8, zeros for agents off turn|
+| Observation Values   | {0, 1}; float64 in `Box(-inf, inf)` as hanabi_v5 (default), or float32/int8 in `Box(0, 1)` (`observation_dtype`) |
+| Action Mask          | `observation["action_mask"]`, int8 0/1, zeros for agents off turn |
+| State Shape          | `(783,)` for the 2-player default: `state()`, `state_space` (see Global state) |
 
 ## Arguments
 
 `raw_env(colors=5, ranks=5, players=2, hand_size=5, max_information_tokens=8,
 max_life_tokens=3, observation_type="card_knowledge", random_start_player=False,
-render_mode=None, scoring="strict", hand_order="shift")`
+render_mode=None, scoring="strict", hand_order="shift", observation_dtype="float64")`
 
 | argument | allowed | meaning |
 |---|---|---|
@@ -43,6 +44,7 @@ render_mode=None, scoring="strict", hand_order="shift")`
 | `render_mode` | `None`, `"ansi"`, `"human"`, `"rgb_array"` | `"ansi"`: `render()` returns the text board; `"human"`: prints it after every step; `"rgb_array"`: `render()` returns a picture (see Rendering) |
 | `scoring` | `"strict"`, `"lenient"` | strict (HLE/PettingZoo): the score drops to 0 when the lives run out; lenient (the papers' Java framework, docs/papers.md §1): the fireworks total is kept |
 | `hand_order` | `"shift"`, `"fixed"` | shift (HLE/hanabi_v5): later cards shift left and the drawn card is appended; fixed (the papers' Java framework, docs/rules.md §12): the drawn card takes the vacated slot |
+| `observation_dtype` | `"float64"`, `"float32"`, `"int8"` | the observation's array type and space (`hanabi_env.spaces`): `"float64"` is hanabi_v5's `Box(-inf, inf, (n,), float64)`, so SB3 models saved on either env load on the other; `"float32"` and `"int8"` declare `Box(0, 1)`. The values are the same 0/1 bits in every dtype |
 
 Invalid arguments raise `ValueError` naming the parameter and the allowed range (`TypeError`
 for a wrong type: a bool or a float is not an int, an int is not a bool); nothing is coerced.
@@ -51,7 +53,8 @@ Calling `step`, `observe`, `state`, `view` or `render` before the first `reset()
 
 ## Observation layout
 
-`observe(agent)` returns `{"observation": int8 (n,), "action_mask": int8 (n_actions,)}`. The
+`observe(agent)` returns `{"observation": (n,) in observation_dtype, "action_mask": int8
+(n_actions,)}`. The
 vector is HLE's canonical encoding (docs/anchors.md §2.2), verified bit for bit against OpenSpiel's
 `hanabi` game in the tests. With p players, c colours, r ranks, hand size h, N cards, I
 information and L life tokens (2-player default ranges in brackets):
@@ -80,6 +83,16 @@ information and L life tokens (2-player default ranges in brackets):
 All zeros in the last-move block before the first move. Sizes: 658 / 308 / 658 (2 players,
 card knowledge / minimal / seer); 956, 1041, 1280 for 3, 4, 5 players with HLE hand sizes.
 
+## Global state
+
+`state()` (for centralised critics, e.g. TorchRL's `return_state=True`) is the observation of the
+seat to move followed by that seat's own hand, one-hot per slot (`colour * ranks + rank`, empty
+slots zero, the encoding of "other hands"): everything the seat sees plus the one thing it
+cannot, the agent-specific global state of MAPPO's Hanabi experiments (docs/marl.md §4).
+After the end of the game it is the state of the seat that would move next. Its space
+`state_space` is `Box(0, 1, (n + h·c·r,), observation_dtype)`: 783 for the 2-player default.
+PettingZoo's `state_test` passes.
+
 ## Actions (HLE move-uid order, docs/anchors.md §2.3)
 
 | action id | move |
@@ -97,14 +110,21 @@ card knowledge / minimal / seer); 956, 1041, 1280 for 3, 4, 5 players with HLE h
   the last life pays minus the score so far, so an episode's return is the final score.
 * The game terminates at its real end (lives gone, all fireworks complete, or one more turn
   each after the deck ran out); it is never truncated.
-* `infos[agent]` holds `action_mask`, that seat's behaviour metrics so far in the current game —
+* `infos[agent]` holds that seat's behaviour metrics so far in the current game —
   `communicativeness` (hints given / turns with a hint token available), `ipp` (mean attributes
   known about the cards it played, / 2), `risk_aversion` (mean P(playable) of its plays) — as
-  floats in [0, 1] or **`None` where undefined** (no hint opportunity / no play yet), the raw
-  counts they come from (docs/rules.md §5), and `score`.
-* Illegal or out-of-range actions: `raw_env` raises `ValueError` naming the action and the legal
-  ones (the state is unchanged); `env()` applies PettingZoo's `TerminateIllegalWrapper` (the game
-  ends, -1 for the mover). A non-integer action raises `TypeError` in both. Stepping an agent
+  floats in [0, 1], **`0.0` where undefined** (no hint opportunity / no play yet) with a flag
+  `communicativeness_defined` / `ipp_defined` / `risk_aversion_defined` (bool) saying whether
+  the metric is defined; the raw counts they come from (docs/rules.md §5); and `score` (int).
+  Every value is a finite number (never `None` or NaN), so MARL libraries store `infos` as
+  arrays (docs/marl.md §3; built by `hanabi_env.metrics.info_metrics`). The action mask is
+  in the observation only (TorchRL refuses a mask that is both there and in `infos`).
+* Illegal actions: `raw_env` raises `ValueError` naming the action and the legal ones (the
+  state is unchanged); `env()` applies PettingZoo's `TerminateIllegalWrapper` (the game ends, -1
+  for the mover). An action outside `[0, n_actions)` raises `ValueError` in `raw_env` and
+  `ActionOutOfRange` in `env()` (a `ValueError` naming the range that is also the
+  `AssertionError` hanabi_v5 raises; the state is unchanged). A non-integer action raises
+  `TypeError` in both. Stepping an agent
   after the end follows PettingZoo's dead-step convention (`action=None`).
 * After the end, the dead steps visit the agents in seat order, `player_0` first, whoever made
   the last move — as hanabi_v5 does (Shimmy selects `agents[0]` at a terminal state) — and
@@ -139,12 +159,15 @@ framed); the discard pile; the last move. Pictures are drawn only when `render()
 
 PettingZoo 1.27 has a Gymnasium-style registry (`pettingzoo.register`, `pettingzoo.make`,
 `pettingzoo.spec`, `pettingzoo.pprint_registry`). `import hanabi_env` registers this env's
-wrapped factory `env` in the AEC registry as **`hanabi_adhoc/hanabi_env-v1`** (the namespace is
+wrapped factory `env` in the AEC registry as **`hanabi_adhoc/hanabi_env-v2`** (the namespace is
 the project; the name and version follow `metadata["name"]`, the way `classic/hanabi-v5` follows
 `hanabi_v5`), so
 
     import hanabi_env, pettingzoo
-    e = pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v1", players=3)
+    e = pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v2", players=3)
+
+Only the current version is registered: asking for `hanabi_env-v1` raises PettingZoo's
+`VersionNotFound` naming v2, and the unversioned `hanabi_adhoc/hanabi_env` resolves to v2.
 
 Registering on import is the registry's conventional mechanism for third-party packages (it is
 what Gymnasium documents for custom environments, and how e.g. `ale_py` registers its games);
@@ -160,13 +183,18 @@ hanabi_v5).
 ## Differences from hanabi_v5
 
 * Fixed defects (docs/anchors.md §1): no premature truncation, `random_start_player` reflected
-  in `agent_selection`, fresh terminal observations, a `Box(0, 1, int8)` observation space.
-* Extra arguments `scoring` and `hand_order`; extra `infos` content (behaviour metrics, score).
+  in `agent_selection`, fresh terminal observations.
+* Extra arguments `scoring`, `hand_order` and `observation_dtype` (`"float32"`/`"int8"` declare
+  the true bounds `Box(0, 1)`; the default keeps hanabi_v5's space); `state()` with
+  `state_space` (hanabi_v5 has neither).
+* `infos` hold the behaviour metrics, their counts and `score`; hanabi_v5's `infos` hold only
+  the action mask, which here is in the observation only (as in the other PettingZoo classic
+  envs; with both, TorchRL's `PettingZooWrapper` fails).
 * Rendering: hanabi_v5's `"human"` opens a pygame window and its `"rgb_array"` draws with pygame
   on every step; here `"human"` prints the text board, `"ansi"` is added, and `"rgb_array"` draws
   a different (Pillow) picture only when `render()` is called. No pygame is needed.
 * No `hanabi_env` (OpenSpiel backend) or `screen` attribute (see above).
-* Registry id `hanabi_adhoc/hanabi_env-v1` instead of `classic/hanabi-v5`.
+* Registry id `hanabi_adhoc/hanabi_env-v2` instead of `classic/hanabi-v5`.
 
 ## Version history
 
@@ -178,6 +206,13 @@ hanabi_v5).
   premature truncation (hanabi_v5 truncated most full-length games), `random_start_player`
   honoured in `agent_selection`, fresh terminal observations, `Box(0, 1, int8)` observation
   space, documented 3+-player action order.
+* v2: runs unmodified under the MARL libraries (Tianshou, TorchRL, RLlib, AgileRL, SuperSuit;
+  docs/marl.md) and shares saved models with hanabi_v5. Breaking changes, hence the new
+  version and registry id `hanabi_adhoc/hanabi_env-v2`: the observation is float64 in
+  hanabi_v5's `Box(-inf, inf)` by default (`observation_dtype="int8"` gives v1's space and
+  arrays); undefined metrics in `infos` are `0.0` with a `<metric>_defined` flag instead of
+  `None`; `infos` no longer repeat the action mask; `state()` is the seat-to-move's observation
+  plus its own hand (v1: its seer observation), with a `state_space`.
 """
 
 from __future__ import annotations
@@ -191,13 +226,14 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from hanabi_env import spaces as hs
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame, PlayerView
 from hanabi_env.validate import check_choice, check_mapping, check_seed, is_int, type_error
 
-__all__ = ["ENV_ID", "env", "raw_env", "register_envs"]
+__all__ = ["ENV_ID", "ActionOutOfRange", "env", "raw_env", "register_envs"]
 
-ENV_ID = "hanabi_adhoc/hanabi_env-v1"
+ENV_ID = "hanabi_adhoc/hanabi_env-v2"
 """The id of :func:`env` in PettingZoo's AEC registry (see "Creating the env by name")."""
 
 
@@ -238,6 +274,14 @@ class TerminateIllegal(_FastForward, wrappers.TerminateIllegalWrapper):
     """PettingZoo's ``TerminateIllegalWrapper`` with one-hop attribute access."""
 
 
+class ActionOutOfRange(ValueError, AssertionError):
+    """An action outside the action space given to ``env()``.
+
+    A ``ValueError`` naming the range, and an ``AssertionError`` too, so that code written for
+    hanabi_v5 (whose ``AssertOutOfBoundsWrapper`` asserts) still catches it.
+    """
+
+
 class CheckedActionWrapper(_FastForward, wrappers.AssertOutOfBoundsWrapper):
     """``AssertOutOfBoundsWrapper`` that first raises ``TypeError`` for a non-integer action.
 
@@ -246,11 +290,24 @@ class CheckedActionWrapper(_FastForward, wrappers.AssertOutOfBoundsWrapper):
     """
 
     def step(self, action) -> None:
-        """Check the action's type (live agents only), then the bounds, then step."""
+        """Check the action's type and bounds (live agents only), then step.
+
+        Raises:
+            TypeError: A non-integer action.
+            ActionOutOfRange: (a ``ValueError`` and, as hanabi_v5's bare assertion, an
+                ``AssertionError``) an int outside ``[0, n_actions)``; the state is unchanged.
+        """
         agent = self.agent_selection
         live = not (self.terminations.get(agent, False) or self.truncations.get(agent, False))
         if live and not is_int(action):
             raise type_error("action", "an int", action)
+        if live:
+            n = int(self.action_space(agent).n)
+            if not 0 <= int(action) < n:
+                raise ActionOutOfRange(
+                    f"action={int(action)} is out of range; allowed: [0, {n - 1}] (the "
+                    "legal ones are in the observation's action_mask)"
+                )
         super().step(action)
 
 
@@ -339,6 +396,12 @@ class raw_env(AECEnv, EzPickle):
         scoring: ``"strict"`` (default) or ``"lenient"``.
         hand_order: ``"shift"`` (default, HLE/hanabi_v5) or ``"fixed"`` (the papers' Java
             framework: a drawn card takes the vacated slot; :class:`hanabi_env.HanabiConfig`).
+        observation_dtype: ``"float64"`` (default, hanabi_v5's ``Box(-inf, inf, float64)``),
+            ``"float32"`` or ``"int8"`` (``Box(0, 1)``); :mod:`hanabi_env.spaces`.
+
+    Attributes:
+        state_space: ``Box(0, 1, (n + h·c·r,), observation dtype)``, the space of
+            :meth:`state` (the observation of the seat to move followed by its own hand).
 
     Raises:
         ValueError: A parameter is out of range (the message names it and the allowed range).
@@ -347,7 +410,7 @@ class raw_env(AECEnv, EzPickle):
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo convention (class-level dict)
         "render_modes": ["ansi", "human", "rgb_array"],
-        "name": "hanabi_env_v1",
+        "name": "hanabi_env_v2",
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -377,6 +440,7 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         scoring: str = "strict",
         hand_order: str = "shift",
+        observation_dtype: str = hs.DEFAULT_OBSERVATION_DTYPE,
     ):
         """Validate the configuration and build spaces (see the class docstring)."""
         game_kwargs: dict[str, Any] = {
@@ -391,9 +455,13 @@ class raw_env(AECEnv, EzPickle):
             "scoring": scoring,
             "hand_order": hand_order,
         }
-        EzPickle.__init__(self, render_mode=render_mode, **game_kwargs)
+        EzPickle.__init__(
+            self, render_mode=render_mode, observation_dtype=observation_dtype, **game_kwargs
+        )
         super().__init__()
         self.config = HanabiConfig(**game_kwargs)
+        self.observation_dtype = hs.check_observation_dtype(observation_dtype)
+        self._obs_dtype = hs.numpy_dtype(observation_dtype)
         if render_mode is not None and not isinstance(render_mode, str):
             raise type_error("render_mode", "None or a str", render_mode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -408,14 +476,18 @@ class raw_env(AECEnv, EzPickle):
         n_actions = self.game.n_actions
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0, 1, shape=(self.game.observation_size,), dtype=np.int8),
-                "action_mask": spaces.Box(0, 1, shape=(n_actions,), dtype=np.int8),
+                "observation": hs.observation_space(self.game.observation_size, observation_dtype),
+                "action_mask": hs.action_mask_space(n_actions),
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        c = self.config
+        self._hand_bits = c.hand_size * c.colors * c.ranks  # the own-hand part of state()
+        self.state_space = hs.state_space(
+            self.game.observation_size + self._hand_bits, observation_dtype
+        )
         self._np_random: np.random.Generator | None = None
-        self._obs_buf = np.zeros(self.game.observation_size, dtype=np.int8)
         self._zero_mask = np.zeros(n_actions, dtype=np.int8)
         self._mask = np.zeros(n_actions, dtype=np.int8)  # legal moves of the seat to move
 
@@ -518,15 +590,9 @@ class raw_env(AECEnv, EzPickle):
             info = self.game.metrics(self._agent_index[a])
             info["score"] = score
             self.infos[a] = info
-        self._set_masks()
-
-    def _set_masks(self) -> None:
-        cur = None if self.game.is_terminal else self.agent_selection
-        for a, info in self.infos.items():
-            info["action_mask"] = self._mask.copy() if a == cur else self._zero_mask.copy()
 
     def _refresh_infos(self, mover: str) -> None:
-        """After a step: new metrics for the mover, new score and masks for everyone.
+        """After a step: new metrics for the mover, the new score for everyone.
 
         Only the mover's counters change on a move, so the other seats' metrics are reused.
         Every seat gets a new dict: infos handed out earlier are never mutated.
@@ -541,7 +607,6 @@ class raw_env(AECEnv, EzPickle):
             info["score"] = score
             infos[a] = info
         self.infos = infos
-        self._set_masks()
 
     def step(self, action) -> None:
         """Apply ``action`` for ``agent_selection`` (see the module docstring for errors)."""
@@ -579,10 +644,10 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict:
-        """``{"observation": int8 (n,), "action_mask": int8 (n_actions,)}`` for ``agent``."""
+        """``{"observation": (n,) observation_dtype, "action_mask": int8 (n_actions,)}``."""
         self._require_reset("observe()")
         i = self._agent_index[self._check_agent(agent)]
-        obs = self.game.observation(i)
+        obs = self.game.observation(i).astype(self._obs_dtype, copy=False)
         if i == self.game.current_player and not self.game.is_terminal:
             mask = self.game.legal_mask()  # from the live state, never a cached one
         else:
@@ -623,9 +688,28 @@ class raw_env(AECEnv, EzPickle):
         """Nothing to release."""
 
     def state(self) -> np.ndarray:
-        """Global seer-style state vector: the current player's seer observation (int8)."""
+        """The global state: what the seat to move sees, followed by its own hand.
+
+        The observation of the seat to move (this env's ``observation_type``), then its own
+        cards one-hot per slot, ``colour * ranks + rank`` (empty slots zero), the encoding of
+        the observation's "other hands" section: everything the seat sees plus the one thing it
+        cannot, as MAPPO's agent-specific global state for Hanabi (docs/marl.md §4).
+        After the game ends, the seat that would move next.
+
+        Returns:
+            ``(n + hand_size·colors·ranks,)`` 0/1 vector in the observation dtype (783 for
+            the 2-player default), in :attr:`state_space`.
+        """
         self._require_reset("state()")
-        return self.game.observation(self.game.current_player, "seer")
+        seat = self.game.current_player
+        hand = np.zeros(self._hand_bits, dtype=np.int8)
+        cards = self.game.view(seat, seer=True).hands[seat]
+        width = self.config.colors * self.config.ranks
+        for k, card in enumerate(cards.tolist()):
+            if card >= 0:
+                hand[k * width + card] = 1
+        vec = np.concatenate([self.game.observation(seat), hand])
+        return vec.astype(self._obs_dtype, copy=False)
 
 
 # `import hanabi_env.env as m` binds the function `env` (the package re-exports it under the

@@ -18,7 +18,7 @@ import numpy as np
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
-from hanabi_env.metrics import metric_ratios, metrics_from_counters  # noqa: F401 - metric_ratios: re-exported
+from hanabi_env.metrics import info_metrics, metric_ratios  # noqa: F401 - metric_ratios: re-exported
 from hanabi_env.validate import (
     check_bool,
     check_choice,
@@ -166,9 +166,19 @@ def _view_array(array: str, doc: str) -> Any:
     return _field("raw", None, array, None, doc)
 
 
-def _state_field(cast: Callable[[Any], Any], array: str, index: int, doc: str) -> Any:
-    """A :class:`HanabiGame` field: an entry of its engine state (``state``); see :func:`_field`."""
-    return _field("state", cast, array, index, doc)
+def _dealt_field(cast: Callable[[Any], Any], index: int, doc: str) -> Any:
+    """A :class:`HanabiGame` query: entry ``index`` of its state's scalars, once it is dealt.
+
+    Raises (on reading) ``RuntimeError`` before the first reset, as :meth:`HanabiGame.view`
+    and the other queries do.
+    """
+
+    def entry(self: HanabiGame) -> Any:
+        if not self._dealt:
+            raise RuntimeError("call reset(seed) before using the game")
+        return cast(self.state.scal[index])
+
+    return property(entry, doc=doc + "\n\nRaises:\n    RuntimeError: Before the first reset.")
 
 
 class PlayerView:
@@ -485,6 +495,11 @@ class HanabiGame:
         start_player = self._check_start_player(start_player)
         if isinstance(deck, (str, bytes)) or not hasattr(deck, "__len__"):
             raise type_error("deck", "a sequence of int card ids", deck)
+        if len(deck) > self.config.n_cards:  # before converting a sequence of any length
+            raise ValueError(
+                f"deck must be a permutation of the {self.config.n_cards} cards of this "
+                f"configuration, got {len(deck)} cards"
+            )
         try:
             raw = np.asarray(deck)
         except (ValueError, TypeError) as exc:  # ragged nested sequences
@@ -518,17 +533,22 @@ class HanabiGame:
         if not self._dealt:
             raise RuntimeError("call reset(seed) before using the game")
 
-    # --- queries ---
-    current_player: int = _state_field(int, "scal", E.S_CUR, "Absolute seat to move.")
-    is_terminal: bool = _state_field(bool, "scal", E.S_DONE, "Whether the game is over.")
-    fireworks_total: int = _state_field(
-        int, "scal", E.S_FIREWORKS, "Sum of the fireworks (the lenient score)."
+    # --- queries (each raises RuntimeError before the first reset, as the methods do) ---
+    current_player: int = _dealt_field(int, E.S_CUR, "Absolute seat to move.")
+    is_terminal: bool = _dealt_field(bool, E.S_DONE, "Whether the game is over.")
+    fireworks_total: int = _dealt_field(
+        int, E.S_FIREWORKS, "Sum of the fireworks (the lenient score)."
     )
-    n_moves: int = _state_field(int, "scal", E.S_N_MOVES, "Moves made so far.")
+    n_moves: int = _dealt_field(int, E.S_N_MOVES, "Moves made so far.")
 
     @property
     def score(self) -> int:
-        """Score under the configured variant (strict: 0 once the lives run out)."""
+        """Score under the configured variant (strict: 0 once the lives run out).
+
+        Raises:
+            RuntimeError: Before the first :meth:`reset`.
+        """
+        self._require_dealt()
         return int(E.score(self.state))
 
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -647,13 +667,17 @@ class HanabiGame:
     def metrics(self, seat: int) -> dict:
         """Behaviour counters and metrics of ``seat`` so far (:mod:`hanabi_env.metrics`).
 
+        Returns:
+            :func:`hanabi_env.metrics.info_metrics` of the seat's counters: the counts, each
+            metric as a float (``0.0`` where undefined) and its ``<metric>_defined`` flag.
+
         Raises:
             RuntimeError: Before the first :meth:`reset`.
             TypeError, ValueError: ``seat`` is not an int seat of this game.
         """
         self._require_dealt()
         self._check_seat(seat)
-        return metrics_from_counters(self.state.counters[seat])
+        return info_metrics(self.state.counters[seat])
 
     def _check_seat(self, seat, name: str = "seat") -> int:
         if type(seat) is int and 0 <= seat < self.config.players:  # the common case, fast

@@ -27,8 +27,30 @@ here, with :func:`ratio`.
 * **risk aversion** = sum_p_playable / plays;
 * **discard position** = sum_discard_pos / discards.
 
-Each is in [0, 1], and undefined (NaN, or ``None`` in :func:`metrics_from_counters`) where the
-denominator is 0.
+Each is in [0, 1], and undefined where the denominator is 0: NaN in :func:`ratio` and
+:func:`metric_ratios` (for aggregates, where NaN propagates honestly), and ``0.0`` with a
+``False`` flag in :func:`info_metrics`, the contract of the envs' ``infos``.
+
+## The ``infos`` contract
+
+:func:`info_metrics` builds the behaviour part of every seat's ``infos`` entry, in the AEC env
+(one seat's counters, plain Python values) and in the vectorised env (arrays of counters,
+arrays of values), so both give the same keys with the same meaning (docs/marl.md §3):
+
+===============================  =============================  ================================
+key                              one seat ``(N_COUNTERS,)``     vectorised ``(..., N_COUNTERS)``
+===============================  =============================  ================================
+the 8 counter names              ``int`` (counts) or ``float``   int64 (counts) or float64 arrays
+                                 (``sum_*``)
+``communicativeness``, ``ipp``,  ``float`` in [0, 1], ``0.0``   float64 arrays, ``0.0`` where
+``risk_aversion``                where undefined                 undefined
+``<metric>_defined``             ``bool``: the denominator > 0   bool arrays
+===============================  =============================  ================================
+
+Every value is finite and never ``None``: MARL libraries store ``infos`` as arrays and treat
+``None`` or NaN as corrupt data (Tianshou's replay buffer refuses NaN; TorchRL infers one
+tensor spec per key from the first ``infos``). A metric is read as
+``info["ipp"] if info["ipp_defined"] else None``.
 """
 
 from __future__ import annotations
@@ -58,10 +80,12 @@ __all__ = [
     "C_SUM_KNOWN_ATTRS",
     "C_SUM_P_PLAYABLE",
     "C_TURNS",
+    "INFO_KEYS",
+    "INFO_METRICS",
     "N_COUNTERS",
     "RATIOS",
+    "info_metrics",
     "metric_ratios",
-    "metrics_from_counters",
     "ratio",
 ]
 
@@ -75,6 +99,15 @@ RATIOS: dict[str, tuple[int, int, float]] = {
 ``counters[num] / (factor * counters[den])``."""
 
 _INT_COUNTERS = ("hint_opportunities", "hints_given", "plays", "discards", "turns")
+
+INFO_METRICS = ("communicativeness", "ipp", "risk_aversion")
+"""The metrics in the envs' ``infos`` (each with a ``<metric>_defined`` flag)."""
+
+INFO_KEYS: tuple[str, ...] = (
+    *COUNTER_NAMES,
+    *(key for m in INFO_METRICS for key in (m, f"{m}_defined")),
+)
+"""Every key of :func:`info_metrics`, in order: the counters, then each metric and its flag."""
 
 
 def ratio(num, den, factor: float = 1.0) -> np.ndarray:
@@ -111,24 +144,50 @@ def metric_ratios(counters) -> dict[str, np.ndarray]:
     return {m: ratio(c[..., RATIOS[m][0]], c[..., RATIOS[m][1]], RATIOS[m][2]) for m in names}
 
 
-def metrics_from_counters(counters) -> dict:
-    """Behaviour metrics of one seat from its counters, as plain Python values.
+def info_metrics(counters) -> dict:
+    """The behaviour part of a seat's ``infos``: counters, metrics and defined flags.
 
-    The scalar counterpart of :func:`metric_ratios` (the AEC env calls it on every step).
+    The one implementation of the ``infos`` contract (module docstring, "The ``infos``
+    contract"; docs/marl.md §3). Undefined metrics (denominator 0) are ``0.0`` with the
+    flag ``False``; nothing is ``None`` or NaN.
 
     Args:
-        counters: ``(N_COUNTERS,)`` float64 counters of one seat.
+        counters: ``(N_COUNTERS,)`` counters of one seat, or ``(..., N_COUNTERS)`` counters of
+            many (any real array-like, e.g. the engine's float64 counters).
 
     Returns:
-        The raw counts by name (:data:`COUNTER_NAMES`; the integer ones as ``int``) and
-        ``communicativeness``, ``ipp`` and ``risk_aversion``, each a float in [0, 1] or
-        ``None`` where the denominator is 0.
+        A dict with the keys :data:`INFO_KEYS`. For one seat (a 1-d input): plain Python values,
+        ``int`` for the counts (``hint_opportunities``, ``hints_given``, ``plays``,
+        ``discards``, ``turns``), ``float`` for the sums and metrics, ``bool`` for the flags.
+        Otherwise arrays of shape ``counters.shape[:-1]``: int64 counts, float64 sums and
+        metrics, bool flags.
+
+    Raises:
+        ValueError: The last axis of ``counters`` is not ``N_COUNTERS`` long.
     """
-    values = np.asarray(counters, dtype=np.float64).tolist()
-    d: dict = dict(zip(COUNTER_NAMES, values, strict=True))
-    for key in _INT_COUNTERS:
-        d[key] = int(d[key])
-    for name in ("communicativeness", "ipp", "risk_aversion"):
+    c = np.asarray(counters, dtype=np.float64)
+    if c.ndim == 0 or c.shape[-1] != N_COUNTERS:
+        raise ValueError(
+            f"counters has shape {c.shape}; allowed: (..., {N_COUNTERS}) (the engine's "
+            "behaviour counters, hanabi_env.metrics.COUNTER_NAMES)"
+        )
+    if c.ndim == 1:  # one seat: plain Python values (the AEC env's hot path)
+        values = c.tolist()
+        d: dict = dict(zip(COUNTER_NAMES, values, strict=True))
+        for key in _INT_COUNTERS:
+            d[key] = int(d[key])
+        for name in INFO_METRICS:
+            num, den, factor = RATIOS[name]
+            defined = values[den] != 0
+            d[name] = values[num] / (factor * values[den]) if defined else 0.0
+            d[f"{name}_defined"] = defined
+        return d
+    out: dict = {}
+    for k, key in enumerate(COUNTER_NAMES):
+        out[key] = c[..., k].astype(np.int64) if key in _INT_COUNTERS else c[..., k].copy()
+    for name in INFO_METRICS:
         num, den, factor = RATIOS[name]
-        d[name] = None if values[den] == 0 else float(values[num]) / float(factor * values[den])
-    return d
+        defined = c[..., den] != 0
+        out[name] = np.where(defined, ratio(c[..., num], c[..., den], factor), 0.0)
+        out[f"{name}_defined"] = defined
+    return out

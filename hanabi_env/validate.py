@@ -37,12 +37,14 @@ __all__ = [
     "check_int",
     "check_int_sequence",
     "check_mapping",
+    "check_memory",
     "check_optional_int",
     "check_path_writable",
     "check_seed",
     "check_str",
     "check_workers",
     "is_int",
+    "memory_limit",
     "out_of_range",
     "type_error",
     "writable_ancestor",
@@ -310,6 +312,46 @@ def check_mapping(name: str, value: object, *, allow_none: bool = True) -> dict:
     if not isinstance(value, Mapping):
         raise type_error(name, "a dict" + (" or None" if allow_none else ""), value)
     return dict(value)
+
+
+def memory_limit() -> int:
+    """Bytes of physical memory of this machine (``2**40`` where the OS does not say)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - non-POSIX
+        return 2**40
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB"
+
+
+def check_memory(name: str, value: int, bytes_each: int, what: str, *, times: int = 1) -> int:
+    """Refuse a size whose arrays could not fit in this machine's memory, before allocating.
+
+    Args:
+        name: The parameter that sets the size, for the message.
+        value: Its value (a count, already checked as an int).
+        bytes_each: Bytes each unit takes (an upper bound).
+        what: What the units are, for the message (e.g. ``"games' seeds and results"``).
+        times: Units per ``value`` (e.g. game sizes x partners for ``games``).
+
+    Returns:
+        ``value``.
+
+    Raises:
+        ValueError: ``value * times * bytes_each`` exceeds :func:`memory_limit`; the message
+            names ``name``, the memory needed and the largest value allowed here.
+    """
+    need = int(value) * max(1, int(times)) * int(bytes_each)
+    limit = memory_limit()
+    if need > limit:
+        most = limit // (max(1, int(times)) * int(bytes_each))
+        raise ValueError(
+            f"{name}={_show(value)} is out of range: its {what} would need about {_gib(need)} "
+            f"of memory and this machine has {_gib(limit)}; allowed: <= {most:,}"
+        )
+    return int(value)
 
 
 def check_path_writable(name: str, value: object) -> Path:

@@ -26,7 +26,8 @@ game's end the seat that made the last move); ``score`` ``(num_envs,)`` int64;
 ``illegal_action`` ``(num_envs,)`` bool; the behaviour metrics of every seat so far in the
 game, ``communicativeness``, ``ipp`` and ``risk_aversion`` ``(num_envs, players)`` float64
 (0.0 where undefined) with ``communicativeness_defined`` ... ``(num_envs, players)`` bool
-(docs/rules.md §5); and with ``all_observations=True``, ``all_observations`` ``(num_envs,
+(docs/rules.md §5; :func:`hanabi_env.metrics.info_metrics`, the AEC env's contract, docs/marl.md
+§3); and with ``all_observations=True``, ``all_observations`` ``(num_envs,
 players, obs_dim)``: every seat's observation, for centralised critics.
 
 **Seeds.** ``reset(seed=s)`` seeds game ``i`` with ``s + i`` (or ``seed[i]`` for a list), as
@@ -65,11 +66,12 @@ from gymnasium.vector.utils import batch_space
 from hanabi_env import _batch as B
 from hanabi_env import _view as V
 from hanabi_env.config import HanabiConfig
-from hanabi_env.metrics import metric_ratios
+from hanabi_env.metrics import INFO_METRICS, info_metrics
 from hanabi_env.seeding import SEED_LIMIT
+from hanabi_env.spaces import OBSERVATION_DTYPES, numpy_dtype, observation_space
 from hanabi_env.validate import check_bool, check_choice, check_float, check_int, check_seed
 
-__all__ = ["AUTORESET_MODES", "HanabiVectorEnv"]
+__all__ = ["AUTORESET_MODES", "OBSERVATION_DTYPES", "HanabiVectorEnv", "observation_space"]
 
 AUTORESET_MODES = {
     "next_step": AutoresetMode.NEXT_STEP,
@@ -78,20 +80,9 @@ AUTORESET_MODES = {
 }
 """The ``autoreset_mode`` names and Gymnasium's modes."""
 
-OBSERVATION_DTYPES = {"float64": np.float64, "float32": np.float32, "int8": np.int8}
-_METRICS = ("communicativeness", "ipp", "risk_aversion")
 _BLOCK = 32  # deal seeds drawn at a time from each game's generator
 MAX_ENVS = 1 << 20
 """Most games one vector env holds (about 10 KB each: 10 GB at the limit)."""
-
-
-def observation_space(size: int, observation_dtype: str) -> spaces.Box:
-    """One game's observation space: hanabi_v5's ``Box(-inf, inf, float64)`` or ``Box(0, 1)``."""
-    check_choice("observation_dtype", observation_dtype, OBSERVATION_DTYPES)
-    if observation_dtype == "float64":
-        return spaces.Box(-np.inf, np.inf, (size,), np.float64)
-    dtype: Any = OBSERVATION_DTYPES[observation_dtype]
-    return spaces.Box(0, 1, (size,), dtype)
 
 
 class HanabiVectorEnv(VectorEnv):
@@ -173,7 +164,7 @@ class HanabiVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self.observation_dtype = observation_dtype
-        dtype = OBSERVATION_DTYPES[observation_dtype]
+        dtype = numpy_dtype(observation_dtype)
         self._obs = np.zeros((n, obs_dim), dtype=dtype)
         self._mask = np.zeros((n, n_actions), dtype=np.int8)
         self._rewards = np.zeros(n, dtype=np.float64)
@@ -381,11 +372,10 @@ class HanabiVectorEnv(VectorEnv):
             "score": self._score.copy(),
             "illegal_action": self._illegal.astype(np.bool_),
         }
-        ratios = metric_ratios(self._batch.counters)
-        for m in _METRICS:
-            defined = ~np.isnan(ratios[m])
-            infos[m] = np.where(defined, ratios[m], 0.0)
-            infos[f"{m}_defined"] = defined
+        per_seat = info_metrics(self._batch.counters)  # the AEC env's contract, per seat
+        for m in INFO_METRICS:
+            infos[m] = per_seat[m]
+            infos[f"{m}_defined"] = per_seat[f"{m}_defined"]
         if self._all is not None:
             B.observe_all_seats(self._batch, self._obs_type, self._all)
             infos["all_observations"] = self._all.copy()

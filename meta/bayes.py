@@ -46,7 +46,7 @@ from hanabi_env.validate import (
     check_str,
     type_error,
 )
-from meta.table import ResponseTable
+from meta.table import ResponseTable, check_table
 
 __all__ = [
     "VARIANTS",
@@ -200,8 +200,7 @@ def _number_or_nan(name: str, value: object) -> float:
 
 def _check_responses(responses: object, table: ResponseTable) -> list:
     """``responses``: one policy per row of ``table`` (TypeError/ValueError naming it)."""
-    if not isinstance(table, ResponseTable):
-        raise type_error("table", "a meta.table.ResponseTable", table)
+    check_table("table", table)
     if isinstance(responses, (str, bytes)) or not isinstance(responses, Sequence):
         raise type_error("responses", "a sequence of policies", responses)
     for p in responses:

@@ -159,7 +159,6 @@ def evaluate_compiled(
     partners: Sequence[RuleAgent],
     pids: Sequence[str],
     variants: Sequence[str],
-    all_variants: Sequence[str],
     episodes: int,
     games: int,
     seed: int,
@@ -184,8 +183,6 @@ def evaluate_compiled(
         partners: ``nE`` plain rule agents E (seat 1).
         pids: ``nE`` ids of E.
         variants: The variants to play here, each in :func:`compiled_variants`.
-        all_variants: The evaluation's full variant list (a variant's index in it seeds
-            Random-Response, as on the Python path).
         episodes: Episodes per partner, k >= 1.
         games: Games per episode, g >= 1.
         seed: Master seed (the deals and seat seeds of :mod:`meta.evaluate`).
@@ -242,7 +239,7 @@ def evaluate_compiled(
     partner_row = nr + e_row
 
     fixed, switching, bayes = _setup_variants(
-        variants, all_variants, table, responses, pids, oracle_kw, seed, kw,
+        variants, table, responses, pids, oracle_kw, seed, kw,
         (hypothesis_cells, niche_dims, response_kw, partner_cells), n_e, k, games,
     )  # fmt: skip
 
@@ -306,9 +303,7 @@ def _results(states: list[_Variant], n_e: int, k: int, games: int) -> dict[str, 
     return out
 
 
-def _setup_variants(
-    variants, all_variants, table, responses, pids, oracle_kw, seed, kw, tog, n_e, k, games
-):
+def _setup_variants(variants, table, responses, pids, oracle_kw, seed, kw, tog, n_e, k, games):
     """Each variant's state, sorted by the kernel that plays it.
 
     ``tog`` is ``(hypothesis_cells, niche_dims, response_kw, partner_cells)``.
@@ -326,9 +321,8 @@ def _setup_variants(
     bayes: dict[str, tuple[_Variant, np.ndarray | None]] = {}
     for name in variants:
         st = _Variant(name, n_e, k, games, nr, nh)
-        vi = list(all_variants).index(name)
         if name in VARIANTS:
-            random_resp = _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw)
+            random_resp = _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw)
             bayes[name] = (st, random_resp)
             fixed.append(st)
             continue
@@ -405,15 +399,15 @@ def _meta_chunk(kind: str, *args) -> tuple:
     return _run_switching(*args)
 
 
-def _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw) -> np.ndarray | None:
+def _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw) -> np.ndarray | None:
     """Initial beliefs and responses of a Bayesian variant (through the agent's own code).
 
     Returns:
         For Random-Response the ``(rows, g)`` responses its generators draw (as the Python
-        path: one generator per partner seeded ``derive_seed(seed, 2, vi, e)``, one draw per
+        path: one generator per partner seeded ``variant_seed(seed, name, e)``, one draw per
         game, episodes in order), else None.
     """
-    from meta.evaluate import derive_seed
+    from meta.evaluate import variant_seed
 
     n_e = len(pids)
     k, games = st.rows // n_e, st.scores.shape[1]
@@ -424,7 +418,7 @@ def _setup_bayes(st, name, vi, table, responses, pids, oracle_kw, seed, kw) -> n
     if name == "random":
         random_resp = np.empty((st.rows, games), dtype=np.int64)
         for e in range(n_e):
-            rng = np.random.default_rng(derive_seed(seed, 2, vi, e))
+            rng = np.random.default_rng(variant_seed(seed, name, e))
             for j in range(k):
                 for g in range(games):
                     random_resp[e * k + j, g] = int(rng.integers(table.shape[0]))

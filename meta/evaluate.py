@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend
-from agents.evaluate import game_seeds, play_policies
+from agents.evaluate import check_games, game_seeds, play_policies
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
@@ -65,7 +65,7 @@ from meta.response import (
     parse_cell_id,
 )
 from meta.results import COUNTER_NAMES, TTESTS, VARIANT_ORDER, MetaEvaluation, variant_pairs
-from meta.table import ResponseTable, policy_ids
+from meta.table import ResponseTable, check_table, policy_ids
 
 __all__ = [
     "ALL_VARIANTS",
@@ -79,6 +79,7 @@ __all__ = [
     "self_play_measures",
     "table_niche_mae",
     "variant_pairs",
+    "variant_seed",
 ]
 
 RESPONSE_VARIANT_NAMES = tuple(f"response-{v}" for v in RESPONSE_VARIANTS)
@@ -88,9 +89,23 @@ ALL_VARIANTS = (*VARIANTS, *RESPONSE_VARIANT_NAMES)
 """Every variant :func:`evaluate_meta` accepts."""
 
 
-def _make_agent(task: dict, vi: int, variant: str):
+def variant_seed(seed: int, variant: str, partner: int) -> int:
+    """The meta-agent's seed for ``variant`` against partner number ``partner``.
+
+    ``derive_seed(seed, 2, ALL_VARIANTS.index(variant), partner)``: it depends on the variant's
+    name, never on which other variants an evaluation plays or in what order (so Random's draws
+    are the same whatever ``variants`` holds). Both paths (:mod:`meta.compiled` too) use it.
+
+    Raises:
+        ValueError: An unknown variant.
+    """
+    validate.check_choice("variant", variant, ALL_VARIANTS)
+    return derive_seed(seed, 2, ALL_VARIANTS.index(variant), partner)
+
+
+def _make_agent(task: dict, variant: str):
     """The agent of ``variant`` and its ``start_game`` keywords."""
-    seed = derive_seed(task["seed"], 2, vi, task["e"])
+    seed = variant_seed(task["seed"], variant, task["e"])
     agent: BayesianMetaAgent | ResponseMetaAgent
     if variant in VARIANTS:
         agent = BayesianMetaAgent(
@@ -135,10 +150,10 @@ def _play_partner(task: dict) -> dict:
         for j in range(episodes)
     ]
     only = task.get("only", task["variants"])
-    for vi, variant in enumerate(task["variants"]):  # vi seeds the agent: the full list's index
+    for variant in task["variants"]:
         if variant not in only:
             continue
-        agent, okw = _make_agent(task, vi, variant)
+        agent, okw = _make_agent(task, variant)
         bayes = variant in VARIANTS
         mate = copy.deepcopy(task["partner"])
         scores = np.zeros((episodes, games), dtype=np.int64)
@@ -284,6 +299,7 @@ def evaluate_meta(
     if compiled is not None:
         compiled = validate.check_bool("compiled", compiled)
     _check_pools(table, oracle_table, responses, partners, backend)
+    check_games("episodes", episodes, times=games * len(partners) * len(variants))
     pids = policy_ids(partners, partner_ids)
     oracle_kw = _oracle_keywords(table, pids, oracle_table, "oracle" in variants)
     tog = [v for v in variants if v in RESPONSE_VARIANT_NAMES]
@@ -425,7 +441,6 @@ def _run_compiled(
             partners=partners,
             pids=pids,
             variants=fast,
-            all_variants=common["variants"],
             episodes=common["episodes"],
             games=common["games"],
             seed=common["seed"],
@@ -446,8 +461,7 @@ def _run_compiled(
 
 
 def _check_table(name: str, table: object) -> None:
-    if not isinstance(table, ResponseTable):
-        raise validate.type_error(name, "a meta.table.ResponseTable", table)
+    check_table(name, table)
 
 
 def _check_policy_list(name: str, policies: object) -> None:
@@ -562,6 +576,7 @@ def self_play_measures(
     validate.check_choice("scoring", scoring, ("lenient", "strict"))
     validate.check_optional_int("workers", workers, 1)
     n = len(partners)
+    check_games("games", games, times=n)
     _, deals, agent_seeds = game_seeds(int(seed), games, 2, random_seat=False)
     seats = np.repeat(np.arange(n, dtype=np.int64), games)[:, None].repeat(2, axis=1)
     if backend is not None and not isinstance(backend, Backend):

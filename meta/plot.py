@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hanabi_env.outputs import atomic_path
 from meta.evaluate import MetaEvaluation
 from meta.response import parse_cell_id
 
@@ -73,11 +74,11 @@ def _plt() -> type[_NoPyplot]:
 def _save(fig, path: str | Path, dpi: int = 120) -> Path:
     plt = _plt()
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=dpi)
-    plt.close(fig)
-    tmp.replace(path)
+    try:
+        with atomic_path(path) as tmp:  # a unique temporary file, then the rename
+            fig.savefig(tmp, dpi=dpi)
+    finally:
+        plt.close(fig)
     return path
 
 

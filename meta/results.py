@@ -22,6 +22,7 @@ Every name here is also importable from :mod:`meta.evaluate` and :mod:`meta`.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Sequence
@@ -32,10 +33,28 @@ import numpy as np
 
 from hanabi_env.jsonable import json_ready
 from hanabi_env.metrics import ratio
+from hanabi_env.outputs import ResultFileError, atomic_path, atomic_write_json
 from hanabi_env.stats import nanmean, sem
 from meta.response import niche_of
 
 __all__ = ["COUNTER_NAMES", "TTESTS", "VARIANT_ORDER", "MetaEvaluation", "variant_pairs"]
+
+MAX_SCORE = 25
+"""The highest score of one game of the 2-player evaluations (5 colours x 5 ranks)."""
+
+
+def _dims(value) -> tuple[int, int]:
+    """A niche grid ``(d1, d2)`` read from a file."""
+    d1, d2 = (int(d) for d in value)
+    return d1, d2
+
+
+def _count(value: object) -> int:
+    """A count of episodes or games read from a file: an int >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{value!r} is not a count >= 1")
+    return value
+
 
 TTESTS = (
     ("adaptive", "generalist"),
@@ -285,48 +304,97 @@ class MetaEvaluation:
         """Rebuild an evaluation from :meth:`to_json` and :meth:`to_csv` files.
 
         Scores and responses come from the CSV; beliefs (episode 0), partner counters,
-        niches and self-play measures from the JSON (absent ones stay empty).
+        niches and self-play measures from the JSON (absent ones stay empty). Both files are
+        checked whole: the JSON must be an evaluation document, and every CSV row must name a
+        known variant, partner and response, an episode and game in range, and a score in
+        ``[0, 25]``, with every (variant, partner, episode, game) exactly once.
 
         Raises:
-            ValueError: The CSV does not cover every (variant, partner, episode, game).
+            ResultFileError: (a ``ValueError``) A file that is missing, damaged (truncated, not
+                JSON/CSV) or inconsistent; one line naming it and what to do.
         """
-        doc = json.loads(Path(json_path).read_text())
-        ev = cls(
-            list(doc["variants"]),
-            list(doc["partner_ids"]),
-            list(doc["hypothesis_ids"]),
-            list(doc["response_ids"]),
-            int(doc["episodes"]),
-            int(doc["games"]),
-            int(doc["seed"]),
-            niche_dims=tuple(doc.get("niche_dims") or (5, 5)),
-        )
-        if doc.get("self_play") is not None:
-            ev.self_play = _array(doc["self_play"])
-        shape = (len(ev.partner_ids), ev.episodes, ev.games)
-        e_pos = {p: i for i, p in enumerate(ev.partner_ids)}
-        r_pos = {r: i for i, r in enumerate(ev.response_ids)}
-        seen = {v: np.zeros(shape, dtype=bool) for v in ev.variants}
-        for v in ev.variants:
-            ev.scores[v] = np.zeros(shape, dtype=np.int64)
-            ev.responses[v] = np.zeros(shape, dtype=np.int64)
-        with open(games_csv, newline="") as fh:
-            for row in csv.DictReader(fh):
+        fix = "delete the evaluation's files to recompute them"
+        try:
+            doc = json.loads(Path(json_path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise ResultFileError(
+                f"{json_path}: not a readable evaluation ({exc}); {fix}"
+            ) from None
+        try:
+            ev = cls(
+                [str(v) for v in doc["variants"]],
+                [str(p) for p in doc["partner_ids"]],
+                [str(h) for h in doc["hypothesis_ids"]],
+                [str(r) for r in doc["response_ids"]],
+                _count(doc["episodes"]),
+                _count(doc["games"]),
+                int(doc["seed"]),
+                niche_dims=_dims(doc.get("niche_dims") or (5, 5)),
+            )
+            if doc.get("self_play") is not None:
+                ev.self_play = _array(doc["self_play"])
+            for v, b in (doc.get("beliefs_episode0") or {}).items():
+                ev.beliefs[v] = _array(b)
+            for v, c in (doc.get("partner_counters") or {}).items():
+                ev.partner_counters[v] = np.asarray(c, dtype=np.int64)
+            for v, n in (doc.get("niches") or {}).items():
+                ev.niches[v] = np.asarray(n, dtype=np.int64)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ResultFileError(
+                f"{json_path}: not an evaluation document ({type(exc).__name__}: {exc}); {fix}"
+            ) from None
+        ev._read_games(Path(games_csv), fix)
+        return ev
+
+    def _read_games(self, path: Path, fix: str) -> None:
+        """Fill ``scores`` and ``responses`` from a :meth:`to_csv` file (checked whole)."""
+        shape = (len(self.partner_ids), self.episodes, self.games)
+        e_pos = {p: i for i, p in enumerate(self.partner_ids)}
+        r_pos = {r: i for i, r in enumerate(self.response_ids)}
+        seen = {v: np.zeros(shape, dtype=bool) for v in self.variants}
+        for v in self.variants:
+            self.scores[v] = np.zeros(shape, dtype=np.int64)
+            self.responses[v] = np.zeros(shape, dtype=np.int64)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ResultFileError(f"{path}: cannot be read ({exc.strerror}); {fix}") from None
+        if data and not data.endswith(b"\n"):
+            raise ResultFileError(f"{path}: the last row is incomplete (a truncated file); {fix}")
+        try:
+            rows = list(csv.DictReader(io.StringIO(data.decode("utf-8"), newline="")))
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise ResultFileError(f"{path}: not a CSV file ({exc}); {fix}") from None
+        for line, row in enumerate(rows, start=2):
+            try:
                 v = row["variant"]
                 idx = (e_pos[row["partner_id"]], int(row["episode"]), int(row["game"]))
-                ev.scores[v][idx] = int(row["score"])
-                ev.responses[v][idx] = r_pos[row["response_id"]]
-                seen[v][idx] = True
-        missing = [v for v in ev.variants if not seen[v].all()]
+                score, response = int(row["score"]), r_pos[row["response_id"]]
+                if v not in seen:
+                    raise KeyError(v)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ResultFileError(
+                    f"{path}: line {line} is not a game of this evaluation (unknown or bad "
+                    f"{exc}); {fix}"
+                ) from None
+            if not (0 <= idx[1] < self.episodes and 0 <= idx[2] < self.games):
+                raise ResultFileError(
+                    f"{path}: line {line}: episode {idx[1]}, game {idx[2]} is out of range "
+                    f"(episodes={self.episodes}, games={self.games}); {fix}"
+                )
+            if not 0 <= score <= MAX_SCORE:
+                raise ResultFileError(
+                    f"{path}: line {line}: score={score} is out of range; allowed: [0, "
+                    f"{MAX_SCORE}]; {fix}"
+                )
+            if seen[v][idx]:
+                raise ResultFileError(f"{path}: line {line} repeats a game; {fix}")
+            self.scores[v][idx] = score
+            self.responses[v][idx] = response
+            seen[v][idx] = True
+        missing = [v for v in self.variants if not seen[v].all()]
         if missing:
-            raise ValueError(f"{games_csv}: games missing for variants {missing}")
-        for v, b in (doc.get("beliefs_episode0") or {}).items():
-            ev.beliefs[v] = _array(b)
-        for v, c in (doc.get("partner_counters") or {}).items():
-            ev.partner_counters[v] = np.asarray(c, dtype=np.int64)
-        for v, n in (doc.get("niches") or {}).items():
-            ev.niches[v] = np.asarray(n, dtype=np.int64)
-        return ev
+            raise ResultFileError(f"{path}: games missing for variants {missing}; {fix}")
 
     def observed_to_csv(self, path: str | Path) -> None:
         """Write the observed partner behaviour, one row per (variant, partner, response used).
@@ -335,7 +403,7 @@ class MetaEvaluation:
         ``communicativeness, ipp`` (observed) and ``self_play_communicativeness,
         self_play_ipp`` (empty when unknown).
         """
-        with open(path, "w", newline="") as fh:
+        with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(
                 [
@@ -362,12 +430,22 @@ class MetaEvaluation:
                         w.writerow(["" if _isnan(x) else x for x in row])
 
     def to_json(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` as JSON."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        """Write :meth:`to_dict` as JSON, atomically (:mod:`hanabi_env.outputs`).
+
+        Raises:
+            OutputWriteError: The file could not be written (it is named).
+        """
+        atomic_write_json(path, self.to_dict())
 
     def to_csv(self, path: str | Path) -> None:
-        """Write one row per game: ``variant, partner_id, episode, game, score, response_id``."""
-        with open(path, "w", newline="") as fh:
+        """Write one row per game: ``variant, partner_id, episode, game, score, response_id``.
+
+        Atomically (:mod:`hanabi_env.outputs`).
+
+        Raises:
+            OutputWriteError: The file could not be written (it is named).
+        """
+        with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(["variant", "partner_id", "episode", "game", "score", "response_id"])
             for v in self.variants:

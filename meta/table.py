@@ -52,13 +52,14 @@ from typing import TextIO
 import numpy as np
 
 from agents.backend import Backend
-from agents.evaluate import game_seeds, play_policies
+from agents.evaluate import check_games, game_seeds, play_policies
 from agents.policy import Policy, RuleAgent
 from agents.reference import hand_order_for
 from hanabi_env import _engine as E
 from hanabi_env import stats
 from hanabi_env.config import HanabiConfig
 from hanabi_env.metrics import metric_ratios
+from hanabi_env.outputs import ResultFileError, file_lock, write_error
 from hanabi_env.validate import (
     check_callable,
     check_choice,
@@ -74,6 +75,7 @@ __all__ = [
     "ResponseTable",
     "TableFileError",
     "build_table",
+    "check_table",
     "policy_ids",
 ]
 
@@ -103,8 +105,54 @@ _SUMS = {
 }
 
 
-class TableFileError(ValueError):
-    """A response-table file is incomplete or corrupt (the message names the file and the fix)."""
+class TableFileError(ResultFileError):
+    """A response-table file is incomplete or corrupt (the message names the file and the fix).
+
+    A ``ValueError`` (:class:`hanabi_env.outputs.ResultFileError`).
+    """
+
+
+MAX_SCORE = HanabiConfig().max_score
+"""The highest score of the 2-player game the tables are played in (25 points)."""
+
+
+def check_table(name: str, table: object) -> ResponseTable:
+    """``table`` if it is a :class:`ResponseTable` whose entries a meta-agent can use.
+
+    Scores must be finite and within ``[0, MAX_SCORE]`` (a NaN score would make every argmax
+    pick the first response), the arrays of the table's shape, and its ratios in ``[0, 1]`` or
+    NaN.
+
+    Raises:
+        TypeError: Not a ResponseTable.
+        ValueError: Missing (NaN) or impossible scores, wrong shapes, or ratios out of range;
+            the message names ``name`` and the first bad entry.
+    """
+    if not isinstance(table, ResponseTable):
+        raise type_error(name, "a meta.table.ResponseTable", table)
+    shape = (len(table.response_ids), len(table.hypothesis_ids))
+    for field in ("scores", "sem", "communicativeness", "ipp", "risk_aversion"):
+        arr = getattr(table, field)
+        if not isinstance(arr, np.ndarray) or arr.shape != shape:
+            raise ValueError(f"{name}.{field} must be a {shape} array, got {np.shape(arr)}")
+    bad = np.argwhere(~np.isfinite(table.scores) | (table.scores < 0) | (table.scores > MAX_SCORE))
+    if len(bad):
+        i, j = (int(x) for x in bad[0])
+        raise ValueError(
+            f"{name}.scores[{i}, {j}]={float(table.scores[i, j])!r} is out of range; allowed: "
+            f"finite scores in [0, {MAX_SCORE}] (pair {table.response_ids[i]!r}, "
+            f"{table.hypothesis_ids[j]!r})"
+        )
+    for field in ("communicativeness", "ipp", "risk_aversion"):
+        arr = getattr(table, field)
+        bad = np.argwhere((arr < 0) | (arr > 1))
+        if len(bad):
+            i, j = (int(x) for x in bad[0])
+            raise ValueError(
+                f"{name}.{field}[{i}, {j}]={float(arr[i, j])!r} is out of range; allowed: [0, 1] "
+                "or NaN"
+            )
+    return table
 
 
 def policy_ids(policies: Sequence[Policy], ids: Sequence[str] | None = None) -> list[str]:
@@ -436,7 +484,9 @@ def build_table(
         response_ids: Ids of R (default: the policies' names; must be unique).
         hypothesis_ids: Ids of H (default: the policies' names; must be unique).
         scoring: ``"lenient"`` (the papers) or ``"strict"``.
-        path: CSV file to resume from and append to (created if absent).
+        path: CSV file to resume from and append to (created if absent). Its lock
+            (:func:`hanabi_env.outputs.file_lock`) is held while the table is built, so two
+            writers never append to one file.
         workers: Processes for rule-agent games (None = all cores).
         max_games_per_call: Games per evaluator call for rule agents (memory bound).
         progress: Called with the number of games finished after each call.
@@ -451,8 +501,10 @@ def build_table(
     Raises:
         ValueError: Empty pools, ``games`` < 1, bad ``scoring`` or bad ids.
         TableFileError: (a ``ValueError``) ``path`` is corrupt (anything but an incomplete last
-            line, which is dropped with a warning) or its rows were made with other
-            ``games``/``seed``/``scoring``.
+            line, which is dropped with a warning), or its rows were made with other
+            ``games``/``seed``/``scoring`` or name ids that are not in the pools.
+        FolderBusyError: Another process is writing ``path`` (its lock, ``.NAME.lock``).
+        OutputWriteError: ``path`` cannot be written (e.g. a full disk); it is named.
     """
     for name, pool in (("responses", responses), ("hypotheses", hypotheses)):
         if isinstance(pool, (str, bytes)) or not isinstance(pool, Sequence):
@@ -471,17 +523,42 @@ def build_table(
         raise type_error("path", "a str or os.PathLike path or None", path)
     r_ids = policy_ids(responses, response_ids)
     h_ids = policy_ids(hypotheses, hypothesis_ids)
+    check_games("games", games)
     table = _empty(r_ids, h_ids, games, seed, scoring)
-    path = Path(path) if path is not None else None
-    done = _resume(path, table, r_ids, h_ids) if path is not None else set()
-    fh: TextIO | None = None
-    writer: csv.DictWriter | None = None
-    if path is not None:
+    if path is None:
+        return _play_pairs(table, responses, hypotheses, None, set(), workers, max_games_per_call,
+                           progress, backend)  # fmt: skip
+    path = Path(path)
+    with file_lock(path):  # one writer per table file, whoever writes it
+        done = _resume(path, table, r_ids, h_ids)
         new_file = not path.exists() or path.stat().st_size == 0
-        fh = open(path, "a", newline="")  # noqa: SIM115 - closed in finally
-        writer = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
-        if new_file:
-            writer.writeheader()
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(path, flags, 0o666)
+        except OSError as exc:
+            raise write_error(path, exc) from None
+        with os.fdopen(fd, "a", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
+            if new_file:
+                writer.writeheader()
+            return _play_pairs(table, responses, hypotheses, (fh, writer, path), done, workers,
+                               max_games_per_call, progress, backend)  # fmt: skip
+
+
+def _play_pairs(
+    table: ResponseTable,
+    responses: Sequence[Policy],
+    hypotheses: Sequence[Policy],
+    out: tuple[TextIO, csv.DictWriter, Path] | None,
+    done: set[tuple[int, int]],
+    workers: int | None,
+    max_games_per_call: int,
+    progress: Callable[[int], None] | None,
+    backend: Backend | None,
+) -> ResponseTable:
+    """Play the pairs of ``table`` not in ``done``; append each row to ``out`` when given."""
+    r_ids, h_ids = table.response_ids, table.hypothesis_ids
+    games, seed, scoring = table.games, table.seed, table.scoring
     cfg = HanabiConfig(
         players=2,
         hand_size=5,
@@ -494,45 +571,56 @@ def build_table(
     per_call = max(1, int(max_games_per_call) // games) if all_rules else 1
     pool = [*responses, *hypotheses]
     nr = len(responses)
-    try:
-        for start in range(0, len(todo), per_call):
-            block = todo[start : start + per_call]
-            if all_rules:
-                policies = pool
-                seat_agents = np.repeat(
-                    np.array([(i, nr + j) for i, j in block], dtype=np.int64), games, axis=0
-                )
-            else:
-                i, j = block[0]
-                policies = [responses[i], hypotheses[j]]
-                seat_agents = np.tile(np.array([0, 1], dtype=np.int64), (games, 1))
-            block_deals = np.tile(deals, len(block))
-            block_seeds = np.tile(agent_seeds, (len(block), 1))
-            scores, counters = play_policies(
-                policies, seat_agents, block_deals, block_seeds, cfg, workers, backend
+    for start in range(0, len(todo), per_call):
+        block = todo[start : start + per_call]
+        if all_rules:
+            policies = pool
+            seat_agents = np.repeat(
+                np.array([(i, nr + j) for i, j in block], dtype=np.int64), games, axis=0
             )
-            sc = scores.reshape(len(block), games)
-            cn = counters.reshape(len(block), games, 2, E.N_COUNTERS)
-            for k, (i, j) in enumerate(block):
-                row = {
-                    "response_id": r_ids[i],
-                    "hypothesis_id": h_ids[j],
-                    "games": games,
-                    "seed": seed,
-                    "scoring": scoring,
-                    **_pair_values(sc[k], cn[k, :, 1]),
-                }
-                _fill(table, i, j, {k2: _fmt(v) for k2, v in row.items()})
-                if writer is not None:
-                    writer.writerow(_clean(row))
-            if fh is not None:
-                fh.flush()
-            if progress is not None:
-                progress(len(block) * games)
-    finally:
-        if fh is not None:
-            fh.close()
+        else:
+            i, j = block[0]
+            policies = [responses[i], hypotheses[j]]
+            seat_agents = np.tile(np.array([0, 1], dtype=np.int64), (games, 1))
+        block_deals = np.tile(deals, len(block))
+        block_seeds = np.tile(agent_seeds, (len(block), 1))
+        scores, counters = play_policies(
+            policies, seat_agents, block_deals, block_seeds, cfg, workers, backend
+        )
+        sc = scores.reshape(len(block), games)
+        cn = counters.reshape(len(block), games, 2, E.N_COUNTERS)
+        rows = []
+        for k, (i, j) in enumerate(block):
+            row = {
+                "response_id": r_ids[i],
+                "hypothesis_id": h_ids[j],
+                "games": games,
+                "seed": seed,
+                "scoring": scoring,
+                **_pair_values(sc[k], cn[k, :, 1]),
+            }
+            _fill(table, i, j, {k2: _fmt(v) for k2, v in row.items()})
+            rows.append(_clean(row))
+        if out is not None:
+            _append(out, rows)
+        if progress is not None:
+            progress(len(block) * games)
     return table
+
+
+def _append(out: tuple[TextIO, csv.DictWriter, Path], rows: list[dict]) -> None:
+    """Append ``rows`` to the table file and flush them to disk.
+
+    Raises:
+        OutputWriteError: The disk is full (or another write error); it names the file.
+    """
+    fh, writer, path = out
+    try:
+        writer.writerows(rows)
+        fh.flush()
+        os.fsync(fh.fileno())
+    except OSError as exc:
+        raise write_error(path, exc) from None
 
 
 def _resume(path: Path, table: ResponseTable, r_ids, h_ids) -> set[tuple[int, int]]:
@@ -559,9 +647,16 @@ def _resume(path: Path, table: ResponseTable, r_ids, h_ids) -> set[tuple[int, in
                 "path, or the file's settings to resume it)"
             )
         i, j = r_pos.get(row["response_id"]), h_pos.get(row["hypothesis_id"])
-        if i is not None and j is not None:
-            _fill(table, i, j, row)
-            done.add((i, j))
+        if i is None or j is None:
+            who = "response" if i is None else "hypothesis"
+            unknown = row["response_id"] if i is None else row["hypothesis_id"]
+            raise TableFileError(
+                f"{path}: row {row['response_id']!r}/{row['hypothesis_id']!r} names a {who} "
+                f"({unknown!r}) that is not in the pools: the table was made with other pools; "
+                "use another path, or the same pools to resume it"
+            )
+        _fill(table, i, j, row)
+        done.add((i, j))
     if tail:  # a killed append: drop the torn line, append from the clean boundary
         keep = path.stat().st_size - len(tail)
         with open(path, "r+b") as torn:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluate import game_seeds, play_games
+from agents.evaluate import check_games, game_seeds, play_games
 from agents.policy import ReferenceGameEnd, RuleAgent
 from agents.reference import RULESETS
 from hanabi_env import _engine as E
@@ -37,7 +37,13 @@ from hanabi_env.config import SCORING_VARIANTS, HanabiConfig
 from hanabi_env.game import HanabiGame
 from hanabi_env.validate import check_choice, check_int, check_seed, type_error
 from qd.archive import Archive
-from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
+from qd.evaluator import (
+    Backend,
+    SerialBackend,
+    check_solutions,
+    derive_seed,
+    evaluate_solutions,
+)
 from qd.io import atomic_write_csv, csv_records
 from qd.measures import MEASURES, Measure, get_measure, measures_from_counters
 
@@ -357,13 +363,8 @@ def matchup_table(
     check_choice("scoring", scoring, SCORING_VARIANTS)
     check_choice("ruleset", ruleset, RULESETS)
     max_games_per_call = check_int("max_games_per_call", max_games_per_call, 1)
-    raw = np.asarray(solutions)
-    if raw.ndim != 2 or raw.dtype.kind not in "iu":
-        raise TypeError(
-            f"solutions must be n rule lists of equal length (ints), got an array of shape "
-            f"{raw.shape} and dtype {raw.dtype}"
-        )
-    sol = raw.astype(np.int64)
+    sol = check_solutions("solutions", solutions)
+    check_games("games", games)
     n = len(sol)
     if ids is not None and (isinstance(ids, str) or not all(isinstance(i, str) for i in ids)):
         raise TypeError("ids must be a sequence of str")

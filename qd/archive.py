@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hanabi_env.outputs import atomic_path
 from qd.measures import bin_index
 
 __all__ = ["ARCHIVE_FORMAT", "Archive", "ArchiveStats"]
@@ -443,7 +444,13 @@ class Archive:
         return [c for c, _ in columns], [t for _, t in columns], rows
 
     def to_csv(self, path: str | Path) -> None:
-        """Write the elites table (:meth:`elites_table`) as CSV; NaN is an empty cell."""
+        """Write the elites table (:meth:`elites_table`) as CSV; NaN is an empty cell.
+
+        Atomically (:func:`hanabi_env.outputs.atomic_path`).
+
+        Raises:
+            OutputWriteError: The file could not be written (it is named).
+        """
         header, rows = self.elites_table()
 
         def cell(x):
@@ -451,7 +458,7 @@ class Archive:
                 return "" if math.isnan(x) else repr(x)
             return x
 
-        with open(path, "w", newline="") as fh:
+        with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(header)
             for row in rows:
@@ -473,7 +480,8 @@ class Archive:
             ) from exc
         header, dtypes, rows = self._elites_table()
         frame = pd.DataFrame(rows, columns=header).astype(dict(zip(header, dtypes, strict=True)))
-        frame.to_parquet(path, engine="pyarrow", index=False)
+        with atomic_path(path) as tmp:
+            frame.to_parquet(tmp, engine="pyarrow", index=False)
 
     def to_ribs(self, objective: str = "objective", dtype=np.float64):
         """Export to a ``ribs.archives.GridArchive`` (for its heatmaps and statistics).

@@ -32,6 +32,7 @@ from hanabi_env.validate import (
     check_str,
     type_error,
 )
+from qd.measures import MEASURES
 
 __all__ = ["CONFIGS", "RESULT_FIELDS", "MapElitesConfig", "get_config"]
 
@@ -97,7 +98,9 @@ class MapElitesConfig:
             "dims": check_int_sequence(
                 "dims", self.dims, 1, 1000, unique=False, what="cell counts"
             ),
-            "measures": _str_tuple("measures", self.measures),
+            "measures": tuple(
+                check_choice("measures", m, MEASURES) for m in _str_tuple("measures", self.measures)
+            ),
             "players": check_int_sequence("players", self.players, 2, 5, what="player counts"),
             "crossover_rate": check_float("crossover_rate", self.crossover_rate, 0.0, 1.0),
             "mutation_rate": check_float("mutation_rate", self.mutation_rate, 0.0, 1.0),

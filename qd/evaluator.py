@@ -37,8 +37,9 @@ from agents.backend import (
     make_backend,
     warm_up,
 )
-from agents.evaluate import game_seeds, hle_hand_size
+from agents.evaluate import check_games, game_seeds, hle_hand_size
 from agents.reference import RULESETS
+from agents.rulebase import N_RULE_IDS
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.seeding import derive_seed
@@ -53,6 +54,7 @@ __all__ = [
     "Replay",
     "SerialBackend",
     "ThreadBackend",
+    "check_solutions",
     "derive_seed",
     "evaluate_solutions",
     "make_backend",
@@ -82,6 +84,36 @@ class Evaluation:
     scores: np.ndarray
     games: int
     moves: int
+
+
+def check_solutions(name: str, value: object) -> np.ndarray:
+    """``value`` as ``(n, L)`` int64 rule lists whose every gene a ``RuleAgent`` accepts.
+
+    Genes are rule ids in ``[0, agents.rulebase.N_RULE_IDS)`` (the alphabet's 0-104, and the
+    ids of the extra rules), as :func:`agents.policy.rule_ids` checks them.
+
+    Raises:
+        TypeError: Not a 2-D array of integers (floats, ragged lists, strings).
+        ValueError: A gene out of range (the message names the first one and its row).
+    """
+    try:
+        raw = np.asarray(value)
+    except (ValueError, TypeError):
+        raw = np.asarray([], dtype=np.float64)
+    if raw.ndim != 2 or raw.dtype.kind not in "iu":
+        raise TypeError(
+            f"{name} must be n rule lists of equal length (ints), got an array of shape "
+            f"{raw.shape} and dtype {raw.dtype}"
+        )
+    sol = raw.astype(np.int64)
+    bad = np.argwhere((sol < 0) | (sol >= N_RULE_IDS))
+    if len(bad):
+        i, j = (int(x) for x in bad[0])
+        raise ValueError(
+            f"{name}[{i}][{j}]={int(sol[i, j])} is out of range; allowed: rule ids in "
+            f"[0, {N_RULE_IDS}) (agents.rulebase)"
+        )
+    return sol
 
 
 def _check_games_players(games: int, players: Sequence[int]) -> tuple[int, ...]:
@@ -149,13 +181,14 @@ def evaluate_solutions(
     Raises:
         ValueError: Bad ``games``, ``players``, or mismatched ``solutions``/``seeds``.
     """
-    sol = np.asarray(solutions, dtype=np.int64)
+    sol = check_solutions("solutions", solutions)
     seeds = np.asarray(seeds, dtype=np.int64).reshape(-1)
     if sol.ndim != 2 or len(sol) != len(seeds):
         raise ValueError(
             f"solutions must be (n, L) with n = len(seeds); got {sol.shape} and {seeds.shape}"
         )
     players = _check_games_players(games, players)
+    check_games("games", int(games), times=len(sol) * len(players))
     backend = backend or SerialBackend()
     n, g = len(sol), int(games)
     rules = list(sol)

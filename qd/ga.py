@@ -30,6 +30,7 @@ is in :mod:`qd.situational`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -38,12 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import game_seeds, hle_hand_size, play_games
+from agents.evaluate import check_games, game_seeds, hle_hand_size, play_games
 from agents.policy import Policy, RuleAgent, make
 from agents.reference import CIG18_POOL, PRESETS, RULESETS, check_preset
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env.config import HanabiConfig
+from hanabi_env.outputs import file_lock
 from hanabi_env.validate import (
     check_bool,
     check_choice,
@@ -55,7 +57,13 @@ from hanabi_env.validate import (
     check_str,
     type_error,
 )
-from qd.evaluator import Backend, SerialBackend, derive_seed, evaluate_solutions
+from qd.evaluator import (
+    Backend,
+    SerialBackend,
+    check_solutions,
+    derive_seed,
+    evaluate_solutions,
+)
 from qd.io import (
     CHECKPOINT_FIX,
     CheckpointError,
@@ -212,6 +220,10 @@ class GAConfig:
         up_to_population = "[{lo}, population]"
         if isinstance(self.pool, (str, bytes)) or not isinstance(self.pool, Sequence):
             raise type_error("pool", "a sequence of baseline names", self.pool)
+        if not self.pool:
+            raise ValueError(
+                f"pool={tuple(self.pool)!r} is not allowed; allowed: at least one baseline name"
+            )
         for p in self.pool:
             check_choice("pool", p, CIG18_POOL if self.preset == "cig18" else BASELINES)
         values: dict[str, Any] = {
@@ -349,12 +361,8 @@ def population_fitness(
             pool = tuple(CIG18_POOL)
     if backend is not None and not isinstance(backend, Backend):
         raise type_error("backend", "a qd.evaluator.Backend or None", backend)
-    pop = np.asarray(chromosomes)
-    if pop.ndim != 2 or pop.dtype.kind not in "iu":
-        raise TypeError(
-            f"chromosomes must be an (n, L) integer array, got dtype {pop.dtype} shape {pop.shape}"
-        )
-    pop = pop.astype(np.int64)
+    pop = check_solutions("chromosomes", chromosomes)
+    check_games("games", games, times=len(pop))
     partners: list[Policy] = []
     if mode == "mixed":
         if isinstance(pool, (str, bytes)) or not isinstance(pool, Sequence):
@@ -638,7 +646,8 @@ def run_ga(
             permutations from the seed).
         checkpoint: Checkpoint file (JSON, :func:`save_ga_checkpoint`), written atomically
             after every generation (None = none). A run resumed from it ends with exactly the
-            result of an uninterrupted run.
+            result of an uninterrupted run. Locked while the run writes it
+            (:func:`hanabi_env.outputs.file_lock`): a second run on it is refused.
         resume: Continue from ``checkpoint`` (it must match ``config``; ``initial`` is then
             unused); with no checkpoint there yet, start a new run and say so (one line).
 
@@ -649,8 +658,6 @@ def run_ga(
         TypeError: ``config`` not a :class:`GAConfig`, or another argument of the wrong type.
         ValueError: ``initial`` not of shape ``(population, L)``.
     """
-    from tqdm.auto import tqdm
-
     if not isinstance(config, GAConfig):
         raise type_error("config", "a GAConfig", config)
     if backend is not None and not isinstance(backend, Backend):
@@ -665,11 +672,19 @@ def run_ga(
                 f"initial has shape {init.shape}; allowed: ({config.population}, {config.length})"
             )
 
-    c = config
-    backend = backend or SerialBackend()
-    rng = np.random.default_rng(np.random.SeedSequence([c.seed, 11]))
     ckpt = None if checkpoint is None else Path(checkpoint)
-    saved = _resume_state(ckpt, c, bool(resume))
+    lock = contextlib.nullcontext() if ckpt is None else file_lock(ckpt)
+    with lock:  # one run per checkpoint file
+        return _run_ga(config, backend or SerialBackend(), progress, initial, ckpt, bool(resume))
+
+
+def _run_ga(config, backend, progress, initial, ckpt, resume) -> GAResult:
+    """:func:`run_ga` with its arguments checked (and its checkpoint locked)."""
+    from tqdm.auto import tqdm
+
+    c = config
+    rng = np.random.default_rng(np.random.SeedSequence([c.seed, 11]))
+    saved = _resume_state(ckpt, c, resume)
     if saved is None:
         pop = _initial_population(rng, c) if initial is None else np.asarray(initial, np.int64)
         history: list[dict] = []

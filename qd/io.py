@@ -11,18 +11,22 @@ to measure them in our engine.
 from __future__ import annotations
 
 import csv
-import hashlib
-import io
 import json
 import math
-import os
-import tempfile
-from collections.abc import Iterable, Sequence
+import stat
 from pathlib import Path
 
 import numpy as np
 
-from hanabi_env.jsonable import json_ready
+from hanabi_env.outputs import (
+    ResultFileError,
+    atomic_write_csv,
+    atomic_write_json,
+    atomic_write_text,
+    check_recorded,
+)
+from hanabi_env.outputs import read_checksummed_json as _read_checksummed_json
+from hanabi_env.outputs import write_checksummed_json as _write_checksummed_json
 from qd.archive import Archive
 
 __all__ = [
@@ -48,59 +52,6 @@ POPULATIONS = {
 """Short names of the published populations shipped in ``qd/data/``."""
 
 
-def _umask() -> int:
-    """The process umask, read without changing it where the OS allows."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except OSError:
-        pass
-    mask = os.umask(0o022)  # no read-only query elsewhere: set and restore at once
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary file in the same folder + ``os.replace``).
-
-    A reader (or a killed writer) never sees a half-written file. The file gets the permissions
-    a plain ``open(path, "w")`` would give (``0o666`` less the umask), not the temporary file's
-    private ``0o600``.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_csv(path: str | Path, fieldnames: Sequence[str], rows: Iterable[dict]) -> None:
-    """Atomically write ``rows`` as CSV with a header (NaN floats become empty fields)."""
-    buf = io.StringIO(newline="")
-    w = csv.DictWriter(buf, fieldnames=list(fieldnames))
-    w.writeheader()
-    for row in rows:
-        w.writerow({k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()})
-    atomic_write_text(path, buf.getvalue())
-
-
-def atomic_write_json(path: str | Path, obj, indent: int | None = 1) -> None:
-    """Atomically write ``obj`` as strict JSON (NaN and infinities become ``null``)."""
-    text = json.dumps(json_ready(obj, finite=True), indent=indent, allow_nan=False)
-    atomic_write_text(path, text + "\n")
-
-
 def save_archive(archive: Archive, path: str | Path, metadata: dict | None = None) -> None:
     """Write ``archive`` (schema in :mod:`qd.archive`) atomically as JSON."""
     atomic_write_json(path, archive.as_dict(metadata))
@@ -121,8 +72,9 @@ def load_archive(path: str | Path) -> Archive:
     def reject(name):  # save_archive writes strict JSON (NaN as null)
         raise ValueError(f"non-standard number {name}")
 
+    check_recorded(path)  # the run's manifest, when it has one, must record this content
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=reject)
+        doc = json.loads(_read_source(Path(path)).decode("utf-8"), parse_constant=reject)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ValueError(f"{path}: not valid JSON ({exc}); {fix}") from exc
     try:
@@ -134,9 +86,72 @@ def load_archive(path: str | Path) -> Archive:
                 raise ValueError(f"elite of cell {e['cell']} has grid_index {e['grid_index']}")
         if len(archive) != len(elites):
             raise ValueError(f"{len(elites)} elites in {len(archive)} cells (a repeated cell)")
+        _check_values(archive)
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{path}: not a valid archive ({exc}); {fix}") from exc
     return archive
+
+
+MAX_SCORE = 25
+"""Highest score of one game of the 5-colour, 5-rank deck every population is played with."""
+
+
+def _check_values(archive: Archive) -> None:
+    """Values an archive of this toolkit can hold: scores in [0, 25], no infinite measure, rules.
+
+    Raises:
+        ValueError: The first impossible value, named (an edited or foreign file).
+    """
+    from agents.rulebase import N_RULE_IDS
+
+    cells = archive.occupied_cells()
+    for name in ("objective", "reeval_objective"):
+        values = archive.objective if name == "objective" else archive.fields.get(name)
+        if values is None:
+            continue
+        v = values[cells]
+        bad = np.flatnonzero(~np.isnan(v) & ((v < 0) | (v > MAX_SCORE)))
+        if len(bad):
+            cell = archive.cell_name(int(cells[bad[0]]))
+            raise ValueError(
+                f"elite {cell} has {name}={float(v[bad[0]])!r}, outside [0, {MAX_SCORE}]"
+            )
+    if np.isinf(archive.measures[cells]).any():  # NaN is a measure of 0/0, never infinite
+        raise ValueError("an elite has an infinite measure")
+    genes = archive.solution[cells]
+    if genes.size and (genes.min() < 0 or genes.max() >= N_RULE_IDS):
+        raise ValueError(f"an elite has a gene outside the rule ids [0, {N_RULE_IDS})")
+
+
+MAX_SOURCE_BYTES = 256 * 2**20
+"""Largest population file read (256 MiB; the 20x20 population is 100 kB)."""
+
+
+def _read_source(path: Path) -> bytes:
+    """The bytes of a population file: a regular file of at most :data:`MAX_SOURCE_BYTES`.
+
+    Checked before reading, so that ``/dev/zero``, a FIFO or a huge file is refused at once
+    instead of hanging or filling memory.
+
+    Raises:
+        FileNotFoundError: No such file.
+        ValueError: Not a regular file, or larger than the limit (both named).
+    """
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{path} is not a regular file; give a population file or folder")
+    if st.st_size > MAX_SOURCE_BYTES:
+        raise ValueError(
+            f"{path} is {st.st_size:,} bytes; allowed: population files up to "
+            f"{MAX_SOURCE_BYTES:,} bytes ({MAX_SOURCE_BYTES // 2**20} MiB)"
+        )
+    with open(path, "rb") as fh:
+        return fh.read(MAX_SOURCE_BYTES + 1)
 
 
 def data_dir() -> Path:
@@ -165,7 +180,8 @@ def load_population(source: str | Path = "5x5") -> Archive:
 
     Raises:
         FileNotFoundError: No such population.
-        ValueError: The file is not a population document.
+        ValueError: The file is not a population document, not a regular file, or larger
+            than :data:`MAX_SOURCE_BYTES`.
     """
     path = Path(source)
     if str(source) in POPULATIONS:
@@ -176,7 +192,10 @@ def load_population(source: str | Path = "5x5") -> Archive:
         raise FileNotFoundError(
             f"population {source!r} not found (looked for {path} and in {data_dir()})"
         )
-    text = path.read_text()
+    try:
+        text = _read_source(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a population (not UTF-8 text: {exc})") from None
     if not text.lstrip().startswith("{"):
         return _load_text_population(text, path)
     try:
@@ -305,71 +324,34 @@ def csv_records(
     return records, complete
 
 
-class CheckpointError(ValueError):
-    """A checkpoint is unreadable, corrupt, or belongs to a different run."""
+class CheckpointError(ResultFileError):
+    """A checkpoint is unreadable, corrupt, or belongs to a different run (a ``ValueError``)."""
 
 
 CHECKPOINT_FIX = "delete it to start the run over"
 
 
-def _canonical(payload: dict) -> str:
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
-
-
 def write_checksummed_json(path: str | Path, fmt: str, payload: dict) -> None:
-    """Write ``payload`` atomically as a self-checking JSON document.
-
-    Schema: ``{"format": fmt, "version": 1, "sha256": <hex digest of the canonical JSON of
-    payload>, "payload": payload}`` (strict JSON: NaN and infinities are refused).
+    """:func:`hanabi_env.outputs.write_checksummed_json` (kept here for its callers).
 
     Raises:
         ValueError: ``payload`` holds NaN or an infinity.
+        OutputWriteError: The file could not be written.
     """
-    text = _canonical(payload)
-    doc = {
-        "format": fmt,
-        "version": 1,
-        "sha256": hashlib.sha256(text.encode()).hexdigest(),
-        "payload": payload,
-    }
-    atomic_write_text(path, json.dumps(doc, allow_nan=False) + "\n")
+    _write_checksummed_json(path, fmt, payload)
 
 
 def read_checksummed_json(path: str | Path, fmt: str) -> dict:
     """Read and verify a document of :func:`write_checksummed_json`; returns its payload.
 
     The payload must hash to the recorded sha256, so a truncated, extended or edited file is
-    refused.
+    refused (:func:`hanabi_env.outputs.read_checksummed_json`).
 
     Raises:
         CheckpointError: Missing, unreadable, not valid strict JSON, another ``format`` or
             version, or a checksum mismatch; one line naming the file and what to do.
     """
-    path = Path(path)
-    fix = CHECKPOINT_FIX
-
-    def reject(name):  # the writer uses strict JSON: NaN/Infinity mean corruption
-        raise ValueError(f"non-standard number {name}")
-
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=reject)
-    except FileNotFoundError as exc:
-        raise CheckpointError(f"no checkpoint at {path}") from exc
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise CheckpointError(
-            f"checkpoint {path} is corrupt (not valid JSON: {exc}); {fix}"
-        ) from exc
-    if not isinstance(doc, dict) or doc.get("format") != fmt:
-        raise CheckpointError(f"{path} is not a {fmt} file; {fix}")
-    if doc.get("version") != 1:
-        version = doc.get("version")
-        raise CheckpointError(f"checkpoint {path} has unsupported version {version}; {fix}")
-    payload = doc.get("payload")
-    if not isinstance(payload, dict):
-        raise CheckpointError(f"checkpoint {path} is corrupt (no payload); {fix}")
-    if hashlib.sha256(_canonical(payload).encode()).hexdigest() != doc.get("sha256"):
-        raise CheckpointError(f"checkpoint {path} is corrupt (checksum mismatch); {fix}")
-    return payload
+    return _read_checksummed_json(path, fmt, CheckpointError, CHECKPOINT_FIX)
 
 
 def archive_source(source: str | Path) -> tuple[Archive, bool]:
@@ -393,9 +375,11 @@ def archive_source(source: str | Path) -> tuple[Archive, bool]:
         path = path / "archive.json"
         if not path.is_file():
             raise FileNotFoundError(f"{source}: a folder without archive.json")
+    if path.exists() and not path.is_file():
+        _read_source(path)  # a device, FIFO or socket: refused, never read
     if path.is_file():
         try:
-            doc = json.loads(path.read_text())
+            doc = json.loads(_read_source(path))
         except (json.JSONDecodeError, UnicodeDecodeError):
             return load_population(path), False  # the reference's text format
         if isinstance(doc, dict) and doc.get("format") == "hanabi-adhoc/qd-archive":

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hanabi_env.outputs import atomic_path
 from qd.archive import Archive
 
 __all__ = ["FIELD_LABELS", "MEASURE_LABELS", "cell_label", "heatmap", "matchup_heatmap"]
@@ -105,12 +106,10 @@ def _tick_fontsize(n: int) -> float:
 
 
 def _save(fig, path: str | Path, dpi: int) -> None:
-    """Write ``fig`` to ``path`` atomically (temporary file, then rename) and close it."""
+    """Write ``fig`` to ``path`` atomically (:func:`hanabi_env.outputs.atomic_path`)."""
     fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(path).with_name(f".{Path(path).name}.tmp.png")
-    fig.savefig(tmp, dpi=dpi)
-    tmp.replace(path)
+    with atomic_path(path) as tmp:  # a unique temporary file, then the rename
+        fig.savefig(tmp, dpi=dpi)
 
 
 def heatmap(

@@ -11,6 +11,11 @@
 | ``summary.json`` | the summary below |
 | ``heatmap.png`` | objective per cell (re-evaluated objective when ``reeval_games > 0``) |
 | ``heatmap_archive.png`` | the stored (insertion-time) objective per cell |
+| ``manifest.json`` | every file above with its sha256, the run's settings and seed |
+
+The folder is a :class:`hanabi_env.outputs.OutputFolder` (:func:`run_folder`): locked while a
+run writes it (a second writer is refused, or waits with ``wait=True``), and bound to the run's
+settings and seed (a folder of another run is refused; docs/reliability.md).
 
 ``summary.json``: ``{"format": "hanabi-adhoc/qd-summary", "version": 1, "config": {...},
 "candidates": int, "elapsed_s": float, "candidates_per_s": float, "games_per_s": float,
@@ -22,11 +27,14 @@ papers' table entries (docs/papers.md §3).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from hanabi_env.outputs import OutputFolder
 from hanabi_env.validate import (
     check_bool,
     check_optional_int,
@@ -36,13 +44,13 @@ from hanabi_env.validate import (
     type_error,
 )
 from qd.analysis import reevaluate
-from qd.config import MapElitesConfig
+from qd.config import RESULT_FIELDS, MapElitesConfig
 from qd.evaluator import Backend, make_backend
-from qd.io import atomic_write_json, save_archive
+from qd.io import save_archive
 from qd.measures import Measure
 from qd.scheduler import CheckpointError, MapElites
 
-__all__ = ["SUMMARY_FORMAT", "run_map_elites", "summarize", "write_outputs"]
+__all__ = ["SUMMARY_FORMAT", "run_folder", "run_map_elites", "summarize", "write_outputs"]
 
 SUMMARY_FORMAT = "hanabi-adhoc/qd-summary"
 
@@ -79,26 +87,49 @@ def summarize(loop: MapElites, backend: Backend | None = None) -> dict:
     }
 
 
-def write_outputs(loop: MapElites, out_dir: str | Path, backend: Backend | None = None) -> dict:
+def run_folder(out_dir: str | Path, config: MapElitesConfig, wait: bool = False) -> OutputFolder:
+    """The :class:`~hanabi_env.outputs.OutputFolder` of a MAP-Elites run (not yet entered).
+
+    Its kind is ``"map-elites"``, its configuration the fields of ``config`` that change
+    results (:data:`qd.config.RESULT_FIELDS`) and its seed ``config.seed``: a folder of a run
+    with other settings is refused (docs/reliability.md).
+    """
+    settings = config.as_dict()
+    bound = {k: settings[k] for k in RESULT_FIELDS}
+    return OutputFolder(out_dir, kind="map-elites", config=bound, seed=config.seed, wait=wait)
+
+
+def write_outputs(
+    loop: MapElites, out_dir: str | Path | OutputFolder, backend: Backend | None = None
+) -> dict:
     """Write ``archive.json``, ``elites.csv``/``.parquet``, ``summary.json`` and the heatmaps.
 
-    Heatmaps are skipped (with a note in the summary) if ``ribs``/``matplotlib`` are missing,
-    the Parquet table if ``pyarrow`` is.
+    Every file goes through the run's :class:`~hanabi_env.outputs.OutputFolder` (``out_dir``
+    itself when it is one, open; else :func:`run_folder` of ``out_dir``, locked meanwhile):
+    written atomically and recorded in its manifest. ``summary.json`` comes last. Heatmaps are
+    skipped (with a note in the summary) if ``ribs``/``matplotlib`` are missing, the Parquet
+    table if ``pyarrow`` is.
 
     Returns:
         The summary dict.
+
+    Raises:
+        FolderBusyError: Another process writes ``out_dir``.
+        OutputWriteError: A file could not be written (it is named).
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if not isinstance(out_dir, OutputFolder):
+        with run_folder(out_dir, loop.config) as folder:
+            return write_outputs(loop, folder, backend)
+    folder = out_dir
     summary = summarize(loop, backend)
-    save_archive(loop.archive, out / "archive.json", metadata=summary)
-    tmp = out / ".elites.csv.tmp"
-    loop.archive.to_csv(tmp)
-    tmp.replace(out / "elites.csv")
+    save = functools.partial(folder.staged, stage="outputs")
+    with save("archive.json") as tmp:
+        save_archive(loop.archive, tmp, metadata=summary)
+    with save("elites.csv") as tmp:
+        loop.archive.to_csv(tmp)
     try:
-        tmp = out / ".elites.parquet.tmp"
-        loop.archive.to_parquet(tmp)
-        tmp.replace(out / "elites.parquet")
+        with save("elites.parquet") as tmp:
+            loop.archive.to_parquet(tmp)
     except ImportError as exc:  # pragma: no cover - depends on the environment
         summary["parquet_error"] = str(exc)
     if loop.archive.measure_dim == 2 and len(loop.archive):
@@ -106,23 +137,20 @@ def write_outputs(loop: MapElites, out_dir: str | Path, backend: Backend | None 
             from qd.plot import heatmap
 
             name = loop.config.name
-            heatmap(
-                loop.archive,
-                out / "heatmap_archive.png",
-                "objective",
-                title=f"{name}: stored objective",
-            )
+            with save("heatmap_archive.png") as tmp:
+                heatmap(loop.archive, tmp, "objective", title=f"{name}: stored objective")
             field = "reeval_objective" if "reeval_objective" in loop.archive.fields else "objective"
-            heatmap(loop.archive, out / "heatmap.png", field, title=f"{name}: {field}")
+            with save("heatmap.png") as tmp:
+                heatmap(loop.archive, tmp, field, title=f"{name}: {field}")
         except ImportError as exc:  # pragma: no cover - depends on the environment
             summary["heatmap_error"] = f'{exc} (pip install "ribs[visualize]" matplotlib)'
-    atomic_write_json(out / "summary.json", summary)
+    folder.write_json("summary.json", summary, stage="outputs")
     return summary
 
 
 def run_map_elites(
     config: MapElitesConfig,
-    out_dir: str | Path,
+    out_dir: str | Path | OutputFolder,
     resume: bool = False,
     workers: int | None = None,
     scheduler_address: str | None = None,
@@ -131,12 +159,15 @@ def run_map_elites(
     measures: Sequence[str | Measure | Callable] | None = None,
     backend: Backend | None = None,
     stop_after: int | None = None,
+    wait: bool = False,
 ) -> tuple[MapElites, dict]:
     """Run (or resume) MAP-Elites, re-evaluate the elites and write the outputs.
 
     Args:
         config: The run configuration.
-        out_dir: Output folder (created).
+        out_dir: Output folder (created), or its :class:`~hanabi_env.outputs.OutputFolder`
+            (:func:`run_folder`, entered by the caller). It is locked for the run and every
+            file is recorded in its manifest (docs/reliability.md).
         resume: Continue from ``out_dir/checkpoint.json`` (it must match ``config``); with no
             checkpoint there yet (a run killed before its first one), start a new run and say
             so (one line on stdout).
@@ -148,6 +179,7 @@ def run_map_elites(
         backend: A ready backend (overrides ``workers``/``scheduler_address``/``dask``; not
             closed here).
         stop_after: Stop after this many candidates (checkpointed; no re-evaluation/outputs).
+        wait: When another process writes ``out_dir``, wait for it instead of refusing.
 
     Returns:
         ``(loop, summary)``; ``summary`` is empty when stopped early.
@@ -158,10 +190,17 @@ def run_map_elites(
             path.
         CheckpointError: ``resume`` with an invalid or mismatching checkpoint, or a
             checkpoint already in ``out_dir`` without ``resume``.
+        ResultFileError: ``out_dir`` holds a run with other settings (another seed, ...).
+        FolderBusyError: Another process writes ``out_dir`` (without ``wait``).
+        OutputWriteError: A file could not be written (e.g. a full disk; it is named).
     """
     if not isinstance(config, MapElitesConfig):
         raise type_error("config", "a MapElitesConfig", config)
-    out = check_path_writable("out_dir", out_dir)
+    wait = check_bool("wait", wait)
+    if isinstance(out_dir, OutputFolder):
+        folder_cm: contextlib.AbstractContextManager = contextlib.nullcontext(out_dir)
+    else:
+        folder_cm = run_folder(check_path_writable("out_dir", out_dir), config, wait)
     resume = check_bool("resume", resume)
     workers = check_workers("workers", workers)
     if scheduler_address is not None:
@@ -175,14 +214,23 @@ def run_map_elites(
     if backend is not None and not isinstance(backend, Backend):
         raise type_error("backend", "a qd.evaluator.Backend or None", backend)
     stop_after = check_optional_int("stop_after", stop_after, 1)
-    ckpt = out / "checkpoint.json"
+    with folder_cm as folder:
+        return _run(config, folder, resume, workers, scheduler_address, dask, progress,
+                    measures, backend, stop_after)  # fmt: skip
+
+
+def _run(config, folder, resume, workers, scheduler_address, dask, progress, measures, backend,
+         stop_after) -> tuple[MapElites, dict]:  # fmt: skip
+    """:func:`run_map_elites` in its locked folder (arguments checked)."""
+    ckpt = folder.file("checkpoint.json")
     if not resume and ckpt.exists():
         raise CheckpointError(
             f"{ckpt} exists: pass resume=True (--resume) to continue it, or use another out_dir"
         )
     if resume and not ckpt.exists():
-        print(f"no checkpoint in {out} yet: starting a new run", flush=True)
+        print(f"no checkpoint in {folder.path} yet: starting a new run", flush=True)
         resume = False
+    folder.expect("checkpoint.json", stage="search", hashed=False)  # self-checking
     own = backend is None
     backend = backend or make_backend(workers, scheduler_address, dask)
     try:
@@ -190,7 +238,6 @@ def run_map_elites(
             loop = MapElites.from_checkpoint(ckpt, config, backend, measures)
         else:
             loop = MapElites(config, backend, measures)
-        out.mkdir(parents=True, exist_ok=True)
         loop.run(progress=progress, checkpoint=ckpt, stop_after=stop_after)
         if not loop.done:
             return loop, {}
@@ -204,7 +251,7 @@ def run_map_elites(
                 backend,
                 loop.measures,
             )
-        summary = write_outputs(loop, out, backend)
+        summary = write_outputs(loop, folder, backend)
     finally:
         if own:
             backend.close()

@@ -31,7 +31,7 @@ from hanabi_env.validate import (
 from qd.evaluator import Backend, derive_seed
 from qd.ga import GAConfig, GAResult, run_ga
 
-__all__ = ["SituationalAgent", "evaluate_situational", "evolve_situational"]
+__all__ = ["SituationalAgent", "checkpoint_name", "evaluate_situational", "evolve_situational"]
 
 
 class SituationalAgent(Policy):
@@ -180,6 +180,11 @@ def evaluate_situational(
     }
 
 
+def checkpoint_name(sizes) -> str:
+    """The checkpoint file of the group of game ``sizes``: ``checkpoint-<sizes>p.json``."""
+    return f"checkpoint-{'-'.join(str(int(s)) for s in sizes)}p.json"
+
+
 def evolve_situational(
     config: GAConfig,
     groups: Sequence[Sequence[int]] = ((2,), (3, 4, 5)),
@@ -217,7 +222,7 @@ def evolve_situational(
         )
         ckpt = None
         if checkpoint_dir is not None:
-            ckpt = Path(checkpoint_dir) / f"checkpoint-{'-'.join(str(s) for s in sizes)}p.json"
+            ckpt = Path(checkpoint_dir) / checkpoint_name(sizes)
         results.append(run_ga(sub, backend, progress, checkpoint=ckpt, resume=resume))
     agent = SituationalAgent(
         {tuple(sizes): r.best for sizes, r in zip(groups, results, strict=True)},

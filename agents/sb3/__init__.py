@@ -7,23 +7,31 @@ this package and :class:`HanabiPartnerEnv` import without them):
 * :class:`HanabiPartnerEnv` (:mod:`agents.sb3.env`) — a single-agent Gymnasium environment: one
   learning seat, every other seat a partner drawn from a pool (rule agents, MAP-Elites elites,
   SB3 models, any :class:`~agents.policy.Policy`) at each reset. ``action_masks()`` feeds
-  sb3-contrib's ``MaskablePPO``. Train with :func:`train_maskable_ppo`.
-* :class:`SB3Policy` (:mod:`agents.sb3.policy`) — a saved ``MaskablePPO`` model as a
+  sb3-contrib's ``MaskablePPO``. Train with :func:`train_maskable_ppo`. ``import agents``
+  registers it as ``gymnasium.make("hanabi_adhoc/HanabiPartner-v0", partners=[...])``.
+* :class:`SB3Policy` (:mod:`agents.sb3.policy`) — a saved ``MaskablePPO`` model (or ``PPO``,
+  ``A2C``, ``DQN``, masked at acting time) as a
   :class:`~agents.policy.Policy`: acts from the player view with the legal mask, deterministic or
   sampled from its own generator. It pickles without the model (the path only) and loads it once
   per process, so it works in the AEC loop, :func:`agents.evaluate.play_games`/``evaluate``
   (worker processes), the GA's mixed fitness (:func:`qd.ga.population_fitness`),
   :func:`meta.table.build_table` and :func:`meta.evaluate.evaluate_meta`.
-* :class:`SB3ActionMaskWrapper` (:mod:`agents.sb3.env`) and :func:`train_self_play` — self-play /
-  population training through the AEC env (:func:`hanabi_env.env`), following PettingZoo's SB3
-  action-masking tutorial (``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``): one
-  model plays every seat.
+* :func:`train_self_play` — self-play / population training, one model in every seat: on the
+  compiled vectorised env by default (:class:`~agents.sb3.vec_env.HanabiSB3VecEnv`), or through
+  the AEC env (:func:`hanabi_env.env`) with :class:`SB3ActionMaskWrapper`
+  (:mod:`agents.sb3.env`), following PettingZoo's SB3 action-masking tutorial
+  (``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``).
+* :func:`learn_maskable_ppo` — the training loop of both, on any env or ``VecEnv`` with
+  ``action_masks()``: ``learn_kwargs`` (callbacks, progress bar), ``resume_from`` (continue a
+  saved model, also one trained on PettingZoo's hanabi_v5), ``vec_env_cls`` (``"subproc"``) in
+  the two helpers above.
 
 Modules: :mod:`agents.sb3.env` (the environments, :func:`as_policy`, :func:`legal_mask`,
 :func:`mask_fn`; the ``HanabiPartnerEnv`` property table), :mod:`agents.sb3.policy`
 (:class:`SB3Policy`, :func:`load_model`), :mod:`agents.sb3.training`
-(:func:`train_maskable_ppo`, :func:`train_self_play`) and ``agents.sb3._threads`` (torch's
-thread count, below). Every public name is imported from ``agents.sb3``.
+(:func:`train_maskable_ppo`, :func:`train_self_play`, :func:`learn_maskable_ppo`) and
+``agents.sb3._threads`` (torch's thread count, below). Every public name is imported from
+``agents.sb3``.
 
 ## Torch threads
 
@@ -43,17 +51,28 @@ PettingZoo SB3 tutorial above, sb3-contrib's ``MaskablePPO`` documentation
 """
 
 from agents.sb3.env import HanabiPartnerEnv, SB3ActionMaskWrapper, as_policy, legal_mask, mask_fn
-from agents.sb3.policy import SB3Policy, load_model
-from agents.sb3.training import train_maskable_ppo, train_self_play
+from agents.sb3.policy import ALGORITHMS, SB3Policy, detect_algorithm, load_model
+from agents.sb3.training import (
+    VEC_ENV_CLASSES,
+    learn_maskable_ppo,
+    self_play_env,
+    train_maskable_ppo,
+    train_self_play,
+)
 
 __all__ = [
+    "ALGORITHMS",
+    "VEC_ENV_CLASSES",
     "HanabiPartnerEnv",
     "SB3ActionMaskWrapper",
     "SB3Policy",
     "as_policy",
+    "detect_algorithm",
+    "learn_maskable_ppo",
     "legal_mask",
     "load_model",
     "mask_fn",
+    "self_play_env",
     "train_maskable_ppo",
     "train_self_play",
 ]

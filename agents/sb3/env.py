@@ -10,6 +10,8 @@
   (:func:`agents.sb3.training.train_self_play`).
 * :func:`as_policy` — a pool entry (policy, baseline name or rule list) as a policy;
   :func:`legal_mask` — the legal moves of a seat computed from its player view only.
+* ``PARTNER_ENV_ID`` and ``register_envs`` (defined in :mod:`agents`, re-exported here) — the
+  env's id in Gymnasium's registry; ``import agents`` registers it (see "Creating it by name").
 
 Nothing here imports ``torch`` or ``stable_baselines3``.
 
@@ -18,9 +20,11 @@ Nothing here imports ``torch`` or ``stable_baselines3``.
 | Property     | Value                                                                         |
 |--------------|-------------------------------------------------------------------------------|
 | Import       | `from agents.sb3 import HanabiPartnerEnv`                                     |
+| Make by name | `gymnasium.make("hanabi_adhoc/HanabiPartner-v0", partners=["IGGI"])`          |
 | Actions      | `Discrete(2h + (p-1)(c+r))`, HLE move uids (the :mod:`hanabi_env.env` table)  |
-| Observation  | `Box(0, 1, (n,), int8)`: the learner seat's canonical vector (658 for 2p)     |
-| Action mask  | `env.action_masks()`: `(n_actions,)` bool, the learner's legal moves          |
+| Observation  | the learner seat's canonical vector (658 for 2p), in `observation_dtype`       |
+| Obs. space   | `Box(-inf, inf, (n,), float64)` as hanabi_v5 (default); float32/int8: `Box(0, 1)` |
+| Action mask  | `env.action_masks()`: `(n_actions,)` int8 0/1, the learner's legal moves      |
 | Reward       | score change from the learner's move to its next turn (partners' moves too)   |
 | Episode end  | `terminated` at the game's real end or an illegal move; never truncated       |
 | Partners     | per episode one pool entry (uniform or `weights`) in every other seat         |
@@ -31,6 +35,25 @@ step that loses the last life paying minus the score so far). An illegal action 
 episode with ``illegal_reward`` (PettingZoo's ``TerminateIllegalWrapper`` convention; a masked
 policy never plays one). ``reset(options=...)`` accepts ``"deal_seed"``, ``"seat"`` and
 ``"partner"`` (index or name) to script an episode.
+
+The observation space equals the AEC env's (:func:`hanabi_env.env`) and hanabi_v5's for the same
+configuration and dtype, so a model trained on any of the three loads with another attached.
+
+## Creating it by name
+
+``import agents`` (or anything under it, such as ``agents.sb3``) registers the env in
+Gymnasium's registry as **``hanabi_adhoc/HanabiPartner-v0``**, with a lazy
+``"agents.sb3.env:HanabiPartnerEnv"`` entry point, the way ``import hanabi_env`` registers the
+AEC env in PettingZoo's: the partners come from ``agents`` (baseline names, policies), so the
+package that defines them is the one a user has imported, and Gymnasium documents registration on
+import as the mechanism for third-party envs. Without any import,
+``gymnasium.make("agents:hanabi_adhoc/HanabiPartner-v0", ...)`` (Gymnasium's ``module:id`` form)
+imports the package first. ``gymnasium.make`` adds Gymnasium's passive env checker and order
+wrapper; ``action_masks()`` is reached through them as ``env.unwrapped.action_masks()`` or
+``env.get_wrapper_attr("action_masks")()`` (what SB3's vectorised envs call), and the mask is
+also in ``info["action_mask"]``. With the default float64 space, Gymnasium's full
+``check_env`` warns that the bounds are infinite: they are hanabi_v5's, kept so that models
+cross-load; ``observation_dtype="float32"`` declares ``Box(0, 1)``.
 
 Sources: [CIG18]'s mixed evaluation (partners copied in every other seat; docs/papers.md §2), the
 PettingZoo SB3 tutorial above.
@@ -48,11 +71,13 @@ import numpy as np
 import pettingzoo.utils
 from gymnasium import spaces
 
+from agents import PARTNER_ENV_ID, register_envs  # noqa: F401 - re-exported (module doc)
 from agents import rules as R
 from agents.evaluate import hle_hand_size
 from agents.policy import Policy, RuleAgent, make
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
+from hanabi_env import spaces as hs
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame, PlayerView
 from hanabi_env.seeding import SEED_LIMIT
@@ -139,6 +164,8 @@ class HanabiPartnerEnv(gymnasium.Env):
         scoring: ``"strict"`` (default, as the AEC env) or ``"lenient"``.
         hand_size: Cards per hand (default 5 for 2–3 players, 4 for 4–5, as the papers).
         observation_type: ``"card_knowledge"`` (default) or ``"minimal"``.
+        observation_dtype: ``"float64"`` (default: hanabi_v5's space, so models trained there
+            load here), ``"float32"`` or ``"int8"`` (:mod:`hanabi_env.spaces`).
         illegal_reward: Reward of an illegal learner action, which ends the episode.
         render_mode: None or ``"ansi"`` (``render()`` returns the text board).
         **config: Other :class:`hanabi_env.HanabiConfig` fields (``colors``, ``ranks``,
@@ -170,6 +197,7 @@ class HanabiPartnerEnv(gymnasium.Env):
         scoring: str = "strict",
         hand_size: int | None = None,
         observation_type: str = "card_knowledge",
+        observation_dtype: str = hs.DEFAULT_OBSERVATION_DTYPE,
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
         **config: Any,
@@ -215,12 +243,14 @@ class HanabiPartnerEnv(gymnasium.Env):
         self.game = HanabiGame(self.config)
         # one copy of every pool entry per seat (a partner may sit in several seats)
         self._copies = [[copy.deepcopy(p) for p in pool] for _ in range(players)]
-        self.observation_space = spaces.Box(0, 1, (self.game.observation_size,), np.int8)
+        self.observation_dtype = hs.check_observation_dtype(observation_dtype)
+        self._obs_dtype = hs.numpy_dtype(observation_dtype)
+        self.observation_space = hs.observation_space(self.game.observation_size, observation_dtype)
         self.action_space = spaces.Discrete(self.game.n_actions)
         self._learner = 0
         self._partner = 0
         self._seats: list[Policy | None] = []
-        self._zero_mask = np.zeros(self.game.n_actions, dtype=bool)
+        self._zero_mask = np.zeros(self.game.n_actions, dtype=np.int8)
         self._done = True
         self._pending = 0
         self.illegal_actions = 0  # illegal learner actions over the env's life
@@ -238,8 +268,9 @@ class HanabiPartnerEnv(gymnasium.Env):
                 ``"partner"`` (pool index or name) override the draws.
 
         Returns:
-            ``(observation, info)``: the learner's ``(n,)`` int8 vector and a dict with
-            ``partner`` (name), ``seat``, ``score`` and ``illegal_action``.
+            ``(observation, info)``: the learner's ``(n,)`` vector (``observation_dtype``) and
+            a dict with ``partner`` (name), ``seat``, ``score``, ``illegal_action`` and
+            ``action_mask`` (:meth:`action_masks`, as Gymnasium's Taxi puts it in ``info``).
 
         Raises:
             ValueError: A bad option.
@@ -300,10 +331,13 @@ class HanabiPartnerEnv(gymnasium.Env):
         return self._obs(), float(reward), self._done, False, self._info(False)
 
     def action_masks(self) -> np.ndarray:
-        """``(n_actions,)`` bool legal moves of the learner (all False when not on turn)."""
+        """``(n_actions,)`` int8 legal moves of the learner, 1 = legal (zeros when not on turn).
+
+        0/1 ``int8`` as PettingZoo's ``action_mask`` (sb3-contrib reads it as booleans).
+        """
         if self._done or self.game.current_player != self._learner:
             return self._zero_mask.copy()
-        return self.game.legal_mask().astype(bool)
+        return self.game.legal_mask()
 
     def render(self) -> str | None:
         """The text board (``render_mode="ansi"``), every hand shown; None otherwise."""
@@ -346,7 +380,7 @@ class HanabiPartnerEnv(gymnasium.Env):
         return reward
 
     def _obs(self) -> np.ndarray:
-        return self.game.observation(self._learner)
+        return self.game.observation(self._learner).astype(self._obs_dtype, copy=False)
 
     def _info(self, illegal: bool) -> dict:
         return {
@@ -354,6 +388,7 @@ class HanabiPartnerEnv(gymnasium.Env):
             "seat": self._learner,
             "score": self.game.score,
             "illegal_action": illegal,
+            "action_mask": self.action_masks(),  # Gymnasium's convention (e.g. Taxi-v3)
         }
 
 

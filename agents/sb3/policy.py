@@ -1,15 +1,29 @@
-"""Saved ``MaskablePPO`` models as policies: :class:`SB3Policy` and :func:`load_model`.
+"""Saved SB3 models as policies: :class:`SB3Policy` and :func:`load_model`.
 
-:class:`SB3Policy` — a saved ``MaskablePPO`` model as a :class:`~agents.policy.Policy`: acts from
-the player view with the legal mask, deterministic or sampled from its own generator. It pickles
-without the model (the path only) and loads it once per process (:func:`load_model`), so it
+:class:`SB3Policy` — a saved model as a batch policy (:class:`~agents.batch.BatchPolicy`): acts
+from the player view with the legal mask, deterministic or sampled from its own generator. It
+pickles without the model (the path only) and loads it once per process (:func:`load_model`), so it
 works in the AEC loop, :func:`agents.evaluate.play_games`/``evaluate`` (worker processes), the
 GA's mixed fitness (:func:`qd.ga.population_fitness`), :func:`meta.table.build_table` and
 :func:`meta.evaluate.evaluate_meta`. Torch runs on ``torch_threads`` threads (default 1; see
 "Torch threads" in :mod:`agents.sb3`).
 
-``torch`` and ``sb3_contrib`` are imported only when a model is loaded or run, so this module
-imports without them.
+## Algorithms
+
+:data:`ALGORITHMS`: sb3-contrib's ``MaskablePPO`` (trained with the legal mask, the project's
+training helpers' algorithm) and Stable-Baselines3's ``PPO``, ``A2C`` and ``DQN``. These three
+have no mask in training (SB3 samples from every action; on :class:`HanabiPartnerEnv` an illegal
+move ends the episode with ``illegal_reward``, so they learn legality from that penalty, slowly),
+but a mask applies at acting time all the same: the policy takes the model's action
+distribution (PPO, A2C) or Q-values (DQN), removes the illegal moves and renormalises, so an
+``SB3Policy`` never plays an illegal move whatever the algorithm. DQN's policy is greedy: its
+probabilities are one-hot on the best legal move, and sampling gives that move. The algorithm is
+read from the saved file's JSON metadata (``algo="auto"``; no code runs for that) or named.
+Recurrent policies (``RecurrentPPO``) are not supported: the policy protocol passes no hidden
+state between moves.
+
+``torch``, ``stable_baselines3`` and ``sb3_contrib`` are imported only when a model is loaded or
+run, so this module imports without them.
 
 Source: sb3-contrib's ``MaskablePPO`` documentation
 (https://sb3-contrib.readthedocs.io/en/master/modules/ppo_mask.html).
@@ -17,6 +31,7 @@ Source: sb3-contrib's ``MaskablePPO`` documentation
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +45,77 @@ from hanabi_env.game import PlayerView
 
 _MODELS: dict[tuple, Any] = {}
 
+ALGORITHMS = ("MaskablePPO", "PPO", "A2C", "DQN")
+"""The SB3 algorithms an :class:`SB3Policy` loads (module docstring, "Algorithms")."""
 
-def load_model(path: str | Path, algo: str = "MaskablePPO"):
+
+def _model_file(path: str | Path) -> Path:
+    """The model's ``.zip`` (``.zip`` added if missing), resolved."""
+    p = Path(path).expanduser().resolve()
+    if not p.exists() and p.with_suffix(".zip").exists():
+        p = p.with_suffix(".zip")
+    if not p.is_file():
+        raise FileNotFoundError(f"no SB3 model at {path}")
+    return p
+
+
+def _check_algo(algo: object) -> str:
+    if algo != "auto" and algo not in ALGORITHMS:
+        raise ValueError(
+            f"algo={algo!r} is not allowed; allowed: 'auto', " + ", ".join(map(repr, ALGORITHMS))
+        )
+    return str(algo)
+
+
+def detect_algorithm(path: str | Path) -> str:
+    """The algorithm of a saved SB3 model, read from its JSON metadata (no code runs).
+
+    SB3 stores each model's attributes as JSON in the zip's ``data`` entry; the policy class's
+    module and the algorithm's own hyper-parameters tell the four :data:`ALGORITHMS` apart.
+
+    Raises:
+        FileNotFoundError: No such file.
+        ValueError: Not an SB3 model zip, or a model of another algorithm.
+    """
+    import json
+    import zipfile
+
+    p = _model_file(path)
+    try:
+        with zipfile.ZipFile(p) as z:
+            data = json.loads(z.read("data"))
+    except (zipfile.BadZipFile, KeyError, ValueError) as err:
+        raise ValueError(f"{path} is not a saved SB3 model ({err})") from None
+    module = str(data.get("policy_class", {}).get("__module__", ""))
+    if module.startswith("sb3_contrib.common.maskable"):
+        return "MaskablePPO"
+    if module.startswith("stable_baselines3.dqn"):
+        return "DQN"
+    if module == "stable_baselines3.common.policies":
+        return "PPO" if "clip_range" in data else "A2C"
+    raise ValueError(
+        f"{path}: a model of policy module {module or '?'}; allowed: "
+        + ", ".join(ALGORITHMS)
+        + " (MlpPolicy)"
+    )
+
+
+def _algorithm_class(algo: str):
+    try:
+        if algo == "MaskablePPO":
+            from sb3_contrib import MaskablePPO
+
+            return MaskablePPO
+        import stable_baselines3
+
+        return getattr(stable_baselines3, algo)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            'SB3 policies need the rl extra: pip install ".[rl]" (torch, sb3-contrib)'
+        ) from exc
+
+
+def load_model(path: str | Path, algo: str = "auto"):
     """Load a saved SB3 model on the CPU, once per process (cached by path and file version).
 
     A forked worker reuses a model its parent had loaded. Torch's thread count is not changed
@@ -39,47 +123,39 @@ def load_model(path: str | Path, algo: str = "MaskablePPO"):
 
     Args:
         path: The ``.zip`` written by ``model.save``.
-        algo: ``"MaskablePPO"`` (sb3-contrib).
+        algo: ``"auto"`` (default: :func:`detect_algorithm`) or one of :data:`ALGORITHMS`.
 
     Returns:
-        The model (``sb3_contrib.MaskablePPO``).
+        The model (``sb3_contrib.MaskablePPO`` or ``stable_baselines3.PPO``/``A2C``/``DQN``).
 
     Raises:
-        ValueError: Unknown ``algo``.
+        ValueError: Unknown ``algo``, or a file of another algorithm.
         FileNotFoundError: No such file.
-        ImportError: sb3-contrib is not installed (``pip install ".[rl]"``).
+        ImportError: The rl extra is not installed (``pip install ".[rl]"``).
     """
-    if algo != "MaskablePPO":
-        raise ValueError(f"algo={algo!r} is not allowed; allowed: 'MaskablePPO'")
-    p = Path(path).expanduser().resolve()
-    if not p.exists() and p.with_suffix(".zip").exists():
-        p = p.with_suffix(".zip")
-    if not p.is_file():
-        raise FileNotFoundError(f"no SB3 model at {path}")
+    algo = _check_algo(algo)
+    p = _model_file(path)
+    if algo == "auto":
+        algo = detect_algorithm(p)
     st = p.stat()
     key = (str(p), algo, st.st_mtime_ns, st.st_size)
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            'SB3 policies need the rl extra: pip install ".[rl]" (torch, sb3-contrib)'
-        ) from exc
     model = _MODELS.get(key)
     if model is None:
-        model = MaskablePPO.load(str(p), device="cpu")
+        model = _algorithm_class(algo).load(str(p), device="cpu")
         _MODELS[key] = model
     return model
 
 
 class SB3Policy(BatchPolicy):
-    """A saved ``MaskablePPO`` model as a batch policy (see the module docstring).
+    """A saved SB3 model as a batch policy (see the module docstring).
 
     The model sees the canonical observation vector of the seat and the legal-move mask,
-    passed as ``action_masks`` to its policy network. Deterministic policies take the most
-    likely legal move (as ``model.predict(deterministic=True)``); sampled ones draw from the
-    masked action distribution with the decision's uniform draw (:mod:`agents.batch`: the
-    seat's seeded stream in batches, the policy's own stream re-seeded by :meth:`reset` in
-    :meth:`act`), so results depend only on the seeds, never on torch's global generator.
+    applied to its action distribution (module docstring, "Algorithms"). Deterministic
+    policies take the most likely legal move (as ``model.predict(deterministic=True)``);
+    sampled ones draw from the masked action distribution with the decision's uniform draw
+    (:mod:`agents.batch`: the seat's seeded stream in batches, the policy's own stream
+    re-seeded by :meth:`reset` in :meth:`act`), so results depend only on the seeds, never on
+    torch's global generator. A DQN model's policy is greedy whatever ``deterministic`` says.
 
     As a :class:`~agents.batch.BatchPolicy` it acts for every game waiting for it in one
     forward pass (:meth:`act_batch`), which every consumer of :func:`agents.evaluate.play_games`
@@ -101,10 +177,11 @@ class SB3Policy(BatchPolicy):
             model's observation size and the game configuration.
         torch_threads: Torch threads while loading and acting (int >= 1), or None to leave
             torch's setting alone.
+        algo: ``"auto"`` (read from the file) or one of :data:`ALGORITHMS`.
 
     Raises:
         FileNotFoundError: No model at ``path``.
-        ValueError: Bad ``observation_type``, or ``torch_threads`` < 1.
+        ValueError: Bad ``observation_type`` or ``algo``, or ``torch_threads`` < 1.
         TypeError: ``torch_threads`` is not an int or None.
     """
 
@@ -118,14 +195,12 @@ class SB3Policy(BatchPolicy):
         name: str | None = None,
         observation_type: str | None = None,
         torch_threads: int | None = 1,
+        algo: str = "auto",
     ):
         """See the class docstring."""
         threads = _check_torch_threads(torch_threads)
-        p = Path(path).expanduser().resolve()
-        if not p.exists() and p.with_suffix(".zip").exists():
-            p = p.with_suffix(".zip")
-        if not p.is_file():
-            raise FileNotFoundError(f"no SB3 model at {path}")
+        p = _model_file(path)
+        algo = _check_algo(algo)
         if observation_type not in (None, "card_knowledge", "minimal"):
             raise ValueError(
                 f"observation_type={observation_type!r} is not allowed; allowed: None, "
@@ -137,15 +212,16 @@ class SB3Policy(BatchPolicy):
         self.name = name or f"sb3:{p.stem}"
         self.fixed_observation_type = observation_type
         self.torch_threads = threads
+        self.algo = algo
         self._model = None
         self.reset(self.seed)
 
     @property
     def model(self):
-        """The loaded model (``MaskablePPO``; loaded on first use, once per process)."""
+        """The loaded model (loaded on first use, once per process; :func:`load_model`)."""
         if self._model is None:
             with _torch_threads(self.torch_threads):
-                self._model = load_model(self.path)
+                self._model = load_model(self.path, self.algo)
         return self._model
 
     def __getstate__(self) -> dict:
@@ -155,6 +231,7 @@ class SB3Policy(BatchPolicy):
 
     def __setstate__(self, state: dict) -> None:
         state.setdefault("torch_threads", 1)  # pickled before the option existed
+        state.setdefault("algo", "MaskablePPO")  # pickled before other algorithms were loaded
         self.__dict__.update(state)
 
     def observation_type_for(self, cfg: np.ndarray) -> str:
@@ -193,24 +270,43 @@ class SB3Policy(BatchPolicy):
         if not mask.any():
             raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
         logits = self.logits(obs, mask)[0]
+        if self.greedy:  # DQN: all the probability on the best legal move
+            probs = np.zeros(len(logits))
+            probs[int(masked_choice(logits[None, :], mask, np.zeros(1), True)[0])] = 1.0
+            return probs
         probs = np.where(mask[0] != 0, np.exp(logits - logits[mask[0] != 0].max()), 0.0)
         return probs / probs.sum()
 
+    @property
+    def greedy(self) -> bool:
+        """True for a DQN model: its policy is the argmax of its Q-values (never sampled)."""
+        return hasattr(self.model.policy, "q_net")
+
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``(B, n_actions)`` float64 masked logits of the model (one forward pass)."""
+        """``(B, n_actions)`` float64 scores of the model (one forward pass).
+
+        ``MaskablePPO``: its masked logits; ``PPO``, ``A2C``: its logits; ``DQN``: its Q-values
+        (illegal entries are ignored by :func:`agents.batch.masked_choice`).
+        """
         import torch
 
         policy = self.model.policy
         with _torch_threads(self.torch_threads), torch.no_grad():
-            obs_t = torch.as_tensor(obs, dtype=torch.float32)
-            dist = policy.get_distribution(obs_t, action_masks=np.asarray(mask, dtype=bool))
+            obs_t = torch.as_tensor(obs, dtype=torch.float32)  # SB3 casts to float anyway
+            if hasattr(policy, "q_net"):  # DQN: its Q-values
+                return policy.q_net(obs_t).double().cpu().numpy()
+            if "action_masks" in inspect.signature(policy.get_distribution).parameters:
+                dist = policy.get_distribution(obs_t, action_masks=np.asarray(mask, dtype=bool))
+            else:  # PPO, A2C: no mask in the network; masked_choice ignores illegal moves
+                dist = policy.get_distribution(obs_t)
             return dist.distribution.logits.double().cpu().numpy()
 
     def act_batch(
         self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray, draws: np.ndarray
     ) -> np.ndarray:
         """The model's moves for ``B`` decisions in one forward pass (:mod:`agents.batch`)."""
-        return masked_choice(self.logits(obs, mask), mask, draws, self.deterministic)
+        deterministic = self.deterministic or self.greedy
+        return masked_choice(self.logits(obs, mask), mask, draws, deterministic)
 
     def __repr__(self) -> str:
         """Name, path and mode."""
@@ -239,7 +335,7 @@ def from_spec(path: str, seed: int = 0, trust_model: bool = False) -> SB3Policy:
 
     Raises:
         ValueError: Not trusted, no path, sb3-contrib missing, no such file, or a file that
-            does not load as a ``MaskablePPO`` model (each message names the spec).
+            does not load as a model of :data:`ALGORITHMS` (each message names the spec).
     """
     import importlib.util
 
@@ -258,5 +354,7 @@ def from_spec(path: str, seed: int = 0, trust_model: bool = False) -> SB3Policy:
     try:
         policy.model  # noqa: B018 - load now: a bad file fails before any game
     except Exception as err:  # the file is the user's: any failure to load is theirs
-        raise ValueError(f"sb3:{path} is not a loadable MaskablePPO model ({err})") from None
+        raise ValueError(
+            f"sb3:{path} is not a loadable SB3 model ({', '.join(ALGORITHMS)}): {err}"
+        ) from None
     return policy

@@ -27,11 +27,15 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import contextlib
 import importlib.util
 import os
 import re
+import signal
 import sys
+import threading
 
 import numpy as np
 
@@ -78,7 +82,7 @@ def _demo(args: argparse.Namespace) -> int:
         moves.append(env.unwrapped.game.n_moves)
         dead += int(view.life_tokens) == 0
         metrics = "  ".join(
-            f"{a}: comm={_fmt(i['communicativeness'])} ipp={_fmt(i['ipp'])}"
+            f"{a}: comm={_fmt(i, 'communicativeness')} ipp={_fmt(i, 'ipp')}"
             for a, i in infos.items()
         )
         print(
@@ -106,8 +110,9 @@ def _demo_note(scoring: str, dead: int, games: int, mean_moves: float) -> str:
     )
 
 
-def _fmt(x: float | None) -> str:
-    return "  n/a" if x is None else f"{x:.2f}"
+def _fmt(info: dict, metric: str) -> str:
+    """A metric of an env info (docs/marl.md §3): ``n/a`` where its flag says undefined."""
+    return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else "  n/a"
 
 
 _CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
@@ -370,6 +375,7 @@ def _play(args: argparse.Namespace) -> int:
             counters = c if counters is None else counters + c
             print(f"game {game}: score {score}")
     except KeyboardInterrupt:
+        _CTRL_C.handled()
         game_state = env.unwrapped.game
         if game_state.n_moves or counters is None:  # the unfinished game too (summary even at 0)
             c = np.array(game_state.state.counters, dtype=np.float64)
@@ -433,7 +439,7 @@ def _train_sb3(args: argparse.Namespace) -> int:
         f"training MaskablePPO for {args.steps} steps against {', '.join(pool)} "
         f"({args.players} players, {args.scoring} scoring) on the CPU"
     )
-    train_maskable_ppo(
+    model = train_maskable_ppo(
         partners,
         args.steps,
         seed=args.seed,
@@ -441,8 +447,10 @@ def _train_sb3(args: argparse.Namespace) -> int:
         env_kwargs={"players": args.players, "scoring": args.scoring},
         verbose=0 if args.quiet else 1,
         torch_threads=args.torch_threads,
+        # SB3's progress bar needs rich (in the rl extra); an older install trains without it
+        learn_kwargs={"progress_bar": not args.quiet and bool(importlib.util.find_spec("rich"))},
     )
-    print(f"saved {out}")
+    print(f"saved {out} ({model.num_timesteps} steps trained)")
     if args.games > 0:
         result = evaluate(
             SB3Policy(out, seed=args.seed, name="sb3"),
@@ -491,22 +499,22 @@ def _pipeline(args: argparse.Namespace) -> int:
             workers=args.pl_workers,
             scheduler_address=args.pl_scheduler_address,
             quiet=args.pl_quiet,
+            wait=args.pl_wait,
         )
     print(f"report: {path}")
     return 0
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    import csv
-    import json
-
     from agents.evaluate import evaluate
     from hanabi_adhoc.cli.options import (
         OptionError,
         check_out_file,
         check_players,
         command_errors,
+        output_files,
     )
+    from hanabi_env.outputs import atomic_write_csv, atomic_write_json
 
     players = check_players("--players", args.players)
     try:
@@ -517,7 +525,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
-    with command_errors(ValueError):
+    with output_files([args.json, args.csv], args.wait), command_errors(ValueError):
         result = evaluate(
             agent,
             mode=args.mode,
@@ -533,19 +541,10 @@ def _evaluate(args: argparse.Namespace) -> int:
             preset=args.preset,
             hand_size=rulebook_hand_size if args.hand_size is None else args.hand_size,
         )
-    from pathlib import Path
-
-    for path in (args.json, args.csv):
-        if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result.to_dict(), f, indent=1)
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(result.rows[0]))
-            w.writeheader()
-            w.writerows(result.rows)
+        if args.json:
+            atomic_write_json(args.json, result.to_dict())
+        if args.csv:
+            atomic_write_csv(args.csv, list(result.rows[0]), result.rows)
     print(
         f"{result.agent}: {result.mode} evaluation, {result.scoring} scoring, "
         f"{result.ruleset} ruleset, {result.hand_order} hand order, "
@@ -585,6 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
         QUIET_HELP,
         SCORING_HELP,
         SEED_HELP,
+        WAIT_HELP,
         add_command,
         positive_int,
     )
@@ -623,6 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
          "tcp://host:8786; the report's numbers are identical to a local run (default: local "
          "threads)"),
         ("--quiet", "FLAG", "no progress bars (default: shown)"),
+        ("--wait", "FLAG", WAIT_HELP),
     ), help="the whole study: populations -> match-ups -> meta-agents -> report",
         description="Runs (or resumes) the study of hanabi_adhoc.pipeline and writes OUT/report/ "
         "(summary.md, tables/*.csv, figures/*.png). Rerun the same command to resume.",
@@ -705,6 +706,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("--json", "PATH", "write the full result as JSON (default: none)"),
         ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
         ("--quiet", "FLAG", QUIET_HELP),
+        ("--wait", "FLAG", WAIT_HELP),
     ), help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
         description="AGENT is a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, "
         "Flawed, Piers, Cautious) or a comma-separated chromosome of rule indices.",
@@ -721,13 +723,104 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+INTERRUPTED = "interrupted (Ctrl-C); finished work is saved: resume with the same command"
+"""The one line ``hanabi-adhoc`` prints when stopped with Ctrl-C (after ``error: ``)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``hanabi-adhoc``."""
+    """Entry point of ``hanabi-adhoc``.
+
+    Every known failure ends with one ``error: ...`` line on stderr and exit code 2: a bad
+    option, an error of the work (:class:`~hanabi_adhoc.cli.options.CommandError`), a result
+    file that cannot be trusted (:class:`hanabi_env.outputs.ResultFileError`, naming it), an
+    ``OSError`` (a busy folder, a full disk, an unreadable input: the file named) and Ctrl-C
+    (:data:`INTERRUPTED`). Exit codes: docs/reliability.md.
+    """
     from hanabi_adhoc.cli.options import CommandError, OptionError
+    from hanabi_env.outputs import ResultFileError
 
     args = build_parser().parse_args(argv)  # option errors: one error line, exit 2
+    with _ctrl_c():
+        try:
+            return args.func(args)  # checks every option before any work (OptionError)
+        except (OptionError, CommandError, ResultFileError, OSError) as err:
+            print(f"error: {_one_line(err)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            _CTRL_C.handled()
+            flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
+            hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
+            print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
+            return 2
+
+
+class _CtrlC:
+    """The SIGINT handler of ``hanabi-adhoc``: ``KeyboardInterrupt``, raised until it is caught.
+
+    Python drops an exception raised inside a ``ctypes`` callback (numba's compiler has some),
+    (printing "Exception ignored"), so a Ctrl-C that lands there would be lost and the run go
+    on. The first Ctrl-C therefore raises ``KeyboardInterrupt`` and starts a thread that raises
+    it again every 0.5 s (``_thread.interrupt_main``) until the command has caught it
+    (:meth:`handled`); the message of a dropped one is not printed (:func:`_ctrl_c`).
+    """
+
+    def __init__(self) -> None:
+        self._caught = threading.Event()
+        self._pressed = False
+
+    def __call__(self, signum, frame) -> None:
+        if not self._pressed:
+            self._pressed = True
+            again = threading.Thread(target=self._again, args=(self._caught,), daemon=True)
+            again.start()
+        if not self._caught.is_set():
+            raise KeyboardInterrupt
+
+    @staticmethod
+    def _again(caught: threading.Event) -> None:
+        while not caught.wait(0.5):
+            _thread.interrupt_main()
+
+    def handled(self) -> None:
+        """The interrupt was caught: stop raising it."""
+        self._caught.set()
+
+    def reset(self) -> None:
+        """Ready for the next command (an in-process caller may run several)."""
+        self._caught.set()  # (a thread of the last command stops)
+        self._caught = threading.Event()
+        self._pressed = False
+
+
+_CTRL_C = _CtrlC()
+
+
+@contextlib.contextmanager
+def _ctrl_c():
+    """:class:`_CtrlC` as the SIGINT handler meanwhile (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _CTRL_C.reset()
+    old = signal.signal(signal.SIGINT, _CTRL_C)
+    old_hook = sys.unraisablehook
+
+    def hook(unraisable) -> None:  # a dropped Ctrl-C is raised again: no message for it
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            old_hook(unraisable)
+
+    sys.unraisablehook = hook
     try:
-        return args.func(args)  # checks every option before any work (OptionError)
-    except (OptionError, CommandError, OSError) as err:  # OSError: unreadable input, ...
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        yield
+    finally:
+        _CTRL_C.handled()
+        signal.signal(signal.SIGINT, old)
+        sys.unraisablehook = old_hook
+
+
+def _one_line(err: Exception) -> str:
+    """The message of ``err`` on one line (an ``OSError`` with its file name)."""
+    text = str(err)
+    if isinstance(err, OSError) and err.filename and str(err.filename) not in text:
+        text = f"{text}: {err.filename}"
+    return " ".join(text.split())

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from agents.backend import default_workers
 from agents.reference import RULESETS
-from hanabi_adhoc.cli.options import SEED_HELP, add_command, positive_int
+from hanabi_adhoc.cli.options import SEED_HELP, WAIT_HELP, add_command, positive_int
 from meta.pools import load_pool, named_source, recorded_ruleset, resolve_ruleset
 from qd.io import load_archive_source
 
@@ -126,12 +126,20 @@ def _table_ruleset(table: Path) -> str:
     return path.read_text().strip() if path.is_file() else "corrected"
 
 
-def _mark_ruleset(table: Path, ruleset: str) -> None:
-    """Record ``ruleset`` beside a table before any of its rows is written."""
-    from qd.io import atomic_write_text
+def _mark_ruleset(table: Path, ruleset: str, folder=None) -> None:
+    """Record ``ruleset`` beside a table before any of its rows is written.
 
-    if not ruleset_file(table).is_file() or _table_ruleset(table) != ruleset:
+    Through ``folder`` (an open :class:`~hanabi_env.outputs.OutputFolder` holding the table)
+    when given, else atomically on its own.
+    """
+    from hanabi_env.outputs import atomic_write_text
+
+    if ruleset_file(table).is_file() and _table_ruleset(table) == ruleset:
+        return
+    if folder is None:
         atomic_write_text(ruleset_file(table), ruleset + "\n")
+    else:
+        folder.write_text(ruleset_file(table).name, ruleset + "\n", stage="response tables")
 
 
 def _check_table_file(
@@ -165,7 +173,7 @@ def _check_table_file(
 
 def _table(args) -> int:
     from hanabi_adhoc.cli.options import check_out_file
-    from meta.table import build_table
+    from hanabi_env.outputs import file_lock
 
     check_out_file("--out", args.out)
     h_opt = "--hypotheses" if args.hypotheses else "--responses"
@@ -177,13 +185,33 @@ def _table(args) -> int:
     h, h_ids = _pool_option(h_opt, args.hypotheses or args.responses, ruleset=ruleset)
     args.workers = args.workers or default_workers()
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _say_ruleset(ruleset, why, notes)
-    _mark_ruleset(out, ruleset)
+    with file_lock(out, wait=args.wait):  # every writer of this table file takes it
+        _check_table_file("--out", out, args.train_games, args.seed, ruleset)
+        _say_ruleset(ruleset, why, notes)
+        _mark_ruleset(out, ruleset)
+        t = _build_table_file(args, out, (r, r_ids), (h, h_ids))
+    print(
+        json.dumps(
+            {
+                "table": str(out),
+                "generalist": t.response_ids[t.generalist()],
+                "shape": t.shape,
+                "ruleset": ruleset,
+            }
+        )
+    )
+    return 0
+
+
+def _build_table_file(args, out: Path, rp, hp):
+    """``meta-table``'s I(R, H) in the CSV file ``out`` (resumed; its lock is held)."""
+    from meta.table import build_table
+
+    (r, r_ids), (h, h_ids) = rp, hp
     bar = _bar(len(r) * len(h) * args.train_games, "meta table")
     backend = _backend(args)
     try:
-        t = build_table(
+        return build_table(
             r,
             h,
             args.train_games,
@@ -199,21 +227,11 @@ def _table(args) -> int:
         bar.close()
         if backend is not None:
             backend.close()
-    print(
-        json.dumps(
-            {
-                "table": str(out),
-                "generalist": t.response_ids[t.generalist()],
-                "shape": t.shape,
-                "ruleset": ruleset,
-            }
-        )
-    )
-    return 0
 
 
 def _eval(args) -> int:
     from hanabi_adhoc.cli.options import OptionError, check_out_dir
+    from hanabi_env.outputs import OutputFolder
     from meta.evaluate import ALL_VARIANTS, evaluate_meta, self_play_measures
 
     preset = CONFIGS[args.config]  # --train-games, --episodes, --games override the preset
@@ -248,57 +266,78 @@ def _eval(args) -> int:
     h, h_ids = _pool_option(h_opt, h_src, ruleset=ruleset)
     e, e_ids = _pool_option(e_opt, e_src, prefix=e_prefix, ruleset=ruleset)
     args.workers = args.workers or default_workers()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    _say_ruleset(ruleset, why, notes)
-    backend = _backend(args)
-    try:
-        table, oracle = _tables(
-            args, out, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset, backend
-        )
-        dims: tuple[int, ...] = (5, 5)
-        if not named_source(h_src):
-            dims = tuple(load_archive_source(h_src).dims)
-        self_play = None
-        if args.self_play_games > 0:
-            self_play = self_play_measures(
-                e, args.self_play_games, args.seed, workers=args.workers, backend=backend
+    tables = {"responses": args.responses, "hypotheses": h_src, "partners": e_src,
+              "ruleset": ruleset, "train_games": train}  # fmt: skip
+    plan = {"variants": variants, "episodes": episodes, "games": games,
+            "response_threshold": args.response_threshold, "empty_niche": args.empty_niche,
+            "self_play_games": args.self_play_games}  # fmt: skip
+    with OutputFolder(args.out, kind="meta-eval", config=tables, seed=args.seed,
+                      wait=args.wait) as folder:  # fmt: skip
+        _say_ruleset(ruleset, why, notes)
+        backend = _backend(args)
+        try:
+            table, oracle = _tables(
+                args, folder, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset, backend
             )
-        res = evaluate_meta(
-            table,
-            r,
-            e,
-            e_ids,
-            variants=variants,
-            episodes=episodes,
-            games=games,
-            seed=args.seed,
-            oracle_table=oracle,
-            workers=args.workers,
-            progress=True,
-            niche_dims=dims,
-            response_threshold=args.response_threshold,
-            empty_niche=args.empty_niche,
-            self_play=self_play,
-            backend=backend,
-        )
-    finally:
-        if backend is not None:
-            backend.close()
-    doc = {**res.to_dict(), "ruleset": ruleset}
-    (out / "evaluation.json").write_text(json.dumps(doc, indent=1))
-    res.to_csv(out / "games.csv")
-    res.observed_to_csv(out / "observed.csv")
+            dims: tuple[int, ...] = (5, 5)
+            if not named_source(h_src):
+                dims = tuple(load_archive_source(h_src).dims)
+            self_play = None
+            if args.self_play_games > 0:
+                self_play = self_play_measures(
+                    e, args.self_play_games, args.seed, workers=args.workers, backend=backend
+                )
+            res = evaluate_meta(
+                table,
+                r,
+                e,
+                e_ids,
+                variants=variants,
+                episodes=episodes,
+                games=games,
+                seed=args.seed,
+                oracle_table=oracle,
+                workers=args.workers,
+                progress=True,
+                niche_dims=dims,
+                response_threshold=args.response_threshold,
+                empty_niche=args.empty_niche,
+                self_play=self_play,
+                backend=backend,
+            )
+        finally:
+            if backend is not None:
+                backend.close()
+        doc = {**res.to_dict(), "ruleset": ruleset}
+        with folder.staged("games.csv", stage="evaluation", config=plan) as tmp:
+            res.to_csv(tmp)
+        with folder.staged("observed.csv", stage="evaluation", config=plan) as tmp:
+            res.observed_to_csv(tmp)
+        folder.write_json("evaluation.json", doc, stage="evaluation", config=plan)
+        figures = _figure_folder(args, folder, {**tables, **plan}, res, table)
     report = {
         "ruleset": ruleset,
         "summary": {v: {k: s[k] for k in ("mean", "sem")} for v, s in doc["summary"].items()},
         "ttests": doc["ttests"],
         "niche_mae": doc["niche_mae"],
     }
-    if args.figures:
-        report["figures"] = [str(p) for p in _figures(res, table, Path(args.figures))]
+    if figures is not None:
+        report["figures"] = [str(p) for p in figures]
     print(json.dumps(report, indent=1))
     return 0
+
+
+def _figure_folder(args, folder, settings: dict, res, table) -> list[Path] | None:
+    """The ``--figures`` of ``meta-eval``, written through their (locked) folder."""
+    if not args.figures:
+        return None
+    from hanabi_env.outputs import OutputFolder
+
+    if Path(args.figures).resolve() == folder.path.resolve():  # the --out folder itself
+        return _figures(res, table, folder)
+    with OutputFolder(args.figures, kind="meta-eval-figures", config=settings, seed=args.seed,
+                      wait=args.wait, fresh=True) as figures:  # fmt: skip
+        return _figures(res, table, figures)
 
 
 def _backend(args):
@@ -310,39 +349,57 @@ def _backend(args):
     return make_backend(args.workers, args.scheduler_address)
 
 
-def _tables(args, out: Path, train: int, rp, hp, ep, ruleset: str = "corrected", backend=None):
-    """I(R, H), and I(R, E) when some partners are not in H (for the Oracle)."""
-    from meta.table import build_table
+def _tables(args, folder, train: int, rp, hp, ep, ruleset: str = "corrected", backend=None):
+    """I(R, H), and I(R, E) when some partners are not in H (for the Oracle).
 
+    Each table is resumed from its file in ``folder`` (an open OutputFolder): a complete one
+    must be the one recorded in its manifest, a partial one is checked row by row
+    (:func:`meta.table.build_table`); each is recorded when complete.
+    """
     (r, r_ids), (h, h_ids), (e, e_ids) = rp, hp, ep
     bar = _bar(len(r) * len(h) * train, "meta table")
     try:
-        _mark_ruleset(out / "table.csv", ruleset)
-        table = build_table(
-            r, h, train, args.seed, r_ids, h_ids, path=out / "table.csv",
-            workers=args.workers, progress=bar.update, backend=backend,
-        )  # fmt: skip
+        table = _folder_table(args, folder, "table.csv", (r, r_ids), (h, h_ids), train,
+                              ruleset, bar, backend)  # fmt: skip
         oracle = None
         if set(e_ids) - set(h_ids):
             bar.total += len(r) * len(e) * train
-            _mark_ruleset(out / "oracle_table.csv", ruleset)
-            oracle = build_table(
-                r, e, train, args.seed, r_ids, e_ids, path=out / "oracle_table.csv",
-                workers=args.workers, progress=bar.update, backend=backend,
-            )  # fmt: skip
+            oracle = _folder_table(args, folder, "oracle_table.csv", (r, r_ids), (e, e_ids),
+                                   train, ruleset, bar, backend)  # fmt: skip
     finally:
         bar.close()
     return table, oracle
 
 
-def _figures(res, table, fig_dir: Path) -> list[Path]:
-    """The meta figures of one evaluation (see :mod:`meta.plot`)."""
+def _folder_table(args, folder, name: str, rp, hp, train: int, ruleset: str, bar, backend):
+    """One response table of ``meta-eval``, built or resumed in ``folder/name``."""
+    from meta.table import build_table
+
+    (r, r_ids), (h, h_ids) = rp, hp
+    folder.verify(name)
+    folder.expect(name, stage="response tables")
+    _mark_ruleset(folder.file(name), ruleset, folder)
+    table = build_table(
+        r, h, train, args.seed, r_ids, h_ids, path=folder.file(name),
+        workers=args.workers, progress=bar.update, backend=backend,
+    )  # fmt: skip
+    folder.record(name)
+    return table
+
+
+def _figures(res, table, folder) -> list[Path]:
+    """The meta figures of one evaluation (see :mod:`meta.plot`), written through ``folder``."""
     import numpy as np
 
     from meta import plot
     from meta.response import parse_cell_id
 
-    paths = [plot.plot_variant_scores(res, fig_dir / "variant_scores.png")]
+    def draw(name: str, fn, *a) -> Path:
+        with folder.staged(name, stage="figures") as tmp:
+            fn(res, tmp, *a)
+        return folder.file(name)
+
+    paths = [draw("variant_scores.png", plot.plot_variant_scores)]
     bayes = [v for v in ("adaptive", "generalist", "oracle", "random") if v in res.variants]
     if bayes:
         # the partner for whom knowing it pays most (largest Oracle − Generalist), if in H
@@ -352,15 +409,15 @@ def _figures(res, table, fig_dir: Path) -> list[Path]:
             gap = table.scores.max(axis=0) - table.scores[table.generalist()]
             best = table.hypothesis_ids[in_h[int(np.argmax(gap[in_h]))]]
             e = res.partner_ids.index(best)
-        paths.append(plot.plot_belief_evolution(res, fig_dir / "belief.png", e, bayes[0]))
+        paths.append(draw("belief.png", plot.plot_belief_evolution, e, bayes[0]))
         try:
             [parse_cell_id(i) for i in res.hypothesis_ids]
         except ValueError:
             pass
         else:
-            paths.append(plot.plot_belief_grid(res, fig_dir / "belief_grid.png", e, bayes[0]))
+            paths.append(draw("belief_grid.png", plot.plot_belief_grid, e, bayes[0]))
     if res.self_play is not None:
-        paths.append(plot.plot_niche_estimates(res, fig_dir / "niche.png", res.variants[0]))
+        paths.append(draw("niche.png", plot.plot_niche_estimates, res.variants[0]))
     return paths
 
 
@@ -387,6 +444,7 @@ def _common_rows() -> tuple:
         ("--scheduler-address", "ADDRESS", "play the rule agents' games on this Dask cluster, "
          "e.g. tcp://host:8786: response tables, self-play measures and the compiled "
          "meta-agent evaluation (default: local; results are identical)"),
+        ("--wait", "FLAG", WAIT_HELP),
     )  # fmt: skip
 
 

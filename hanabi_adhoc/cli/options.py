@@ -27,6 +27,7 @@ __all__ = [
     "SCORING_HELP",
     "SEED_HELP",
     "SEED_LIMIT",
+    "WAIT_HELP",
     "CommandError",
     "OptionError",
     "add_backend_options",
@@ -45,6 +46,7 @@ __all__ = [
     "load_source",
     "nonnegative_int",
     "option_dest",
+    "output_files",
     "parse_players",
     "positive_int",
     "scheduler_address",
@@ -311,6 +313,30 @@ SCORING_HELP = "lenient (the papers) or strict (HLE) (default lenient)"
 """Help of a ``--scoring`` that defaults to lenient."""
 QUIET_HELP = "no progress bar (default: shown)"
 """Help of ``--quiet``."""
+WAIT_HELP = (
+    "when another hanabi-adhoc process writes the same output, wait for it to finish (default: "
+    "refuse at once, naming it)"
+)
+"""Help of ``--wait`` (one writer per output folder or file, docs/reliability.md)."""
+
+
+@contextlib.contextmanager
+def output_files(paths, wait: bool = False):
+    """Hold the lock of every output file in ``paths`` (None entries skipped) meanwhile.
+
+    For commands that write single files (``evaluate --json/--csv``, ``ga --json``): two
+    processes never write one file at once (:func:`hanabi_env.outputs.file_lock`).
+
+    Raises:
+        FolderBusyError: (an ``OSError``) Another process writes one of them (without ``wait``).
+    """
+    from hanabi_env.outputs import file_lock
+
+    with contextlib.ExitStack() as stack:
+        for path in dict.fromkeys(p for p in paths if p):
+            stack.enter_context(file_lock(Path(path).expanduser(), wait=wait))
+        yield
+
 
 OPTION_KINDS: dict[str, dict] = {
     "N": {"type": positive_int, "metavar": "N"},

@@ -25,6 +25,7 @@ Overrides use their own ``dest`` names (``me_*``, ``ga_*``, ``pop_*``) and defau
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -35,6 +36,8 @@ from hanabi_adhoc.cli.options import (
     QUIET_HELP,
     SCORING_HELP,
     SEED_HELP,
+    WAIT_HELP,
+    CommandError,
     OptionError,
     add_command,
     backend_from,
@@ -47,6 +50,7 @@ from hanabi_adhoc.cli.options import (
     load_source,
     nonnegative_int,
     option_dest,
+    output_files,
 )
 
 __all__ = ["add_subcommands"]
@@ -88,8 +92,8 @@ SOURCE_RULESET_HELP = (
 
 def _map_elites(args: argparse.Namespace) -> int:
     from qd.config import MapElitesConfig, get_config
-    from qd.run import run_map_elites
-    from qd.scheduler import CheckpointError, MapElites
+    from qd.run import run_folder, run_map_elites
+    from qd.scheduler import MapElites
 
     dims = None
     if args.me_grid is not None:
@@ -98,6 +102,7 @@ def _map_elites(args: argparse.Namespace) -> int:
     overrides["dims"] = dims
     overrides["measures"] = tuple(args.me_measures) if args.me_measures else None
     name = args.me_config or "quick"
+    check_out_dir("--out", args.me_out)  # (an empty --out is refused, not the default)
     out = Path(args.me_out or f"runs/map-elites-{name}-seed{args.me_seed or 0}")
     check_out_dir("--out", str(out))
     if dims is not None and math.prod(dims) > MAX_CELLS:
@@ -115,35 +120,31 @@ def _map_elites(args: argparse.Namespace) -> int:
             config = MapElitesConfig.from_dict(saved).replace(**overrides)
         else:
             config = get_config(name, **overrides)
-    except CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
+        if args.me_resume and (out / "checkpoint.json").exists():
+            MapElites.from_checkpoint(out / "checkpoint.json", config)  # another run's: refused
+    except (TypeError, ValueError) as exc:  # a CheckpointError included: one line
+        raise CommandError(str(exc)) from None
+    with run_folder(out, config, wait=args.me_wait) as folder:
         loop, summary = run_map_elites(
             config,
-            out,
+            folder,
             resume=args.me_resume,
             progress=not args.me_quiet,
             **backend_settings(args, "me"),
         )
-    except CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.me_matchups:
-        from qd.analysis import archive_matchups
+        if args.me_matchups:
+            from qd.analysis import archive_matchups
 
-        with backend_from(args, "me") as backend:
-            table = archive_matchups(
-                loop.archive,
-                args.me_matchups,
-                config.seed,
-                ruleset=config.ruleset,
-                backend=backend,
-            )
-        table.to_csv(out / "matchups.csv")
+            with backend_from(args, "me") as backend:
+                table = archive_matchups(
+                    loop.archive,
+                    args.me_matchups,
+                    config.seed,
+                    ruleset=config.ruleset,
+                    backend=backend,
+                )
+            with folder.staged("matchups.csv", stage="matchups") as tmp:
+                table.to_csv(tmp)
     _print_summary(summary, out)
     return 0
 
@@ -220,6 +221,7 @@ def _add_map_elites(sub) -> None:
         ("--matchups", matchups, "also write OUT/matchups.csv with GAMES games per ordered pair "
          "(default 0: none)"),
         ("--quiet", "FLAG", QUIET_HELP),
+        ("--wait", "FLAG", WAIT_HELP),
     ), backend=True, help="MAP-Elites over rule-based agents ([CoG19] Algorithm 1)",
         description="Run MAP-Elites from a named configuration; every option overrides it. "
         "Outputs (checkpoint.json, archive.json, elites.csv, summary.json, heatmap.png) go "
@@ -269,8 +271,8 @@ def parse_groups(text: str) -> list[tuple[int, ...]]:
 
 
 def _ga(args: argparse.Namespace) -> int:
-    from qd.ga import GA_CONFIGS
-    from qd.io import atomic_write_json
+    from hanabi_env.outputs import OutputFolder, atomic_write_json
+    from qd.ga import GA_CONFIGS, read_ga_checkpoint
 
     check_out_file("--json", args.ga_json)
     if args.ga_groups is not None and not args.ga_situational:
@@ -302,24 +304,32 @@ def _ga(args: argparse.Namespace) -> int:
     check_out_dir("--out", args.ga_out)
     if args.ga_resume and args.ga_out is None:
         raise OptionError("--resume", "needs --out DIR (the folder of the checkpoint)")
-    from qd.scheduler import CheckpointError
-
-    try:
-        doc = _ga_run(args, config, groups)
-    except CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.ga_out:
-        atomic_write_json(Path(args.ga_out) / "result.json", doc)
-    if args.ga_json:
-        atomic_write_json(args.ga_json, doc)
+    folder: contextlib.AbstractContextManager = contextlib.nullcontext()
+    ckpt = None if args.ga_out is None else Path(args.ga_out) / "checkpoint.json"
+    if args.ga_resume and not args.ga_situational and ckpt is not None and ckpt.exists():
+        read_ga_checkpoint(ckpt, config)  # another run's checkpoint: refused, saying how
+    if args.ga_out is not None:  # the run's folder: locked, bound to these settings
+        settings = {**config.as_dict(), "groups": [list(g) for g in groups]}
+        folder = OutputFolder(
+            args.ga_out, kind="ga", config=settings, seed=config.seed, wait=args.ga_wait
+        )
+    with output_files([args.ga_json], args.ga_wait), folder as out:
+        doc = _ga_run(args, config, groups, out)
+        if out is not None:
+            out.write_json("result.json", doc, stage="result")
+        if args.ga_json:
+            atomic_write_json(args.ga_json, doc)
     return 0
 
 
-def _ga_run(args: argparse.Namespace, config, groups) -> dict:
+def _ga_run(args: argparse.Namespace, config, groups, out) -> dict:
+    """The GA (or the situational agent's) run; its checkpoints in ``out``, an open folder."""
     from qd.ga import run_ga
-    from qd.situational import evaluate_situational, evolve_situational
+    from qd.situational import checkpoint_name, evaluate_situational, evolve_situational
 
+    names = [checkpoint_name(g) for g in groups] if args.ga_situational else ["checkpoint.json"]
+    for name in names if out is not None else []:
+        out.expect(name, stage="search", hashed=False)  # self-checking, rewritten as it runs
     with backend_from(args, "ga") as backend:
         if args.ga_situational:
             agent, results = evolve_situational(
@@ -347,7 +357,7 @@ def _ga_run(args: argparse.Namespace, config, groups) -> dict:
                 + ", ".join(f"{p}p {m:.2f}" for p, m in score["per_size"].items())
             )
         else:
-            ckpt = None if args.ga_out is None else Path(args.ga_out) / "checkpoint.json"
+            ckpt = None if out is None else out.file("checkpoint.json")
             result = run_ga(
                 config, backend, not args.ga_quiet, checkpoint=ckpt, resume=args.ga_resume
             )
@@ -422,6 +432,7 @@ def _add_ga(sub) -> None:
         ("--resume", "FLAG", "continue from the checkpoint in --out, with the same settings "
          "(default: start a new run)"),
         ("--quiet", "FLAG", QUIET_HELP),
+        ("--wait", "FLAG", WAIT_HELP),
     ), backend=True, help="the 2018 genetic algorithm over rule permutations ([CIG18])",
         description="Evolve rule permutations with ordered crossover, tournament selection, "
         "swap mutation and elitism; mirror or mixed fitness over game sizes.",
@@ -460,15 +471,11 @@ def _add_source_command(sub, name: str, func, prefix: str, rows, scoring, texts:
         *scoring,
         ("--ruleset", "corrected|reference", SOURCE_RULESET_HELP),
         ("--out", "DIR", *texts["out"]),
+        ("--wait", "FLAG", WAIT_HELP),
     ), backend=True, help=texts["help"], description=texts["description"])  # fmt: skip
 
 
 def _population(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from qd.analysis import archive_matchups, cross_run_metrics, reevaluate
-    from qd.io import atomic_write_json, save_archive
-
     archive, ruleset = _source(args, "pop")
     other = None
     if args.pop_compare is not None:
@@ -481,8 +488,29 @@ def _population(args: argparse.Namespace) -> int:
                 f"{'x'.join(map(str, archive.dims))} grid of {archive.solution_dim}-gene ones; "
                 "cross-run metrics need the same grid and length",
             )
-    out = Path(args.pop_out)
-    out.mkdir(parents=True, exist_ok=True)
+    names = ("source", "reeval", "matchups", "compare", "cross_games", "action_games")
+    settings = {"ruleset": ruleset, **{n: getattr(args, f"pop_{n}") for n in names}}
+    with _analysis_folder(args, "pop", "population", settings) as folder:
+        return _population_into(folder, args, archive, other, ruleset)
+
+
+def _analysis_folder(args: argparse.Namespace, prefix: str, kind: str, settings: dict):
+    """The locked output folder of an analysis command (a rerun replaces its outputs)."""
+    from hanabi_env.outputs import OutputFolder
+
+    return OutputFolder(
+        getattr(args, f"{prefix}_out"), kind=kind, config=settings,
+        seed=getattr(args, f"{prefix}_seed"), wait=getattr(args, f"{prefix}_wait"), fresh=True,
+    )  # fmt: skip
+
+
+def _population_into(folder, args: argparse.Namespace, archive, other, ruleset: str) -> int:
+    """``population``'s analyses, written into ``folder`` (an open OutputFolder)."""
+    import numpy as np
+
+    from qd.analysis import archive_matchups, cross_run_metrics, reevaluate
+    from qd.io import save_archive
+
     report: dict = {
         "source": args.pop_source,
         "ruleset": ruleset,
@@ -510,7 +538,8 @@ def _population(args: argparse.Namespace) -> int:
             table = archive_matchups(
                 archive, args.pop_matchups, args.pop_seed, ruleset=ruleset, backend=backend
             )
-            table.to_csv(out / "matchups.csv")
+            with folder.staged("matchups.csv", stage="matchups") as tmp:
+                table.to_csv(tmp)
             report["matchups"] = {
                 "games": args.pop_matchups,
                 "population_score": table.population_score(),
@@ -530,15 +559,19 @@ def _population(args: argparse.Namespace) -> int:
                 ruleset=ruleset,
             )
             report["cross_run"] = summary
-            atomic_write_json(out / "cross_run.json", {"summary": summary, "cells": rows})
-    save_archive(archive, out / "archive.json", metadata={"source": args.pop_source})
-    archive.to_csv(out / "elites.csv")
+            doc = {"summary": summary, "cells": rows}
+            folder.write_json("cross_run.json", doc, stage="cross-run")
+    with folder.staged("archive.json", stage="population") as tmp:
+        save_archive(archive, tmp, metadata={"source": args.pop_source})
+    with folder.staged("elites.csv", stage="population") as tmp:
+        archive.to_csv(tmp)
     field = "reeval_objective" if "reeval_objective" in archive.fields else "objective"
     if archive.measure_dim == 2 and not np.isnan(archive.data()[field]).any():
         from qd.plot import heatmap
 
-        heatmap(archive, out / "heatmap.png", field, title=f"{args.pop_source}: {field}")
-    atomic_write_json(out / "report.json", report)
+        with folder.staged("heatmap.png", stage="population") as tmp:
+            heatmap(archive, tmp, field, title=f"{args.pop_source}: {field}")
+    folder.write_json("report.json", report, stage="population")
     print(json.dumps({k: v for k, v in report.items() if k != "matchups"}, indent=1))
     return 0
 
@@ -548,23 +581,27 @@ def _matchups(args: argparse.Namespace) -> int:
 
     archive, ruleset = _source(args, "mu")
     out = Path(args.mu_out)
-    out.mkdir(parents=True, exist_ok=True)
-    with backend_from(args, "mu") as backend:
-        table = archive_matchups(
-            archive,
-            args.mu_games,
-            args.mu_seed,
-            ruleset=ruleset,
-            scoring=args.mu_scoring,
-            backend=backend,
-        )
-    table.to_csv(out / "matchups.csv")
-    try:
-        from qd.plot import matchup_heatmap
+    settings = {"source": args.mu_source, "games": args.mu_games, "scoring": args.mu_scoring,
+                "ruleset": ruleset}  # fmt: skip
+    with _analysis_folder(args, "mu", "matchups", settings) as folder:
+        with backend_from(args, "mu") as backend:
+            table = archive_matchups(
+                archive,
+                args.mu_games,
+                args.mu_seed,
+                ruleset=ruleset,
+                scoring=args.mu_scoring,
+                backend=backend,
+            )
+        with folder.staged("matchups.csv", stage="matchups") as tmp:
+            table.to_csv(tmp)
+        try:
+            from qd.plot import matchup_heatmap
 
-        matchup_heatmap(table, out / "matchups.png", title=f"{args.mu_source}: match-ups")
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        print(f"note: no figure ({exc}; pip install matplotlib)", file=sys.stderr)
+            with folder.staged("matchups.png", stage="matchups") as tmp:
+                matchup_heatmap(table, tmp, title=f"{args.mu_source}: match-ups")
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            print(f"note: no figure ({exc}; pip install matplotlib)", file=sys.stderr)
     intra = table.intra_population_scores()
     g = table.generalist()
     print(

@@ -324,15 +324,21 @@ def test_strict_era_games_end_when_a_java_rule_raises():
 
 
 def test_metric_ratios_agree_with_the_per_step_scalar_metrics():
-    from hanabi_env.metrics import metric_ratios, metrics_from_counters
+    from hanabi_env.metrics import info_metrics, metric_ratios
 
     batch = play(["piers", "legalrandom"], games=8, seed=9)
     vec = metric_ratios(batch.counters)
+    batched = info_metrics(batch.counters)  # the vectorised infos of every game and seat
     for g in range(8):
         for seat in range(2):
-            scalar = metrics_from_counters(batch.counters[g, seat])
+            scalar = info_metrics(batch.counters[g, seat])
             for key in ("communicativeness", "ipp", "risk_aversion"):
-                expected = np.nan if scalar[key] is None else scalar[key]
+                defined = scalar[f"{key}_defined"]
+                expected = scalar[key] if defined else np.nan
                 np.testing.assert_allclose(vec[key][g, seat], expected)
+                assert batched[key][g, seat] == scalar[key]
+                assert batched[f"{key}_defined"][g, seat] == defined
+            for key, value in scalar.items():
+                assert batched[key][g, seat] == value, key
     empty = metric_ratios(np.zeros(E.N_COUNTERS))
     assert all(np.isnan(float(v)) for v in empty.values())

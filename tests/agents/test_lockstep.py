@@ -130,3 +130,36 @@ def test_uniform_batch_policy_is_uniform_over_legal_moves():
     counts = np.bincount(picks, minlength=5)
     assert counts[[0, 3]].sum() == 0
     assert counts[[1, 2, 4]].min() > 900
+
+
+def test_every_consumer_takes_the_lockstep_path_with_the_same_results():
+    """Response tables and the GA's mixed fitness with a batch partner (deterministic and
+    sampled) equal the same computation on the per-game path (the partner wrapped as a plain
+    Policy, which forces it)."""
+    from meta.table import build_table
+    from qd.ga import population_fitness
+    from tests.helpers import Wrapped
+
+    _, obs_dim, n_actions = _dims(2)
+    for deterministic in (True, False):
+        neural = LinearPolicy(obs_dim, n_actions, deterministic, seed=3)
+        slow = Wrapped(neural)
+        rows = [agents.make("piers"), neural]
+        fast_t = build_table(
+            rows, rows, games=6, seed=2, response_ids=["a", "b"], hypothesis_ids=["a", "b"]
+        )
+        slow_rows = [agents.make("piers"), slow]
+        slow_t = build_table(
+            slow_rows,
+            slow_rows,
+            games=6,
+            seed=2,
+            response_ids=["a", "b"],
+            hypothesis_ids=["a", "b"],
+        )
+        assert np.array_equal(fast_t.scores, slow_t.scores)
+        assert np.array_equal(fast_t.sums, slow_t.sums)
+        chromosomes = [[0, 5, 39], [8, 46, 13]]
+        kw = {"mode": "mixed", "players": (2,), "games": 5, "seed": 1}
+        fast = population_fitness(chromosomes, pool=[neural], **kw)
+        assert np.array_equal(fast, population_fitness(chromosomes, pool=[slow], **kw))

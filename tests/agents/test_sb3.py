@@ -37,14 +37,17 @@ def random_episode(env, rng, seed=None, options=None):
     total, steps, done = 0.0, 0, False
     while not done:
         mask = env.action_masks()
-        assert mask.dtype == bool
+        assert mask.dtype == np.int8  # 0/1 as PettingZoo's action_mask
+        assert set(np.unique(mask)) <= {0, 1}
         assert mask.any()
+        np.testing.assert_array_equal(info["action_mask"], mask)
         assert np.array_equal(obs, env.game.observation(info["seat"]))
         obs, r, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
         assert not truncated
         total += r
         steps += 1
-    return total, steps, info
+    assert not info["action_mask"].any()  # the episode is over
+    return total, steps, {k: v for k, v in info.items() if k != "action_mask"}
 
 
 # ------------------------------------------------------------------ the env (no torch needed)
@@ -68,12 +71,24 @@ def test_core_imports_without_torch():
     assert res.returncode == 0, res.stderr
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
 @pytest.mark.parametrize("players", [2, 3])
-def test_gymnasium_check_env(players):
-    env = HanabiPartnerEnv(["IGGI", "Piers"], players=players)
+def test_gymnasium_check_env(players, dtype):
+    env = HanabiPartnerEnv(["IGGI", "Piers"], players=players, observation_dtype=dtype)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gym_check_env(env, skip_render_check=True)
+
+
+def test_gymnasium_check_env_float64_warns_only_about_hanabi_v5s_infinite_bounds():
+    env = HanabiPartnerEnv(["IGGI"])
+    assert env.observation_space == hanabi_env.env().observation_space("player_0")["observation"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gym_check_env(env, skip_render_check=True)
+    messages = {str(w.message) for w in caught}
+    assert messages
+    assert all("infinity" in m for m in messages), messages
 
 
 @pytest.mark.parametrize("scoring", ["strict", "lenient"])

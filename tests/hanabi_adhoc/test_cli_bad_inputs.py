@@ -266,12 +266,28 @@ BAD: list[tuple[str, str]] = [
     ("meta-eval --figures afile", "--figures"),
     ("meta-eval --figures afile/sub", "--figures"),
     ("meta-eval --out meta_run --train-games 3", "--out"),
+    # --- empty output paths (never the default folder) ---
+    ("map-elites --out ''", "--out"),
+    ("ga --out ''", "--out"),
+    ("population 5x5 --out ''", "--out"),
+    ("matchups 5x5 --out ''", "--out"),
+    ("meta-eval --out ''", "--out"),
     # --- the command itself ---
     ("", "COMMAND"),
     ("no-such-command", "no-such-command"),
     ("evaluate", "AGENT"),
 ]
 CASES: list[tuple[list[str], str]] = [(shlex.split(line), option) for line, option in BAD]
+
+if os.path.exists("/dev/zero"):  # a SOURCE that is not a regular file: refused, never read
+    DEVICE_BAD = [
+        ("population /dev/zero", "SOURCE"),
+        ("matchups /dev/zero", "SOURCE"),
+        ("population 5x5 --compare /dev/zero", "--compare"),
+        ("meta-table --responses /dev/zero", "--responses"),
+        ("meta-eval --partners /dev/zero", "--partners"),
+    ]
+    CASES += [(shlex.split(line), opt) for line, opt in DEVICE_BAD]
 
 if HAVE_PROC:  # unwritable places (root can write almost anywhere else); {u}: UNWRITABLE
     UNWRITABLE_BAD = [
@@ -397,6 +413,24 @@ def test_bad_input_is_refused_up_front(argv, option, workspace, capsys, monkeypa
     assert elapsed < 5.0, f"{elapsed:.1f} s: refused only after some work"
     assert _snapshot(workspace) == before, "a refused command created or changed files"
     assert json.loads((workspace / "result.json").read_text()) == RESULT
+
+
+def test_an_oversized_source_is_refused_before_it_is_read(tmp_path, capsys, monkeypatch):
+    from qd.io import MAX_SOURCE_BYTES
+
+    big = tmp_path / "huge.json"
+    with open(big, "wb") as fh:  # sparse: no disk used, no time spent
+        fh.truncate(MAX_SOURCE_BYTES + 1)
+    monkeypatch.chdir(tmp_path)
+    start = time.perf_counter()
+    for argv in (["population", "huge.json"], ["meta-table", "--responses", "huge.json"]):
+        assert _run(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1, err
+        assert (
+            f"huge.json is {MAX_SOURCE_BYTES + 1:,} bytes; allowed: population files up " in err[0]
+        )
+    assert time.perf_counter() - start < 10
 
 
 def test_duplicate_player_counts_are_refused_with_the_reason(capsys):

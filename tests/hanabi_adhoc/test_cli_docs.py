@@ -23,6 +23,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -430,7 +431,12 @@ def test_train_sb3_torch_threads(tmp_path, monkeypatch, capsys):
     import agents.sb3
 
     seen = {}
-    monkeypatch.setattr(agents.sb3, "train_maskable_ppo", lambda *a, **kw: seen.update(kw))
+
+    def fake_training(*args, **kwargs):
+        seen.update(kwargs)
+        return SimpleNamespace(num_timesteps=args[1])  # the model, as far as the CLI reads it
+
+    monkeypatch.setattr(agents.sb3, "train_maskable_ppo", fake_training)
     out = tmp_path / "m.zip"
     assert main(["train-sb3", "--steps", "1", "--games", "0", "--torch-threads", "3",
                  "--out", str(out), "--quiet"]) == 0  # fmt: skip

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -461,3 +462,124 @@ def test_worker_whose_parent_already_died_exits():
         finally:
             os._exit(0)
     assert os.waitpid(pid, 0)[1] >> 8 == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Ctrl-C and a full disk: one error line, exit 2, then the same command resumes
+# --------------------------------------------------------------------------------------------
+
+INTERRUPTIBLE = {
+    "map-elites": (
+        "map-elites --candidates 1000 --random 100 --games 3 --reeval-games 0 "
+        "--checkpoint-every 100 --workers 2 --quiet --out out",
+        "out/checkpoint.json",
+        " plus --resume",
+    ),
+    "pipeline": (
+        "pipeline --out out --runs 1 --candidates 200 --me-games 3 --matchup-games 2 "
+        "--train-games 2 --episodes 1 --games 2 --seed 1 --workers 2 --quiet",
+        "out/timing.json",
+        "",
+    ),
+    "meta-table": (
+        "meta-table --responses 5x5 --train-games 40 --workers 2 --out out/table.csv",
+        "out/table.csv",
+        "",
+    ),
+}
+
+
+def _sigint_run(line: str, cwd: Path, started: str) -> subprocess.CompletedProcess:
+    """``hanabi-adhoc LINE``, interrupted as Ctrl-C does (SIGINT to its whole process group)
+    once ``cwd/started`` exists."""
+    proc = subprocess.Popen(
+        [*CLI, *line.split()], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 300
+        while not (cwd / started).exists():
+            assert proc.poll() is None, f"ended before {started}: {proc.stderr.read()[-2000:]}"
+            assert time.monotonic() < deadline, f"no {started} after 300 s"
+            time.sleep(0.02)
+        time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return subprocess.CompletedProcess(line, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("name", list(INTERRUPTIBLE))
+def test_ctrl_c_is_one_error_line_and_the_same_command_resumes(name, tmp_path):
+    line, started, hint = INTERRUPTIBLE[name]
+    stopped = _sigint_run(line, tmp_path, started)
+    lines = stopped.stderr.strip().splitlines()
+    assert stopped.returncode == 2, stopped.stderr[-3000:]
+    assert "Traceback" not in stopped.stderr, stopped.stderr[-3000:]
+    errors = [x for x in lines if "error" in x.lower() or "interrupt" in x.lower()]
+    assert len(errors) == 1, stopped.stderr[-3000:]  # (meta-table also shows its bar)
+    assert lines[-1] == (
+        "error: interrupted (Ctrl-C); finished work is saved: resume with the same command" + hint
+    )
+    argv = line.split() + (["--resume"] if hint else [])
+    done = subprocess.run([*CLI, *argv], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def _can_mount_tmpfs() -> bool:
+    if not sys.platform.startswith("linux") or not shutil.which("unshare"):
+        return False
+    probe = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
+        capture_output=True,
+    )
+    return probe.returncode == 0
+
+
+FULL_DISK = textwrap.dedent(
+    """
+    set -e
+    mount -t tmpfs -o size={size}k tmpfs "$1"
+    cd "$1"
+    rc=0
+    {cli} map-elites --candidates 200 --random 100 --games 3 --reeval-games 0 \\
+        --checkpoint-every 100 --workers 1 --quiet --out out 2> err.txt || rc=$?
+    echo "rc=$rc"
+    cat err.txt
+    ls -a out
+    mount -o remount,size=16m "$1"
+    rc=0
+    {cli} map-elites --candidates 200 --random 100 --games 3 --reeval-games 0 \
+        --checkpoint-every 100 --workers 1 --quiet --out out --resume > /dev/null || rc=$?
+    echo "resumed rc=$rc"
+    """
+)
+
+
+def test_a_full_disk_is_one_error_line_naming_the_file(tmp_path):
+    """A real full disk (a small tmpfs in a user namespace; skipped where none can be made)."""
+    if not _can_mount_tmpfs():
+        pytest.skip("needs unshare -rm and tmpfs (a user namespace) to make a small disk")
+    cli = " ".join([sys.executable, "-m", "hanabi_adhoc"])
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", FULL_DISK.format(size=48, cli=cli), "sh", str(mnt)],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    report = proc.stdout.splitlines()
+    assert report[0] == "rc=2", proc.stdout + proc.stderr
+    errors = [x for x in report[1:] if x.startswith("error:")]
+    assert len(errors) == 1, proc.stdout
+    assert "No space left on device" in errors[0], errors[0]
+    assert "cannot write out/" in errors[0], errors[0]  # names the file it could not write
+    assert errors[0].count("cannot write") == 1, errors[0]
+    assert "resume with the same command" in errors[0]
+    assert "Traceback" not in proc.stdout
+    assert not any(".tmp" in x for x in report), "a temporary file was left behind"
+    assert report[-1] == "resumed rc=0", proc.stdout + proc.stderr

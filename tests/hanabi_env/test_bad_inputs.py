@@ -14,12 +14,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import hanabi_env
 from agents import RuleAgent, evaluate, game_seeds, make, play, play_games, rule_ids
+from hanabi_adhoc.pipeline import PipelineConfig, run_pipeline
 from hanabi_env import HanabiConfig, HanabiGame
 from meta import (
     BayesianMetaAgent,
@@ -32,7 +34,7 @@ from meta import (
     self_play_measures,
     table_niche_mae,
 )
-from meta.table import ResponseTable
+from meta.table import ResponseTable, build_table
 from qd import (
     GAConfig,
     MapElitesConfig,
@@ -44,6 +46,9 @@ from qd import (
     run_ga,
     run_map_elites,
 )
+from qd.analysis import matchup_table
+from qd.evaluator import evaluate_solutions
+from qd.io import load_archive_source
 
 T, V, R = TypeError, ValueError, RuntimeError
 NAN, INF = float("nan"), float("inf")
@@ -576,7 +581,9 @@ for field, rows in ME_BAD.items():
         )
 case(
     "MapElitesConfig(dims=(1000, 1000, 2))",
-    lambda: MapElitesConfig(dims=(1000, 1000, 2), measures=("a", "b", "c")),
+    lambda: MapElitesConfig(
+        dims=(1000, 1000, 2), measures=("communicativeness", "ipp", "risk_aversion")
+    ),
     V,
     "dims",
 )
@@ -965,6 +972,98 @@ case(
 
 
 # ------------------------------------------------------------------------------------------
+# 7. the study, sizes beyond memory, values no run can make (issue "One folder, one writer")
+# ------------------------------------------------------------------------------------------
+
+for field, v, kind in [
+    ("runs", 1.5, T),
+    ("runs", True, T),
+    ("runs", 0, V),
+    ("seed", "0", T),
+    ("seed", None, T),
+    ("seed", 2**64, V),
+    ("seed", -1, V),
+    ("episodes", 2.0, T),
+    ("candidates", 0, V),
+    ("variants", ("adaptive", "adaptive"), V),
+    ("variants", (), V),
+    ("variants", "adaptive", T),
+    ("scoring", 1, T),
+]:
+    case(
+        f"PipelineConfig({field}={v!r})", lambda f=field, v=v: PipelineConfig(**{f: v}), kind, field
+    )
+for v, kind in [(-3, V), (0, V), (1.5, T), (True, T)]:
+    case(f"run_pipeline(workers={v!r})", lambda v=v: run_pipeline(workers=v), kind, "workers")
+case("run_pipeline(quiet=1)", lambda: run_pipeline(quiet=1), T, "quiet")
+case("MapElitesConfig(measures=('nope', 'ipp'))",
+     lambda: MapElitesConfig(measures=("nope", "ipp")), V, "measures")  # fmt: skip
+case("GAConfig(pool=())", lambda: GAConfig(pool=()), V, "pool")
+case("make('piers ')", lambda: make("piers "), V, "name", r"unknown agent 'piers '")
+for attr in ("score", "is_terminal", "current_player", "n_moves", "fireworks_total"):
+    case(f"HanabiGame().{attr} before reset", lambda a=attr: getattr(game(False), a), R, attr,
+         r"call reset\(seed\) before")  # fmt: skip
+for gene in (999, -1):
+    genes = np.full((2, 5), 3)
+    genes[1, 2] = gene
+    rx = rf"chromosomes\[1\]\[2\]={gene} is out of range"
+    case(f"population_fitness(gene {gene})", lambda g=genes: population_fitness(g, games=1), V,
+         "chromosomes", rx)  # fmt: skip
+    rx = rf"solutions\[1\]\[2\]={gene} is out of range"
+    case(f"matchup_table(gene {gene})", lambda g=genes: matchup_table(g, games=1), V,
+         "solutions", rx)  # fmt: skip
+    case(f"evaluate_solutions(gene {gene})", lambda g=genes: evaluate_solutions(g, [0, 1], 1),
+         V, "solutions", rx)  # fmt: skip
+
+
+def nan_table() -> ResponseTable:
+    t = table()
+    t.scores[:] = NAN
+    return t
+
+
+NAN_RX = r"table\.scores\[0, 0\]=nan is out of range"
+case("BayesianMetaAgent(all-NaN table)", lambda: BayesianMetaAgent(nan_table(), responses()),
+     V, "table", NAN_RX)  # fmt: skip
+case("ResponseMetaAgent(all-NaN table)", lambda: ResponseMetaAgent(nan_table(), responses()),
+     V, "table", NAN_RX)  # fmt: skip
+case("evaluate_meta(all-NaN table)", lambda: meta_eval(table=nan_table()), V, "table", NAN_RX)
+case("BayesianMetaAgent(score 92.3)", lambda: BayesianMetaAgent(
+    ResponseTable(**{**table().__dict__, "scores": np.full((2, 2), 92.3)}), responses()),
+    V, "table", r"table\.scores\[0, 0\]=92\.3 is out of range")  # fmt: skip
+HUGE = 10**12
+case("evaluate(games=10**12)", lambda: evaluate("piers", games=HUGE), V, "games", r"allowed: <=")
+case("build_table(games=10**12)", lambda: build_table(responses(), responses(), HUGE), V, "games")
+case("matchup_table(games=10**12)", lambda: matchup_table(np.ones((2, 3), int), games=HUGE), V,
+     "games")  # fmt: skip
+case("population_fitness(games=10**12)",
+     lambda: population_fitness(np.ones((2, 3), int), games=HUGE), V, "games")  # fmt: skip
+case("game_seeds(0, 10**12, 2)", lambda: game_seeds(0, HUGE, 2, False), V, "n_games")
+case("evaluate_meta(episodes=10**12)", lambda: meta_eval(episodes=HUGE), V, "episodes")
+case("self_play_measures(games=10**12)", lambda: self_play_measures(responses(), HUGE), V,
+     "games")  # fmt: skip
+
+
+class _Huge:
+    """A sequence of 10**8 cards that must never be read (only its length)."""
+
+    def __len__(self) -> int:
+        return 10**8
+
+    def __iter__(self):
+        raise AssertionError("the deck was converted before its length was checked")
+
+    __getitem__ = __iter__
+
+
+case("reset_with_deck(10**8 cards)", lambda: game().reset_with_deck(_Huge()), V, "deck",
+     r"deck must be a permutation .* got 100000000 cards")  # fmt: skip
+if Path("/dev/zero").exists():
+    case("load_archive_source('/dev/zero')", lambda: load_archive_source("/dev/zero"), V,
+         "SOURCE", r"/dev/zero is not a regular file")  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------
 # the tests
 # ------------------------------------------------------------------------------------------
 
@@ -1070,3 +1169,20 @@ def test_evaluate_accepts_numpy_sizes_and_counts_each_size_once():
     assert len(r.rows) == 2
     batch = play(["piers", "iggi"], games=np.int64(2), seed=np.uint8(3), workers=np.int64(1))
     assert batch.scores.shape == (2,)
+
+
+def test_env_refuses_an_out_of_range_action_naming_the_range():
+    """``env()`` raised a bare ``AssertionError`` (PettingZoo's bounds wrapper); now a
+    ``ValueError`` naming the range, still an ``AssertionError`` for hanabi_v5 code; no change."""
+    e = wrapped(True)
+    n = e.action_space(e.agent_selection).n
+    before = e.unwrapped.game.n_moves
+    for action in (n, 999, -1):
+        with pytest.raises(
+            ValueError, match=rf"action={action} is out of range; allowed: \[0, {n - 1}\]"
+        ) as info:
+            e.step(action)
+        assert isinstance(info.value, AssertionError)
+        assert e.unwrapped.game.n_moves == before
+    e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert e.unwrapped.game.n_moves == before + 1

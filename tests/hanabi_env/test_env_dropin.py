@@ -191,14 +191,13 @@ def test_every_public_attribute_of_hanabi_v5_exists(cfg):
         assert a == b, name
     assert mine.observation_vector_dim == (mine.game.observation_size,)
     for agent in mine.possible_agents:
-        assert (
-            mine.observation_spaces[agent]["observation"].shape
-            == theirs.observation_spaces[agent]["observation"].shape
-        )
-        assert (
-            mine.observation_space(agent)["action_mask"]
-            == theirs.observation_space(agent)["action_mask"]
-        )
+        # the same spaces (default observation_dtype="float64"), so SB3 models cross-load
+        assert mine.observation_space(agent) == theirs.observation_space(agent)
+        assert mine.observation_spaces[agent] == theirs.observation_spaces[agent]
+        a, b = ours.observe(agent), v5.observe(agent)
+        for key in ("observation", "action_mask"):
+            assert a[key].dtype == b[key].dtype, key
+            assert a[key].shape == b[key].shape, key
     assert set(theirs.metadata) == set(mine.metadata)
     assert set(theirs.metadata["render_modes"]) <= set(mine.metadata["render_modes"])
     assert theirs.metadata["is_parallelizable"] == mine.metadata["is_parallelizable"]
@@ -231,7 +230,7 @@ def test_extra_attributes_need_no_hanabi_v5():
 
 
 def test_make_by_name():
-    assert hanabi_env.ENV_ID == "hanabi_adhoc/hanabi_env-v1"
+    assert hanabi_env.ENV_ID == "hanabi_adhoc/hanabi_env-v2"
     e = pettingzoo.make("aec", hanabi_env.ENV_ID, players=3, hand_size=4)
     assert isinstance(e.unwrapped, hanabi_env.raw_env)
     assert e.unwrapped.config.players == 3
@@ -239,10 +238,13 @@ def test_make_by_name():
     e.reset(seed=0)
     assert len(e.agents) == 3
     # PettingZoo's id forms resolve to it: unversioned, and the metadata-style underscore name
-    for name in ("hanabi_adhoc/hanabi_env", "hanabi_adhoc/hanabi_env_v1"):
+    for name in ("hanabi_adhoc/hanabi_env", "hanabi_adhoc/hanabi_env_v2"):
         assert pettingzoo.spec("aec", name).id == hanabi_env.ENV_ID
-    name = "hanabi_adhoc/" + e.unwrapped.metadata["name"]  # "hanabi_env_v1"
+    name = "hanabi_adhoc/" + e.unwrapped.metadata["name"]  # "hanabi_env_v2"
     assert pettingzoo.spec("aec", name).id == hanabi_env.ENV_ID
+    # the previous version is not registered: PettingZoo names the available one
+    with pytest.raises(pettingzoo.env_registry.exceptions.VersionNotFound, match="v2"):
+        pettingzoo.make("aec", "hanabi_adhoc/hanabi_env-v1")
 
 
 def test_registration_is_idempotent_and_leaves_hanabi_v5_alone():
@@ -260,11 +262,11 @@ def test_registration_happens_on_import_hanabi_env_only():
     code = (
         "import warnings; warnings.simplefilter('error')\n"
         "import pettingzoo\n"
-        "assert 'hanabi_adhoc/hanabi_env-v1' not in pettingzoo.aec_registry\n"
+        "assert 'hanabi_adhoc/hanabi_env-v2' not in pettingzoo.aec_registry\n"
         "import hanabi_env, importlib\n"
-        "assert 'hanabi_adhoc/hanabi_env-v1' in pettingzoo.aec_registry\n"
+        "assert 'hanabi_adhoc/hanabi_env-v2' in pettingzoo.aec_registry\n"
         "importlib.reload(hanabi_env)  # re-import: no override warning\n"
-        "print(type(pettingzoo.make('aec', 'hanabi_adhoc/hanabi_env-v1').unwrapped).__name__)\n"
+        "print(type(pettingzoo.make('aec', 'hanabi_adhoc/hanabi_env-v2').unwrapped).__name__)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300
@@ -393,9 +395,10 @@ def test_documented_command_prints_the_module_doc():
     out = proc.stdout
     assert len(out.splitlines()) > 100
     for heading in (
-        "# Hanabi (`hanabi_env`, version 1)",
+        "# Hanabi (`hanabi_env`, version 2)",
         "## Arguments",
         "## Observation layout",
+        "## Global state",
         "## Actions",
         "## Rewards, ends, infos",
         "## Rendering",

@@ -72,7 +72,8 @@ def test_seer_observation_is_the_seer_view_and_the_env_state():
         seat = game.current_player
         seer = game.observation(seat, "seer")
         np.testing.assert_array_equal(seer, game.view(seat, seer=True).encode("seer"))
-        np.testing.assert_array_equal(seer, env.state())
+        # the env's state (v2): the seat's observation, then its own hand (docs/marl.md §4)
+        np.testing.assert_array_equal(env.state()[: game.observation_size], game.observation(seat))
         default = game.observation(seat)
         assert not np.array_equal(seer, default)  # the seat's own cards are in it
         np.testing.assert_array_equal(game.observation(seat, "card_knowledge"), default)

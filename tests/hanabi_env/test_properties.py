@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import hanabi_env
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
-from hanabi_env import metrics_from_counters
+from hanabi_env import metric_ratios
 from tests.hanabi_env.helpers import play_aec, random_policy, snapshot
 
 SETTINGS = settings(
@@ -45,6 +45,7 @@ def configs(draw):
         "observation_type": draw(st.sampled_from(["minimal", "card_knowledge", "seer"])),
         "random_start_player": draw(st.booleans()),
         "scoring": draw(st.sampled_from(["strict", "lenient"])),
+        "observation_dtype": draw(st.sampled_from(["float64", "float32", "int8"])),
     }
 
 
@@ -138,17 +139,20 @@ def _check_knowledge(game) -> None:
 
 
 def _check_infos(e, game, s) -> None:
-    """Infos: fresh metrics for every seat, masks equal to observe()."""
+    """Infos: fresh counters and metrics for every seat, finite, with their defined flags."""
     for agent in e.agents:
         seat = int(agent.split("_")[1])
         info = e.infos[agent]
-        expected = metrics_from_counters(s.counters[seat])
-        for key, value in expected.items():
-            assert info[key] == value, (agent, key, info[key], value)
-        assert info["score"] == game.score
-        np.testing.assert_array_equal(info["action_mask"], e.observe(agent)["action_mask"])
+        for k, name in enumerate(E.COUNTER_NAMES):
+            assert info[name] == s.counters[seat, k], (agent, name)
+        ratios = metric_ratios(s.counters[seat])  # NaN where undefined
         for key in ("communicativeness", "ipp", "risk_aversion"):
-            assert info[key] is None or 0.0 <= info[key] <= 1.0
+            defined = bool(np.isfinite(ratios[key]))
+            assert info[f"{key}_defined"] is defined, (agent, key)
+            assert info[key] == (float(ratios[key]) if defined else 0.0), (agent, key)
+            assert 0.0 <= info[key] <= 1.0
+        assert info["score"] == game.score
+        assert "action_mask" not in info
 
 
 def _check_views(e, game) -> None:
@@ -173,9 +177,10 @@ def _check_views(e, game) -> None:
                 assert int(v.hands[q, k]) == expected
         obs = e.observe(agent)
         vec = obs["observation"]
-        assert vec.dtype == np.int8
+        assert vec.dtype == np.dtype(e.observation_dtype)
         assert vec.shape == (size,)
         assert e.observation_space(agent)["observation"].shape == (size,)
+        assert e.observation_space(agent).contains(obs)
         assert np.all((vec == 0) | (vec == 1))
         if agent != cur_agent or game.is_terminal:
             assert not obs["action_mask"].any()
@@ -292,10 +297,11 @@ def test_wrapped_env_returns_equal_final_score(cfg, seed, move_seed):
     e.reset(seed=seed)
     rng = np.random.default_rng(move_seed)
 
-    def same_mask(obs, info):
-        np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+    def finite_infos(obs, info):
+        assert "action_mask" not in info  # in the observation only
+        assert all(np.isfinite(v) for v in info.values())
 
-    returns, _ = play_aec(e, random_policy(rng), on_step=same_mask)
+    returns, _ = play_aec(e, random_policy(rng), on_step=finite_infos)
     assert set(returns) == set(e.possible_agents)
     score = e.unwrapped.game.score
     assert all(r == score for r in returns.values()), (returns, score)

@@ -181,3 +181,32 @@ def test_lockstep_with_openspiel(cfg):
     assert ends["lives"] > 0
     if cfg["max_information_tokens"] > 0:
         assert ends["deck"] + ends["max"] > 0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8"])
+@pytest.mark.parametrize("cfg", [CONFIGS[0], CONFIGS[2]], ids=["p2", "p4"])
+def test_env_observations_equal_openspiel_in_every_dtype(cfg, dtype):
+    """The AEC env's observations (any ``observation_dtype``) hold OpenSpiel's values exactly."""
+    import hanabi_env
+
+    rng = np.random.default_rng(7)
+    game = pyspiel.load_game("hanabi", {**cfg, "observation_type": "card_knowledge"})
+    e = hanabi_env.raw_env(observation_dtype=dtype, **cfg)
+    for seed in range(3):
+        e.reset(seed=seed)
+        s = e.game.state
+        ref = game.new_initial_state()
+        dealt = _deal({"ck": ref}, s, 0)
+        while True:
+            for p, agent in enumerate(e.possible_agents):
+                got = e.observe(agent)["observation"]
+                assert got.dtype == np.dtype(dtype)
+                expected = np.asarray(ref.observation_tensor(p), dtype=np.float64)
+                np.testing.assert_array_equal(got.astype(np.float64), expected)
+            if ref.is_terminal():
+                break
+            a = int(rng.choice(sorted(ref.legal_actions())))
+            e.step(a)
+            ref.apply_action(a)
+            dealt = _deal({"ck": ref}, s, dealt)
+        assert e.game.is_terminal

@@ -205,3 +205,19 @@ def test_batch_policies_play_the_protocol_in_lockstep_with_the_python_paths_resu
     assert_identical(py, fast, ALL_VARIANTS)
     with pytest.raises(ValueError, match="response-adaptive with a batch policy"):
         evaluate_meta(t, responses, partners, pids, compiled=True, **kw)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_variants_results_do_not_depend_on_the_other_variants(table, compiled):
+    """Random-Response (and every variant) plays the same games whichever variants are asked,
+    in any order: its seed is its own (``meta.evaluate.variant_seed``), on both paths."""
+    kw = {"episodes": 2, "games": 4, "seed": 11, "compiled": compiled}
+    alone = evaluate_meta(table, pool(), pool(), IDS, variants=("random",), **kw)
+    lists = [("adaptive", "random"), ("random", "oracle", "generalist"), ALL_VARIANTS[::-1]]
+    for variants in lists:
+        res = evaluate_meta(table, pool(), pool(), IDS, variants=variants, **kw)
+        assert_identical(alone, res, ("random",))
+    assert len(np.unique(alone.responses["random"])) > 1  # (it does draw responses)
+    both = evaluate_meta(table, pool(), pool(), IDS, variants=("oracle", "adaptive"), **kw)
+    one = evaluate_meta(table, pool(), pool(), IDS, variants=("adaptive",), **kw)
+    assert_identical(one, both, ("adaptive",))
