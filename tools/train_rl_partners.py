@@ -58,11 +58,13 @@ COMMON = {
 PARTNERS: dict[str, dict] = {
     "ppo-sp1": {
         "seed": 102,
+        "total_timesteps": 10_000_000,
         "description": "Self-play MaskablePPO, 4 epochs of 4096-sample minibatches per rollout, "
         "learning rate 5e-4, entropy 0.01, two tanh layers of 256.",
     },
     "ppo-sp2": {
         "seed": 2,
+        "total_timesteps": 10_000_000,
         "description": "ppo-sp1's settings with another seed: its conventions come from the seed "
         "alone.",
     },
@@ -77,6 +79,13 @@ PARTNERS: dict[str, dict] = {
         "partners": ["iggi", "vandenbergh", "outer"],
         "description": "MaskablePPO trained with a pool of rule agents (IGGI, VanDenBergh, "
         "Outer; one drawn per game), ppo-sp1's PPO settings.",
+    },
+    "ppo-piers-sp": {
+        "seed": 21,
+        "init": "ppo-piers",
+        "total_timesteps": 1_500_000,
+        "description": "ppo-piers's network trained on in self-play: conventions learned with "
+        "Piers, then kept and refined with itself.",
     },
 }
 """Each partner's settings (over :data:`COMMON`) and what sets it apart."""
@@ -100,9 +109,15 @@ def _commit() -> str:
 
 
 def _write_json(path: Path, obj: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(obj, indent=1))
-    os.replace(tmp, path)
+    from hanabi_env.outputs import atomic_write_json
+
+    atomic_write_json(path, obj)
+
+
+def _provenance(run: Path) -> dict:
+    """Steps, wall and CPU time of a finished run (the start of a fine-tuned partner)."""
+    progress = json.loads((run / "progress.json").read_text())
+    return {k: progress[k] for k in ("steps", "wall_s", "cpu_s", "commit", "started", "finished")}
 
 
 def _load_avg() -> list[float]:
@@ -171,6 +186,12 @@ def train(name: str, out: Path, checkpoint_every: int, threads: int) -> None:
             device="cpu",
             verbose=0,
         )
+        if cfg.get("init"):  # start from another partner's trained network
+            start = out / cfg["init"] / "final.zip"
+            model.policy.load_state_dict(
+                MaskablePPO.load(str(start), device="cpu").policy.state_dict()
+            )
+            progress["init"] = {"from": cfg["init"], **_provenance(out / cfg["init"])}
     progress["sessions"].append(
         {
             "command": " ".join(shlex.quote(a) for a in sys.argv),
@@ -214,9 +235,10 @@ def train(name: str, out: Path, checkpoint_every: int, threads: int) -> None:
             print(f"{name}: {step:>10} steps {w:8.0f} s  training score {s:6.2f}", flush=True)
 
         def save(self) -> None:
-            tmp = run / "checkpoint.tmp.zip"
-            self.model.save(str(tmp))
-            os.replace(tmp, ckpt)
+            from hanabi_env.outputs import atomic_path
+
+            with atomic_path(ckpt) as tmp:
+                self.model.save(str(tmp))
             progress["sessions"][-1]["load_avg_end"] = _load_avg()
             _write_json(prog_path, progress)
 
@@ -336,6 +358,7 @@ def export(name: str, out: Path, dest: Path, checkpoint: bool = False) -> None:
         "finished": progress.get("finished"),
         "command": f"python tools/train_rl_partners.py train {name}",
         "sessions": progress["sessions"],
+        "init": progress.get("init"),
         "curve": progress["curve"][:: max(1, len(progress["curve"]) // 40)]
         + progress["curve"][-1:],
     }
@@ -394,6 +417,22 @@ def cross_play(names: list[str], games: int, seed: int = 1) -> dict:
     return {"games": games, "seed": seed, "table": table}
 
 
+def with_rule_agents(names: list[str], games: int, seed: int = 2) -> dict:
+    """Each partner in mixed play with each agent of the test pool (2 players, lenient)."""
+    import agents
+    from agents.rl import load_partner
+
+    table = {}
+    for name in names:
+        res = agents.evaluate(
+            load_partner(name), mode="mixed", players=(2,), games=games, seed=seed
+        )
+        table[Path(name).stem] = {
+            r["partner"]: [round(r["mean"], 3), round(r["sem"], 3)] for r in res.rows
+        }
+    return {"games": games, "seed": seed, "protocol": "mixed, random seat", "table": table}
+
+
 def report(dest: Path, games: int, path: Path) -> None:
     """Cross-play table and cells of the partners in ``dest``: JSON at ``path``, Markdown out."""
     from agents.rl import partner_config
@@ -404,8 +443,16 @@ def report(dest: Path, games: int, path: Path) -> None:
     xp["table"] = {
         "|".join(Path(k).stem for k in key.split("|")): v for key, v in xp["table"].items()
     }
-    _write_json(path, {"partners": {n: c["self_play"] for n, c in configs.items()}, **xp})
-    print(f"| seat 0 \\\\ seat 1 | {' | '.join(names)} |")
+    rules = with_rule_agents([str(dest / f"{n}.json") for n in names], games // 2)
+    partners = {n: c["self_play"] for n, c in configs.items()}
+    _write_json(path, {"partners": partners, "cross_play": xp, "with_rule_agents": rules})
+    pool = list(next(iter(rules["table"].values())))
+    print(f"| partner | {' | '.join(pool)} |")
+    print("|---" * (len(pool) + 1) + "|")
+    for n, row in zip(names, rules["table"].values(), strict=True):
+        print(f"| {n} | " + " | ".join(f"{m:.2f} ± {s:.2f}" for m, s in row.values()) + " |")
+    print()
+    print(f"| seat 0 ↓, seat 1 → | {' | '.join(names)} |")
     print("|---" * (len(names) + 1) + "|")
     for a in names:
         cells = [xp["table"][f"{a}|{b}"] for b in names]

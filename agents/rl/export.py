@@ -17,14 +17,13 @@ Source: Stable-Baselines3's ``ActorCriticPolicy`` (features extractor, ``mlp_ext
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.rl.partners import FORMAT, RLPartner, game_entry, weights_digest
+from hanabi_env.outputs import atomic_write_bytes
 from hanabi_env.validate import check_choice, check_str
 
 __all__ = ["WEIGHT_DTYPES", "export_partner", "move_agreement", "sb3_actor"]
@@ -104,21 +103,6 @@ def move_agreement(model: Any, partner: RLPartner, obs: np.ndarray, mask: np.nda
     return {"observations": len(obs), "same_moves": int(same.sum()), "max_logit_error": err}
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (a temporary file in the folder, then a rename)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's files are private; these are data files
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def export_partner(
     model: Any,
     path: str | Path,
@@ -186,8 +170,8 @@ def export_partner(
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     buf = _npz_bytes(dict(zip(names, arrays, strict=True)))
-    _write_bytes(path.with_suffix(".npz"), buf)
-    _write_bytes(path, (json.dumps(config, indent=1) + "\n").encode())
+    atomic_write_bytes(path.with_suffix(".npz"), buf)
+    atomic_write_bytes(path, (json.dumps(config, indent=1) + "\n").encode())
     return load_partner(str(path))
 
 

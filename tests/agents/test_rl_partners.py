@@ -117,8 +117,8 @@ def test_moves_are_legal_and_do_not_depend_on_the_batch():
 def test_sampling_partner_is_seeded_and_lockstep_equals_the_per_game_path():
     sampled = load_partner(NAMES[0], deterministic=False)
     pools = [sampled, load_partner(NAMES[-1]), agents.make("piers")]
-    _, deals, agent_seeds = game_seeds(3, 12, 2, random_seat=False)
-    seat_agents = np.array([[0, 1], [1, 0], [0, 2], [2, 1]] * 3)
+    _, deals, agent_seeds = game_seeds(3, 8, 2, random_seat=False)
+    seat_agents = np.array([[0, 1], [1, 0], [0, 2], [2, 1]] * 2)
     batch = play_games(pools, seat_agents, deals, agent_seeds, TWO, record_actions=True)
     scores, _, _, actions = _run_policy_games(TWO, pools, seat_agents, deals, agent_seeds)
     assert np.array_equal(batch.scores, scores)
@@ -205,3 +205,47 @@ def test_export_plays_the_sb3_models_masked_argmax(tmp_path, dtype):
         assert self_play_record(partner, 4) == self_play_record(sb3, 4)
     with pytest.raises(ValueError, match="path="):
         export_partner(model, tmp_path / "mine.npz", name="mine")
+
+
+@pytest.mark.rl
+@pytest.mark.skipif(not HAVE_RL, reason=NEEDS_RL)
+def test_pool_vec_env_plays_the_learner_against_rule_agents_in_kernels():
+    from sb3_contrib import MaskablePPO
+
+    from agents.rl.pool_env import HanabiPoolVecEnv
+
+    def run(seed):
+        env = HanabiPoolVecEnv(16, ["piers", "iggi"], seed=seed, scoring="lenient")
+        obs = env.reset()
+        assert obs.shape == (16, 658)
+        rng = np.random.default_rng(0)
+        returns, ends = np.zeros(16), []
+        for _ in range(150):
+            masks = env.action_masks()
+            assert masks.any(axis=1).all()  # the learner is always on turn
+            obs, rewards, dones, infos = env.step([rng.choice(np.flatnonzero(m)) for m in masks])
+            returns += rewards
+            for i in np.flatnonzero(dones):
+                # the learner's return: the final score less what partners scored before its
+                # first move (at most one move in 2-player games)
+                assert 0 <= infos[i]["score"] - returns[i] <= 1
+                assert infos[i]["partner"] in ("Piers", "IGGI")
+                assert infos[i]["terminal_observation"].shape == (658,)
+                ends.append((infos[i]["score"], infos[i]["partner"], infos[i]["seat"]))
+                returns[i] = 0
+        return ends
+
+    ends = run(1)
+    assert ends == run(1)
+    assert ends != run(2)
+    assert {e[1] for e in ends} == {"Piers", "IGGI"}
+    assert {e[2] for e in ends} == {0, 1}
+    env = HanabiPoolVecEnv(8, ["piers"], seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [16]}, device="cpu")  # fmt: skip
+    model.learn(256)
+    assert model.num_timesteps == 256
+    with pytest.raises(TypeError, match="rule agents"):
+        HanabiPoolVecEnv(2, [load_partner(NAMES[0])])
+    with pytest.raises(ValueError, match="at least one"):
+        HanabiPoolVecEnv(2, [])
