@@ -17,6 +17,9 @@
 * :mod:`agents.sb3` — Stable-Baselines3 partners (``pip install ".[rl]"``; imported on demand):
   a single-agent Gymnasium env against a partner pool, ``SB3Policy``, training helpers.
   Importing ``agents`` registers that env as ``gymnasium.make("hanabi_adhoc/HanabiPartner-v0")``.
+* :mod:`agents.bad` — the Bayesian Action Decoder [BAD19] (docs/bad.md): its matrix game,
+  training on HLE's small presets (``pip install ".[bad]"``), and trained agents as policies
+  (``make("bad:small")``); imported on demand.
 """
 
 from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games

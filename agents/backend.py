@@ -43,6 +43,7 @@ from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env._workers import dask_worker_plugin, process_pool
 from hanabi_env.config import HanabiConfig
+from hanabi_env.deprecation import moved_names
 
 __all__ = [
     "Backend",
@@ -440,3 +441,7 @@ def make_backend(
     if n < 1:
         raise ValueError(f"workers={workers} is out of range; allowed: >= 1")
     return SerialBackend() if n == 1 else ThreadBackend(n)
+
+
+# moved to agents.evaluate in 0.1.0: importable from here until 0.3.0, with a warning
+__getattr__ = moved_names(__name__, {"play_policies": "agents.evaluate:play_policies"}, "0.3.0")

@@ -16,6 +16,14 @@ tables, the GA's mixed fitness, the meta-agent evaluation, the benchmark) plays 
 a batch policy in lockstep (:mod:`agents.lockstep`): rule agents act inside a kernel and the
 batch policy once per step for every game waiting for it.
 
+**Policies that read the whole view.** A batch policy whose decision needs more than the
+current observation, for instance a belief kept over the move history ([BAD19]'s agent), sets
+``needs_views = True``: the lockstep player then calls :meth:`BatchPolicy.start_games` with the
+chunk's agent seeds before its first decision, and passes ``views`` (the
+:class:`~hanabi_env.PlayerView` of each decision) and ``games`` (``(B,)`` int64, each decision's
+game within the chunk, ``0 .. n-1``) to ``act_batch`` as keywords. Such a policy may keep
+per-game state between the decisions of a chunk, keyed by ``games`` and ``seats``.
+
 **Seeds.** ``draws`` make sampling policies deterministic without a generator of their own in
 the batch: the uniform of a decision comes from the generator of its game and seat, seeded
 with the seat's agent seed (as a rule agent's), one draw per decision. :meth:`BatchPolicy.act`
@@ -118,12 +126,21 @@ class BatchPolicy(Policy):
     name: str = "batch-policy"
     observation_type: str = "card_knowledge"
     observation_dtype: str = "float32"
+    needs_views: bool = False
 
     @abstractmethod
     def act_batch(
         self, obs: np.ndarray, mask: np.ndarray, seats: np.ndarray, draws: np.ndarray
     ) -> np.ndarray:
         """``(B,)`` legal move uids for ``B`` decisions (arrays of the module docstring)."""
+
+    def start_games(self, agent_seeds: np.ndarray) -> None:
+        """A lockstep chunk of games starts (``needs_views`` policies only; see the module).
+
+        Args:
+            agent_seeds: ``(n_games, players)`` int64, each seat's agent seed in each game of
+                the chunk (what :meth:`reset` gets on the per-game path).
+        """
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the policy's own draw stream (used by :meth:`act`) when ``seed`` is given.

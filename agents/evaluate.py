@@ -37,6 +37,7 @@ from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env._workers import one_thread_worker
 from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig, rulebook_hand_size
+from hanabi_env.deprecation import moved_to
 from hanabi_env.jsonable import json_ready
 from hanabi_env.metrics import metric_ratios
 from hanabi_env.seeding import SEED_LIMIT
@@ -742,3 +743,12 @@ def evaluate(
     result.sem = float(np.sqrt(sum(per_partner_var)) / len(per_partner))
     result.metrics = _metrics_of_sums(sums)
     return result
+
+
+# names moved to agents.rule_games in 0.1.0: importable from here until 0.3.0, with a warning
+__getattr__ = moved_to(
+    __name__,
+    "agents.rule_games",
+    ("play_rule_table", "kernel_scratch", "play_rule_games_kernel"),
+    "0.3.0",
+)

@@ -36,6 +36,7 @@ __all__ = [
     "format_moves",
     "interpret_move",
     "legal_actions",
+    "numbered_moves",
     "render_view",
 ]
 
@@ -157,6 +158,11 @@ def _menu(view: PlayerView, legal: np.ndarray) -> list[list[int]]:
     return groups
 
 
+def numbered_moves(view: PlayerView, legal: np.ndarray) -> list[int]:
+    """The legal move uids in the order :func:`format_moves` numbers them (``[0]``, ``[1]``...)."""
+    return [a for g in _menu(view, legal) for a in g]
+
+
 def _grid(entries: list[str], width: int, indent: int = 2, gap: int = 3) -> list[str]:
     """``entries`` in as many equal columns as fit in ``width`` (an entry is never broken)."""
     col = max(len(e) for e in entries) + gap
@@ -213,7 +219,7 @@ _HEAD = re.compile(r"^(play|p|discard|d|colou?r|c|rank|r)\b\s*(.*)$", flags=re.I
 def _interpret(text: str, view: PlayerView, legal: np.ndarray) -> tuple[int | None, str]:
     """``(uid, "")`` for a typed legal move, else ``(None, why it is rejected)``."""
     t = " ".join(text.replace(",", " ").split())
-    menu = [a for g in _menu(view, legal) for a in g]
+    menu = numbered_moves(view, legal)
     if not t:
         return None, "nothing typed; " + SYNTAX
     if t.isdigit():

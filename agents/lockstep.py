@@ -24,6 +24,7 @@ Source: the design of the batched paths (docs/architecture.md §3).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from hanabi_env import _view as V
 from hanabi_env._jit import njit
 from hanabi_env._rng import rng_next, rng_seed
 from hanabi_env.config import HanabiConfig
+from hanabi_env.game import PlayerView
 
 __all__ = ["CHUNK", "advance_rules", "lockstep_playable", "play_lockstep"]
 
@@ -197,6 +199,7 @@ class _Player:
         self.mask = np.zeros(int(one.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
         self.tab = np.zeros(R.scratch_shape(one.cfg), dtype=np.int64)
         self.batched = [k for k, p in enumerate(policies) if isinstance(p, BatchPolicy)]
+        self._view_buf: V.View | None = None
 
     def play(self, seat_agents, deals, agent_seeds, rec) -> tuple[np.ndarray, np.ndarray, int]:
         n = len(deals)
@@ -205,6 +208,10 @@ class _Player:
         B.reset_games(b, all_games, np.ascontiguousarray(deals, dtype=np.int64), False)
         rngs = np.zeros((n, self.config.players, 4), dtype=np.int64)
         seed_seats(rngs, np.ascontiguousarray(agent_seeds, dtype=np.int64))
+        for k in self.batched:
+            pol = self.policies[k]
+            if isinstance(pol, BatchPolicy) and pol.needs_views:
+                pol.start_games(np.array(agent_seeds, dtype=np.int64))
         seat_agents = np.ascontiguousarray(seat_agents, dtype=np.int64)
         live = all_games
         waiting = np.zeros(n, dtype=np.int64)
@@ -225,6 +232,14 @@ class _Player:
         scores = fireworks if self.config.lenient else np.where(alive, fireworks, 0)
         return scores.astype(np.int64), b.counters.copy(), moves
 
+    def _view(self, b: B.Batch, g: int, seat: int) -> PlayerView:
+        """The :class:`~hanabi_env.PlayerView` of ``seat`` in game ``g`` (a copy)."""
+        s = E._state_over(b.cfg, b.scal[g], b.deck[g], b.counters[g], b.rng[g], b.packed[g])
+        if self._view_buf is None:
+            self._view_buf = V.new_view(s)
+        V.fill_view(s, seat, self._view_buf, False)
+        return PlayerView(self._view_buf)
+
     def _decide(self, k: int, b: B.Batch, games: np.ndarray, rngs, rec) -> int:
         """One ``act_batch`` call for every game in ``games`` (all waiting for policy ``k``)."""
         pol = self.policies[k]
@@ -237,7 +252,12 @@ class _Player:
         draws = np.zeros(m, dtype=np.float64)
         _seats_and_draws(b, games, rngs, seats, draws)
         B.observe_games(b, games, seats, obs_type, obs, mask)
-        acts = np.asarray(pol.act_batch(obs, mask, seats, draws))
+        if pol.needs_views:
+            views = [self._view(b, int(g), int(p)) for g, p in zip(games, seats, strict=True)]
+            act_views: Any = pol.act_batch  # its signature adds views= and games=
+            acts = np.asarray(act_views(obs, mask, seats, draws, views=views, games=games))
+        else:
+            acts = np.asarray(pol.act_batch(obs, mask, seats, draws))
         if acts.shape != (m,) or acts.dtype.kind not in "iu":
             raise ValueError(
                 f"{pol.name}.act_batch returned {acts.dtype} {acts.shape}; expected ({m},) ints"

@@ -7,7 +7,7 @@ the benchmark) resolves it here, so a form that works in one works in all. The f
 |---|---|
 | ``piers``, ``IGGI``, ... | a baseline rule agent (:func:`agents.policy.make`, docs/rules.md §4) |
 | ``3,17,4`` | a chromosome: a :class:`~agents.policy.RuleAgent` of those alphabet rules |
-| ``PREFIX:REST`` | a registered prefix (:func:`register_prefix`), e.g. ``sb3:PATH`` |
+| ``PREFIX:REST`` | a registered prefix (:func:`register_prefix`), e.g. ``sb3:PATH``, ``bad:NAME`` |
 | ``package.module:Name`` | ``Name`` imported from an importable module |
 | ``path/to/file.py:Name`` | ``Name`` loaded from a Python file |
 
@@ -59,6 +59,11 @@ _PREFIXES: dict[str, _Prefix] = {
         "agents.rl.partners:from_spec",
         "rl:NAME  a shipped RL partner (agents.rl.partner_names(); numpy, no trust needed), "
         "or rl:PATH.json one you exported",
+    ),
+    "bad": _Prefix(
+        "agents.bad.policy:from_spec",
+        "bad:NAME  a trained Bayesian Action Decoder agent: a shipped one (very-small, small: "
+        "HLE's small presets, 2 players) or an agent file bad:PATH.json (docs/bad.md)",
     ),
 }
 

@@ -22,7 +22,8 @@ Output layout of ``out_dir``::
 
     pipeline.json                 the configuration (a rerun must use the same one)
     manifest.json                 every file below with its SHA-256, settings and seed
-    timing.json                   compute time of every finished unit of work (all invocations)
+    timing.json                   compute time of every finished unit of work (all invocations),
+                                  and the time spent compiling kernels (apart from it)
     runs/run<i>/                  MAP-Elites outputs (archive.json, elites.csv, summary.json, ...)
     tables/matchups_run<i>.csv    match-up tables (qd.analysis.MATCHUP_COLUMNS)
     tables/response_run<i>.csv    I(R=H=run i) (meta.table.TABLE_COLUMNS)
@@ -89,6 +90,10 @@ from meta.evaluate import ALL_VARIANTS
 DEFAULT_VARIANTS = ("adaptive", "generalist", "oracle", "random", "response-adaptive")
 """The Bayesian meta-agent's four variants ([Bayes21]) and [ToG20]'s adaptive response-table
 agent."""
+
+COMPILE_STEPS = ("rule games", "meta")
+"""The warm-up steps (:mod:`hanabi_adhoc.warmup`) whose kernels the stages use: compiled (on a
+cold cache) before the first stage and timed apart from the study's compute time."""
 
 __all__ = [
     "PIPELINE_CONFIGS",
@@ -551,6 +556,11 @@ def run_pipeline(
         _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}",
              quiet)  # fmt: skip
         timing = Timing(folder)
+        from hanabi_adhoc.warmup import ensure_compiled
+
+        compiled = ensure_compiled(COMPILE_STEPS, say=(lambda line: None) if quiet else None)
+        if compiled > 0:  # kept apart from the stages' compute time
+            timing.record_compile(compiled)
         runner = _Runner(workers, scheduler_address)
         try:
             archives = _populations(folder, config, runner, quiet, timing)

@@ -194,18 +194,30 @@ def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tu
     if pairs:
         from matplotlib.figure import Figure  # no pyplot: the caller's backend is left alone
 
-        fig = Figure(figsize=(3.2 * len(pairs) + 1, 4.4))
-        axes = fig.subplots(1, len(pairs), sharey=True, squeeze=False)
-        for ax, (h, e) in zip(axes[0], pairs, strict=True):
-            eps = _read_games(out / "meta" / f"run{h}__run{e}" / "games.csv")
-            names = [v for v in config.variants if v in eps]
-            ax.boxplot([eps[v] for v in names], showmeans=True)
-            ax.set_xticks(range(1, len(names) + 1), names, rotation=45, ha="right", fontsize=9)
-            ax.set_title(f"H=run{h}, E=run{e}", fontsize=10)
-        axes[0][0].set_ylabel("episode score (points)")
+        # a grid: one row in distribution (H = E), one out of it, one column per run
+        rows = [[p for p in pairs if p[0] == p[1]], [p for p in pairs if p[0] != p[1]]]
+        rows = [r for r in rows if r]
+        cols = max(len(r) for r in rows)
+        fig = Figure(figsize=(3.4 * cols + 0.8, 3.9 * len(rows) + 0.6))
+        axes = fig.subplots(len(rows), cols, sharey=True, squeeze=False)
+        for i, row in enumerate(rows):
+            for j in range(cols):
+                ax = axes[i][j]
+                if j >= len(row):
+                    ax.set_visible(False)
+                    continue
+                h, e = row[j]
+                eps = _read_games(out / "meta" / f"run{h}__run{e}" / "games.csv")
+                names = [v for v in config.variants if v in eps]
+                ax.boxplot([eps[v] for v in names], showmeans=True)
+                ax.set_xticks(range(1, len(names) + 1), names, rotation=35, ha="right")
+                kind = "in distribution" if h == e else "out of distribution"
+                ax.set_title(f"H=run{h}, E=run{e} ({kind})", fontsize=11)
+                ax.tick_params(labelsize=10)
+            axes[i][0].set_ylabel("episode score (points)", fontsize=10)
         fig.suptitle(
             "Meta-agent episode scores (box: quartiles, line: median, triangle: mean)",
-            fontsize=11,
+            fontsize=12,
         )
         fig.tight_layout()
         p = fig_dir / "score_distributions.png"
@@ -215,7 +227,8 @@ def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tu
             (
                 p,
                 "Distribution of the episode scores",
-                "One panel per pool pair (H, E as in the previous figure), one box per "
+                "One panel per pool pair (H, E as in the previous figure; top row in "
+                "distribution, bottom row out of distribution), one box per "
                 "variant over all its episodes (every partner of E × "
                 f"{config.episodes} episodes): the box spans the middle half of the episode "
                 "scores, the line is the median, the triangle the mean, the whiskers reach "
@@ -269,6 +282,18 @@ RULESET_WORDS = {
 }
 
 
+def _settings(config: PipelineConfig) -> str:
+    """The configuration as ``name=value`` pairs; an unset override shows the value in force."""
+    me = config.map_elites_config(0)
+    in_force = {"candidates": me.candidates, "me_games": me.games}
+    items = {k: in_force.get(k) if v is None else v for k, v in config.as_dict().items()}
+    return ", ".join(
+        f"{k}={','.join(map(str, v)) if isinstance(v, list | tuple) else v}"
+        for k, v in items.items()
+        if v is not None
+    )
+
+
 def _time(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.1f} s"
 
@@ -304,6 +329,15 @@ def _timing_lines(timing: Timing) -> list[str]:
         timing.unknown(),
         " (computed by an older version of the pipeline).",
     )
+    compiled = timing.stage_seconds("compile")
+    if compiled > 0:
+        text += (
+            f" Compiling the kernels took {_time(compiled)} more, not counted above: it is paid "
+            "once per installed version (later studies load the kernels in seconds), so budget "
+            "a larger study from the compute time alone."
+        )
+    else:
+        text += " The compiled kernels came from the cache (no compile time)."
     return [text, ""]
 
 
@@ -355,9 +389,7 @@ def write_report(
     lines = [
         f"# Hanabi ad-hoc cooperation study — `{config.name}` configuration",
         "",
-        f"Output folder `{out}`. Settings: "
-        + ", ".join(f"{k}={v}" for k, v in config.as_dict().items())
-        + ".",
+        f"Output folder `{out}`. Settings: " + _settings(config) + ".",
         "",
         f"Games: 2 players, hand size 5 (the rulebook's, docs/rules.md §0.1), "
         f"{config.scoring} scoring, {config.ruleset} ruleset. " + RULESET_WORDS[config.ruleset],
@@ -449,7 +481,7 @@ def write_report(
         lines += ["", TTESTS_TEXT, ""]
         header = ["test", "mean difference", "t", "p"]
         lines += _pair_table(meta_docs, "ttests", header, _ttest_row, tab_dir / "ttests.csv", put)
-        lines += ["", _findings(meta_docs), ""]
+        lines += ["", _findings(meta_docs, config), ""]
         lines += [NICHE_MAE_TEXT, ""]
         header = ["variant", "MAE communicativeness", "MAE IPP", "in niche"]
         path = tab_dir / "niche_mae.csv"
@@ -543,23 +575,94 @@ def _num(x, spec: str) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
 
 
-def _findings(meta_docs: dict) -> str:
-    """The papers' qualitative checks, stated as measured."""
-    out = ["Checks of the papers' qualitative findings (in distribution):", ""]
+FINDINGS = (
+    ("adaptive", "generalist", "Adaptive > Generalist"),
+    ("oracle", "adaptive", "Oracle > Adaptive"),
+    ("generalist", "random", "Generalist > Random-Response"),
+)
+"""The papers' in-distribution findings the report tests ([Bayes21], docs/papers.md §4.2):
+``(a, b, words)``, each the claim that variant ``a`` scores more than ``b``."""
+
+ALPHA = 0.05
+"""Level of the report's tests, after the multiple-comparison correction."""
+
+POWER = 0.8
+"""Power at which the report estimates the episodes a non-significant test would need."""
+
+
+def _findings(meta_docs: dict, config) -> str:
+    """The papers' findings, each stated as holding only when its test says so.
+
+    Every finding of :data:`FINDINGS` in every in-distribution evaluation is one Welch's
+    t-test (:meth:`meta.results.MetaEvaluation.ttests`); their p-values are adjusted together
+    (Benjamini–Hochberg, :func:`hanabi_env.stats.adjust_pvalues`). A finding *holds* when its
+    adjusted p is below :data:`ALPHA` and the difference has the claimed sign, is *contradicted*
+    when significant with the other sign, and is otherwise *not significant at this scale*,
+    with the episodes per variant a test would need to detect the measured difference
+    (:func:`hanabi_env.stats.samples_needed`, power :data:`POWER`).
+    """
+    from hanabi_env.stats import adjust_pvalues, samples_needed
+
+    tests = []  # (run, words, a, b, diff, p, summary)
     for (h, e), doc in meta_docs.items():
+        s, tt = doc["summary"], doc.get("ttests") or {}
         if h != e:
             continue
-        s = doc["summary"]
-        if not all(v in s for v in ("oracle", "adaptive", "generalist", "random")):
-            continue
-        o, a, g, r = (s[v]["mean"] for v in ("oracle", "adaptive", "generalist", "random"))
-        order = "holds" if o >= a >= g else "does not hold"
-        lowest = "yes" if r < min(o, a, g) else "no"
-        out.append(
-            f"- run{h}: Oracle ≥ Adaptive ≥ Generalist {order} ({o:.2f}, {a:.2f}, {g:.2f}; "
-            f"Oracle − Generalist = {o - g:+.2f}); Random-Response lowest: {lowest} ({r:.2f})."
-        )
+        for a, b, words in FINDINGS:
+            t = tt.get(f"{a}_vs_{b}")
+            if t is None or a not in s or b not in s:
+                continue
+            tests.append((h, words, s[a], s[b], t.get("mean_diff"), t.get("p")))
+    if not tests:
+        return ""
+    adjusted = adjust_pvalues([np.nan if _isnan(t[5]) else t[5] for t in tests], "bh")
+    out = [
+        "Checks of the papers' findings in distribution ([Bayes21], docs/papers.md §4.2). A "
+        f"finding **holds** only where its Welch's t-test is significant at α = {ALPHA} after "
+        f"the Benjamini–Hochberg correction over the {len(tests)} tests of this list (`p adj`); "
+        "otherwise it is **not significant at this scale**, with the episodes per variant a "
+        f"test would need to detect a difference of the measured size with {POWER:.0%} power (now "
+        f"{_episodes(tests[0][2])} per variant: {config.episodes} per partner).",
+        "",
+    ]
+    for (h, words, sa, sb, diff, p), p_adj in zip(tests, adjusted, strict=True):
+        head = f"- run{h}: {words}: "
+        stat = f"({_num(diff, '+.2f')} points, p = {_num(p, '.2g')}, p adj = {_num(p_adj, '.2g')})"
+        if _isnan(p_adj) or _isnan(diff):
+            out.append(head + f"not tested (no variance) {stat}.")
+        elif p_adj < ALPHA and diff > 0:
+            out.append(head + f"**holds** {stat}.")
+        elif p_adj < ALPHA:
+            out.append(head + f"**contradicted**: significantly the other way {stat}.")
+        else:
+            sd_a, sd_b = (_sd(x) for x in (sa, sb))
+            need = samples_needed(abs(diff), sd_a, sd_b, alpha=ALPHA / len(tests), power=POWER)
+            scale = (
+                "no difference measured, so no scale estimate"
+                if not np.isfinite(need)
+                else f"about {need:,.0f} episodes per variant would tell a difference of "
+                f"{abs(diff):.2f} points from noise"
+            )
+            out.append(head + f"not significant at this scale {stat}; {scale}.")
+    out.append("")
+    out.append(
+        "The scale estimate uses the Bonferroni level α/m, the strictest level the correction "
+        "can ask of one test, so it is an upper bound of what the corrected test needs."
+    )
     return "\n".join(out)
+
+
+def _sd(summary: dict) -> float:
+    """Standard deviation of a variant's episode scores, from its s.e.m. and episode count."""
+    sem, n = summary.get("sem"), summary.get("n_episodes")
+    if sem is None or not n:
+        return math.nan
+    return float(sem) * math.sqrt(int(n))  # NaN stays NaN
+
+
+def _episodes(summary: dict) -> str:
+    n = summary.get("n_episodes")
+    return "n/a" if not n else f"{int(n):,}"
 
 
 def _write_csv(path: Path, rows: list[dict], put) -> None:

@@ -91,7 +91,9 @@ class Timing:
     Units are ``"populations/run<i>"``, ``"matchups/run<i>"`` and ``"meta/run<h>__run<e>"``. A
     unit is recorded when it finishes (so a later kill loses nothing recorded); a unit loaded
     from an earlier invocation keeps its recorded time. A MAP-Elites run resumed from its
-    checkpoint counts the search time stored in the checkpoint too.
+    checkpoint counts the search time stored in the checkpoint too. ``"compile/invocation<n>"``
+    is the time invocation n spent compiling kernels (:mod:`hanabi_adhoc.warmup`), reported
+    apart from the compute time.
 
     Args:
         folder: The study's open :class:`~hanabi_env.outputs.OutputFolder`.
@@ -144,6 +146,11 @@ class Timing:
         """``unit`` finished in this invocation after ``seconds`` (plus earlier sessions)."""
         self.units[unit] = {"seconds": float(seconds), "resumed": bool(resumed)}
         self.computed.append(unit)
+        self._save()
+
+    def record_compile(self, seconds: float) -> None:
+        """This invocation compiled kernels for ``seconds`` (kept apart from compute time)."""
+        self.units[f"compile/invocation{self.invocations}"] = {"seconds": float(seconds)}
         self._save()
 
     def loaded_earlier(self, unit: str, fallback: float | None = None) -> None:

@@ -15,22 +15,24 @@ computed from live in :mod:`hanabi_env.metrics`, the one place every package tak
 """
 
 from hanabi_env import metrics
-from hanabi_env.config import HanabiConfig, rulebook_hand_size
+from hanabi_env.config import HLE_PRESETS, HanabiConfig, hle_preset, rulebook_hand_size
 from hanabi_env.env import ENV_ID, env, raw_env, register_envs
 from hanabi_env.game import HanabiGame, Move, PlayerView
 from hanabi_env.metrics import info_metrics, metric_ratios
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 register_envs()
 
 __all__ = [
     "ENV_ID",
+    "HLE_PRESETS",
     "HanabiConfig",
     "HanabiGame",
     "Move",
     "PlayerView",
     "env",
+    "hle_preset",
     "info_metrics",
     "metric_ratios",
     "metrics",

@@ -11,7 +11,12 @@ cached exactly where numba would put them without this package.
 
 **Where.** The cache root is, in order of precedence: ``$HANABI_ADHOC_CACHE``;
 ``$NUMBA_CACHE_DIR/hanabi-adhoc``; ``$XDG_CACHE_HOME/hanabi-adhoc/numba``;
-``~/.cache/hanabi-adhoc/numba``. Inside it, one folder per hash of the kernel sources.
+``~/.cache/hanabi-adhoc/numba``. Inside it, one folder per hash of the kernel sources, and in
+that one folder per package (``hanabi_env`` and so on). Nothing in these names
+depends on where the sources are installed or when: reinstalling the same version, or running
+the tests from a clone after ``pip install .``, loads the kernels compiled by the first run
+instead of compiling them again
+(numba's own cache keys a kernel on its file's absolute path and modification time).
 
 **Staleness.** numba invalidates a cached kernel only when *its own* source file changes, so a
 kernel that calls into a changed module (or reads a changed constant) would keep stale machine
@@ -32,6 +37,7 @@ warning says so; nothing fails.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -152,16 +158,47 @@ def _warn_unwritable(path: str, err: OSError) -> None:
         )
 
 
+def _module_folder(py_file: str) -> str:
+    """The cache sub-folder of a kernel's source file: its package path, not its location.
+
+    ``.../site-packages/hanabi_env/_engine.py`` and ``/clone/hanabi_env/_engine.py`` both give
+    ``"hanabi_env"``: numba's own locator names the folder after a hash of the file's
+    absolute path, so the same sources installed elsewhere (a reinstall, a checkout beside
+    an installed copy) would compile again. A file outside the project's root keeps numba's
+    naming.
+    """
+    path = Path(py_file).resolve()
+    if path.is_relative_to(_ROOT):
+        return ".".join(path.relative_to(_ROOT).parent.parts) or "_root"
+    return caching._CacheLocator.get_suitable_cache_subpath(py_file)
+
+
+@functools.cache
+def _content_stamp(py_file: str) -> str:
+    """SHA-256 of a source file's bytes: the freshness stamp numba stores with each kernel."""
+    return hashlib.sha256(Path(py_file).read_bytes()).hexdigest()
+
+
 class _ProjectLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """Locates one kernel's cache files under :func:`cache_root`, writable or not."""
+    """Locates one kernel's cache files under :func:`cache_root`, writable or not.
+
+    Keyed on the sources, not on where they are installed: the folder is named by the
+    module's package path (:func:`_module_folder`) and the stamp numba checks before loading
+    is the file's content hash (:func:`_content_stamp`; older numba versions stamp the file's
+    modification time, which every reinstall changes). The cache root itself is keyed on the
+    hash of every kernel source (:func:`cache_root`), so a stale kernel is never loaded.
+    """
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(str(_CACHE_ROOT), self.get_suitable_cache_subpath(py_file))
+        self._cache_path = os.path.join(str(_CACHE_ROOT), _module_folder(py_file))
 
     def get_cache_path(self):
         return self._cache_path
+
+    def get_source_stamp(self):
+        return _content_stamp(self._py_file)
 
     def ensure_cache_path(self):
         path = self.get_cache_path()

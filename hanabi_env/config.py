@@ -8,19 +8,24 @@ from hanabi_env._engine import n_cards_of
 from hanabi_env.validate import check_bool, check_choice, check_int, out_of_range
 
 __all__ = [
+    "BOUNDS",
     "HAND_ORDERS",
+    "HLE_PRESETS",
     "MAX_TOKENS",
     "OBSERVATION_TYPE_NAMES",
     "SCORING_VARIANTS",
     "HanabiConfig",
     "check_choice",
     "check_field",
+    "hle_preset",
     "rulebook_hand_size",
 ]
 
 SCORING_VARIANTS = ("strict", "lenient")
 HAND_ORDERS = ("shift", "fixed")
 OBSERVATION_TYPE_NAMES = ("minimal", "card_knowledge", "seer")
+BOUNDS = ("hanabi_v5", "hle")
+"""Which parameter bounds a :class:`HanabiConfig` enforces (see its ``bounds`` field)."""
 
 
 def rulebook_hand_size(players: int) -> int:
@@ -67,9 +72,10 @@ class HanabiConfig:
     """A validated Hanabi configuration.
 
     Attributes:
-        colors: Number of colours, in [2, 5].
+        colors: Number of colours, in [2, 5] (in [1, 5] with ``bounds="hle"``).
         ranks: Number of ranks, in [2, 5].
-        players: Number of players, in [2, 5] and at most ``colors`` (hanabi_v5's rule).
+        players: Number of players, in [2, 5] and at most ``colors`` (hanabi_v5's rule; not
+            required with ``bounds="hle"``).
         hand_size: Cards per hand, in [2, 5] (hanabi_v5 keeps 5 for 4-5 players; the papers and
             HLE's default use 4 there).
         max_information_tokens: Information (hint) tokens, in [0, 100].
@@ -82,6 +88,11 @@ class HanabiConfig:
             cards left and the new card is appended, so slot 0 is the oldest card) or
             ``"fixed"`` (the papers' Java framework, docs/rules.md §12: the new card is dealt into
             the vacated slot; for comparisons with the Java reference).
+        bounds: ``"hanabi_v5"`` (the default: PettingZoo hanabi_v5's bounds, which the
+            drop-in env keeps) or ``"hle"`` (the Hanabi Learning Environment's own bounds: one
+            colour allowed, and more players than colours), for HLE's small presets
+            (:data:`HLE_PRESETS`); the engine, legality and observations are the same code,
+            compared with OpenSpiel's HLE on these presets (docs/anchors.md §2.4).
 
     Raises:
         TypeError: A parameter has the wrong type.
@@ -98,18 +109,27 @@ class HanabiConfig:
     random_start_player: bool = False
     scoring: str = "strict"
     hand_order: str = "shift"
+    bounds: str = "hanabi_v5"
 
     def __post_init__(self) -> None:
         """Validate every field (see the class docstring)."""
-        colors = check_int("colors", self.colors, 2, 5)
+        hle = check_choice("bounds", self.bounds, BOUNDS) == "hle"
+        colors = check_int(
+            "colors",
+            self.colors,
+            1 if hle else 2,
+            5,
+            allowed=None if hle else "[2, 5] ([1, 5] with bounds='hle')",
+        )
         ranks = check_int("ranks", self.ranks, 2, 5)
         players = check_int("players", self.players, 2, 5)
         hand_size = check_int("hand_size", self.hand_size, 2, 5)
         info = check_int("max_information_tokens", self.max_information_tokens, 0, MAX_TOKENS)
         life = check_int("max_life_tokens", self.max_life_tokens, 1, MAX_TOKENS)
-        if players > colors:
+        if players > colors and not hle:
             raise ValueError(
-                f"players={players} is out of range; allowed: players <= colors (colors={colors})"
+                f"players={players} is out of range; allowed: players <= colors (colors={colors}; "
+                "bounds='hle' lifts this hanabi_v5 rule)"
             )
         if players * hand_size > n_cards_of(colors, ranks):
             raise ValueError(
@@ -155,3 +175,47 @@ class HanabiConfig:
     def as_dict(self) -> dict:
         """The configuration as a plain dict (JSON-serialisable)."""
         return asdict(self)
+
+
+HLE_PRESETS: dict[str, dict[str, int | str]] = {
+    "Hanabi-Small": {
+        "colors": 2,
+        "ranks": 5,
+        "hand_size": 2,
+        "max_information_tokens": 3,
+        "max_life_tokens": 1,
+        "observation_type": "card_knowledge",
+    },
+    "Hanabi-Very-Small": {
+        "colors": 1,
+        "ranks": 5,
+        "hand_size": 2,
+        "max_information_tokens": 3,
+        "max_life_tokens": 1,
+        "observation_type": "card_knowledge",
+    },
+}
+"""The small configurations of HLE's ``rl_env.make`` (docs/bad.md §2 gives the source).
+
+The player count is the caller's (``rl_env.make(name, num_players)``, default 2).
+"""
+
+
+def hle_preset(name: str, players: int = 2, **overrides: object) -> HanabiConfig:
+    """One of HLE's small presets as a :class:`HanabiConfig` (``bounds="hle"``).
+
+    Args:
+        name: ``"Hanabi-Small"`` or ``"Hanabi-Very-Small"`` (:data:`HLE_PRESETS`).
+        players: Number of players, in [2, 5].
+        **overrides: Other :class:`HanabiConfig` fields (e.g. ``scoring="lenient"``).
+
+    Returns:
+        The configuration.
+
+    Raises:
+        TypeError: ``name`` is not a str, or a field has the wrong type.
+        ValueError: Unknown ``name``, or a field out of range.
+    """
+    preset = HLE_PRESETS[check_choice("name", name, HLE_PRESETS)]
+    fields = {**preset, "players": players, "bounds": "hle", **overrides}
+    return HanabiConfig(**fields)  # type: ignore[arg-type]

@@ -390,8 +390,9 @@ class raw_env(AECEnv, EzPickle):
     """Hanabi as a PettingZoo AEC environment (see the module docstring for the full doc).
 
     Args:
-        colors, ranks, players, hand_size, max_information_tokens, max_life_tokens,
-        observation_type, random_start_player: as PettingZoo ``hanabi_v5`` (docs/anchors.md §1).
+        colors: As PettingZoo ``hanabi_v5`` (docs/anchors.md §1), and so are ``ranks``,
+            ``players``, ``hand_size``, ``max_information_tokens``, ``max_life_tokens``,
+            ``observation_type`` and ``random_start_player``.
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         scoring: ``"strict"`` (default) or ``"lenient"``.
         hand_order: ``"shift"`` (default, HLE/hanabi_v5) or ``"fixed"`` (the papers' Java

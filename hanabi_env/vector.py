@@ -90,10 +90,10 @@ class HanabiVectorEnv(VectorEnv):
 
     Args:
         num_envs: Games stepped together, in [1, 2**20].
-        colors, ranks, players, hand_size, max_information_tokens, max_life_tokens,
-            observation_type, random_start_player, scoring, hand_order: as
-            :func:`hanabi_env.env` (hanabi_v5's arguments and defaults; hand size 5 at every
-            player count, see docs/rules.md §0.1).
+        colors: As :func:`hanabi_env.env`, and so are ``ranks``, ``players``, ``hand_size``,
+            ``max_information_tokens``, ``max_life_tokens``, ``observation_type``,
+            ``random_start_player``, ``scoring`` and ``hand_order`` (hanabi_v5's arguments and
+            defaults; hand size 5 at every player count, see docs/rules.md §0.1).
         observation_dtype: ``"float64"`` (default, hanabi_v5's ``Box(-inf, inf)``),
             ``"float32"`` or ``"int8"`` (``Box(0, 1)``).
         autoreset_mode: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``.

@@ -12,6 +12,8 @@
   t-tests, the niche-estimate error of [ToG20], and the JSON and CSV files.
 * :mod:`meta.compiled` — the same protocol in compiled kernels for pools of rule agents
   (chosen automatically by :func:`meta.evaluate.evaluate_meta`; identical results).
+* :mod:`meta.pools` — pools of partners and responses from a SOURCE string (a population,
+  an archive, a run folder or ``baselines:...``): :func:`load_pool`.
 * :mod:`meta.plot` — belief evolution, variant scores and niche-estimate figures (PNG).
 """
 
@@ -37,6 +39,7 @@ from meta.evaluate import (
     table_niche_mae,
     variant_pairs,
 )
+from meta.pools import archive_pool, load_pool
 from meta.response import (
     EMPTY_NICHE,
     RESPONSE_VARIANTS,
@@ -65,11 +68,13 @@ __all__ = [
     "ResponseMetaAgent",
     "ResponseTable",
     "Window",
+    "archive_pool",
     "bayes_update",
     "bayes_update_batch",
     "build_table",
     "derive_seed",
     "evaluate_meta",
+    "load_pool",
     "log_normal_pdf",
     "niche_of",
     "niche_responses",

@@ -173,6 +173,8 @@ def plot_belief_evolution(
     )
     im = ax.imshow(b.T, aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0, origin="lower")
     fig.colorbar(im, ax=ax, label="belief in h (0–1)", shrink=0.9)
+    # the same (hidden) colorbar space beside the line plot: its games sit under the columns
+    fig.colorbar(im, ax=ax2, shrink=0.9).ax.set_visible(False)
     if show:
         ax.set_yticks(range(nh), h_labels, fontsize=font)
     ax.set_ylabel("hypothesis h ∈ H (elite's niche)")
@@ -369,7 +371,7 @@ def plot_niche_estimates(
         raise ValueError(f"variant={variant!r} is not allowed; allowed: {ev.variants}")
     obs = ev.observed_measures(variant, by_response=False)
     mae = ev.niche_mae(ref)[variant]
-    fig, ax = plt.subplots(figsize=(5.2, 5.0))
+    fig, ax = plt.subplots(figsize=(5.2, 5.4))
     d1, d2 = ev.niche_dims
     for x in np.linspace(0, 1, d1 + 1):
         ax.axvline(x, color="0.85", linewidth=0.8)
@@ -387,11 +389,13 @@ def plot_niche_estimates(
                 (x0, y0),
                 arrowprops={"arrowstyle": "->", "color": "tab:orange", "alpha": 0.6},
             )
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
+    pad = 0.03  # a margin, so that points at 0 or 1 are drawn whole inside the frame
+    ax.set_xlim(-pad, 1 + pad)
+    ax.set_ylim(-pad, 1 + pad)
     ax.set_xlabel("communicativeness")
     ax.set_ylabel("IPP (information per play)")
-    ax.legend(fontsize=8, loc="lower right")
+    # below the frame, where it hides no partner
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
     head = title or "niche estimates"
     ax.set_title(
         f"{head}\nmean absolute error: communicativeness {mae['comm']:.3f}, IPP {mae['ipp']:.3f}"

@@ -2,9 +2,12 @@
 
 A SOURCE is ``5x5``/``20x20``/a population or archive JSON path/a MAP-Elites run folder (its
 elites, ids ``"[i,j]"``; docs/rules.md §9.1; :func:`qd.io.load_archive_source`),
-``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``rl:NAME,NAME,...`` /
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), ``rl:NAME,NAME,...`` /
 ``rl:all`` (the shipped RL partners, :mod:`agents.rl`; docs/rl_partners.md), whose ids are
-their names ``"rl:NAME"``. :func:`named_source` tells the named forms from populations.
+their names ``"rl:NAME"``, or ``policy:SPEC``: one policy of any agent spec of
+:mod:`agents.registry`, e.g. your own ``policy:my_agents.py:MyPolicy`` or
+``policy:my_package.agents:MyPolicy`` (a pool of one). :func:`named_source` tells the named
+forms from populations.
 
 **Ruleset** (docs/rules.md §12): a MAP-Elites run of this toolkit records the ruleset it was
 made in (its archive's binning; :func:`recorded_ruleset`); baselines and the published
@@ -19,17 +22,18 @@ from pathlib import Path
 
 from agents.policy import Policy, RuleAgent, make_baseline
 from agents.reference import RULESETS
+from agents.registry import make_policy
 from hanabi_env.validate import check_choice
 from qd.io import archive_source, load_archive_source
 
 __all__ = ["archive_pool", "load_pool", "named_source", "recorded_ruleset", "resolve_ruleset"]
 
-NAMED_SOURCES = ("baselines:", "rl:")
+NAMED_SOURCES = ("baselines:", "policy:", "rl:")
 """The prefixes of SOURCEs that name agents (no population file, no recorded ruleset)."""
 
 
 def named_source(source: str | Path) -> bool:
-    """Whether ``source`` names agents (``baselines:...``, ``rl:...``) rather than a population."""
+    """Whether ``source`` names agents (``baselines:``, ``policy:``, ``rl:``), not a population."""
     return str(source).startswith(NAMED_SOURCES)
 
 
@@ -103,8 +107,8 @@ def load_pool(
     """Policies and ids of a pool SOURCE (see the module docstring).
 
     Args:
-        source: ``baselines:NAME,...``, ``rl:NAME,...``/``rl:all`` or a population
-            (:func:`qd.io.load_archive_source`).
+        source: ``baselines:NAME,...``, ``rl:NAME,...``/``rl:all``, ``policy:SPEC`` or a
+            population (:func:`qd.io.load_archive_source`).
         prefix: Prepended to every id (e.g. ``"B"`` → ``"B[1,3]"``), to keep the partners of
             another run apart from H's elites of the same cells.
         ruleset: ``"corrected"`` (default) or ``"reference"``: the rule agents' semantics
@@ -114,20 +118,27 @@ def load_pool(
 
     Returns:
         ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1),
-        RL partners' ids ``"rl:NAME"``.
+        RL partners' ids ``"rl:NAME"``, a ``policy:`` pool's id the policy's name.
 
     Raises:
-        ValueError: An empty pool, an unknown baseline or RL partner name or an unknown
-            ``ruleset``.
+        ValueError: An empty pool, an unknown baseline name, RL partner or spec, or an
+            unknown ``ruleset``.
+        TypeError: A ``policy:`` spec that names no policy.
         FileNotFoundError: No such population.
     """
     check_choice("ruleset", ruleset, RULESETS)
+    if source.startswith("policy:"):
+        spec = source.split(":", 1)[1].strip()
+        if not spec:
+            raise ValueError(f"source={source!r} names no agent; e.g. policy:my_agents.py:Mine")
+        policy = make_policy(spec, 0, ruleset=ruleset)
+        return [policy], [prefix + (getattr(policy, "name", "") or spec)]
     if source.startswith("baselines:"):
         names = [n for n in source.split(":", 1)[1].split(",") if n.strip()]
         if not names:
             raise ValueError(f"source={source!r} names no baseline agent")
-        pols = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
-        return list(pols), [prefix + p.name for p in pols]
+        pols: list[Policy] = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
+        return pols, [prefix + p.name for p in pols]
     if source.startswith("rl:"):
         from agents.rl import load_partners
 
@@ -136,8 +147,8 @@ def load_pool(
     archive = load_archive_source(source)
     if len(archive) == 0:
         raise ValueError(f"source={source!r} has no elites")
-    rule_agents, ids = archive_pool(archive, prefix, ruleset)
-    return list(rule_agents), ids
+    elites, ids = archive_pool(archive, prefix, ruleset)
+    return list(elites), ids
 
 
 def archive_pool(

@@ -45,6 +45,7 @@ from agents.reference import CIG18_POOL, PRESETS, RULESETS, check_preset
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env.config import HanabiConfig
+from hanabi_env.deprecation import moved_to
 from hanabi_env.outputs import file_lock
 from hanabi_env.validate import (
     check_bool,
@@ -746,3 +747,12 @@ def _run_ga(config, backend, progress, initial, ckpt, resume) -> GAResult:
         for i in np.argsort(-final_fit, kind="stable")
     ]
     return GAResult(c, pop, fit, history, final, final[0]["chromosome"])
+
+
+# moved to qd.situational in 0.1.0: importable from here until 0.3.0, with a warning
+__getattr__ = moved_to(
+    __name__,
+    "qd.situational",
+    ("SituationalAgent", "evaluate_situational", "evolve_situational"),
+    "0.3.0",
+)

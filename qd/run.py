@@ -143,7 +143,7 @@ def write_outputs(
             with save("heatmap.png") as tmp:
                 heatmap(loop.archive, tmp, field, title=f"{name}: {field}")
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            summary["heatmap_error"] = f'{exc} (pip install "ribs[visualize]" matplotlib)'
+            summary["heatmap_error"] = f"{exc} (the qd extra draws it: pip install '.[qd]')"
     folder.write_json("summary.json", summary, stage="outputs")
     return summary
 

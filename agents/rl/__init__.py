@@ -15,7 +15,7 @@
   against the model.
 
 What each shipped partner is, how it was trained, its self-play score and its cross-play with
-the others: docs/rl_partners.md. Training one yourself: docs/tutorial_rl_partner.md.
+the others: docs/rl_partners.md. Training one yourself: docs/tutorials/rl-partner.md.
 """
 
 from agents.rl.export import export_partner, move_agreement

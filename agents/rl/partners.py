@@ -250,17 +250,39 @@ class RLPartner(BatchPolicy):
     def observation_type_for(self, cfg: np.ndarray) -> str:
         """The partner's observation type, after checking that ``cfg`` is its game.
 
+        Args:
+            cfg: The engine's config array of the game (:mod:`hanabi_env._engine`).
+
         Raises:
             ValueError: A game of another size, deck, token count or hand order than the one
                 the partner was trained in (its observations would mean something else).
         """
+        have = {key: int(cfg[idx]) for key, idx in _GAME_KEYS.items()}
+        fixed = int(cfg[E.CFG_HAND_ORDER]) == E.HAND_FIXED
+        self._check_fields(have, "fixed" if fixed else "shift")
+        return self.observation_type
+
+    def check_game(self, config: Any) -> None:
+        """Refuse a game this partner was not trained for (before any move is asked).
+
+        The check ``hanabi-adhoc play`` makes of every seat that has one.
+
+        Args:
+            config: The game's :class:`~hanabi_env.HanabiConfig`.
+
+        Raises:
+            ValueError: As :meth:`observation_type_for`.
+        """
+        have = {key: int(getattr(config, key)) for key in _GAME_KEYS}
+        self._check_fields(have, str(config.hand_order))
+
+    def _check_fields(self, have: dict[str, int], order: str) -> None:
         game = self.config["game"]
         diffs = [
-            f"{key.replace('_', ' ')} {int(cfg[idx])} (trained with {game[key]})"
-            for key, idx in _GAME_KEYS.items()
-            if int(cfg[idx]) != int(game[key])
+            f"{key.replace('_', ' ')} {value} (trained with {game[key]})"
+            for key, value in have.items()
+            if value != int(game[key])
         ]
-        order = "fixed" if int(cfg[E.CFG_HAND_ORDER]) == E.HAND_FIXED else "shift"
         if order != game.get("hand_order", "shift"):
             diffs.append(f"hand order {order} (trained with {game.get('hand_order', 'shift')})")
         if diffs:
@@ -268,7 +290,6 @@ class RLPartner(BatchPolicy):
                 f"{self.name} was trained for {game['players']}-player games (hand size "
                 f"{game['hand_size']}); this game has {', '.join(diffs)}"
             )
-        return self.observation_type
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """``(B, n_actions)`` float64 logits for ``obs`` ``(B, obs_dim)`` (one forward pass).

@@ -40,6 +40,7 @@ import numpy as np
 from agents.batch import BatchPolicy, masked_choice
 from agents.sb3._threads import _check_torch_threads, _torch_threads
 from agents.sb3.env import legal_mask
+from agents.sb3.extra import RL_EXTRA_HINT
 from hanabi_env import _view as V
 from hanabi_env.game import PlayerView
 
@@ -110,9 +111,7 @@ def _algorithm_class(algo: str):
 
         return getattr(stable_baselines3, algo)
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            'SB3 policies need the rl extra: pip install ".[rl]" (torch, sb3-contrib)'
-        ) from exc
+        raise ImportError(f"SB3 policies need the rl extra: {RL_EXTRA_HINT}") from exc
 
 
 def load_model(path: str | Path, algo: str = "auto"):
@@ -131,7 +130,7 @@ def load_model(path: str | Path, algo: str = "auto"):
     Raises:
         ValueError: Unknown ``algo``, or a file of another algorithm.
         FileNotFoundError: No such file.
-        ImportError: The rl extra is not installed (``pip install ".[rl]"``).
+        ImportError: sb3-contrib is not installed (:data:`agents.sb3.extra.RL_EXTRA_HINT`).
     """
     algo = _check_algo(algo)
     p = _model_file(path)
@@ -344,9 +343,7 @@ def from_spec(path: str, seed: int = 0, trust_model: bool = False) -> SB3Policy:
     if not path:
         raise ValueError("sb3: needs a model path, e.g. sb3:runs/sb3_partner.zip")
     if importlib.util.find_spec("sb3_contrib") is None:
-        raise ValueError(
-            f"sb3:{path} needs the rl extra (install CPU torch first, then pip install '.[rl]')"
-        )
+        raise ValueError(f"sb3:{path} needs the rl extra: {RL_EXTRA_HINT}")
     try:
         policy = SB3Policy(path, seed=seed)
     except FileNotFoundError as err:

@@ -23,6 +23,9 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
   evaluation protocol (see :mod:`hanabi_adhoc.cli.meta`).
 * ``serve``: play in the browser with any agent, the meta-agent included (see
   :mod:`hanabi_adhoc.cli.serve`, docs/browser.md).
+* ``benchmark``: the ad-hoc teamwork benchmark of any agents (see
+  :mod:`hanabi_adhoc.cli.benchmark`, docs/benchmark.md).
+* ``bad ...``: the Bayesian Action Decoder [BAD19] (see :mod:`hanabi_adhoc.cli.bad`).
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from __future__ import annotations
 import _thread
 import argparse
 import contextlib
+import ctypes
 import importlib.util
 import os
-import re
 import signal
 import sys
 import threading
@@ -46,10 +49,15 @@ from hanabi_env.config import rulebook_hand_size
 def _warmup(args: argparse.Namespace) -> int:
     import time
 
-    from hanabi_adhoc.warmup import warm_up
+    from hanabi_adhoc.warmup import ESTIMATE_S, STEPS, compiled_steps, warm_up
     from hanabi_env._jit import cache_root
 
     print(f"numba cache: {cache_root() or 'none (compiled in memory)'}")
+    todo = [name for name, _ in STEPS if name not in compiled_steps()]
+    if todo:
+        estimate = sum(ESTIMATE_S[name] for name in todo)
+        print(f"compiling {len(todo)} of {len(STEPS)} steps (about {estimate / 60:.0f} min on an "
+              "idle machine; once for this version)", flush=True)  # fmt: skip
     t0 = time.perf_counter()
     warm_up(say=lambda line: print(f"  {line}", flush=True))
     print(f"all kernels ready in {time.perf_counter() - t0:.1f} s")
@@ -58,9 +66,11 @@ def _warmup(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     import hanabi_env
+    from hanabi_adhoc.warmup import ensure_compiled
 
     hand_size = rulebook_hand_size(args.players)
     env = hanabi_env.env(players=args.players, hand_size=hand_size, scoring=args.scoring)
+    ensure_compiled(("env",))
     print(f"{game_settings(args.players, hand_size, args.scoring, None)}, uniformly random moves")
     rng = np.random.default_rng(args.seed)
     scores, moves, dead = [], [], 0
@@ -112,35 +122,36 @@ def _demo_note(scoring: str, dead: int, games: int, mean_moves: float) -> str:
 
 def _fmt(info: dict, metric: str) -> str:
     """A metric of an env info (docs/marl.md §3): ``n/a`` where its flag says undefined."""
-    return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else "  n/a"
+    from hanabi_adhoc.cli.table import MISSING
+
+    return f"{info[metric]:.2f}" if info[f"{metric}_defined"] else f"{MISSING:>5}"
 
 
-_CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
+def _parse_agent(
+    text: str,
+    seed: int,
+    ruleset: str = "corrected",
+    preset: str | None = None,
+    trust_model: bool = False,
+):
+    """An agent of a spec (:func:`hanabi_adhoc.specs.make_agent`, ``meta`` excluded).
 
-
-def _parse_agent(text: str, seed: int, ruleset: str = "corrected", preset: str | None = None):
-    """A baseline agent by name, or a chromosome of comma-separated rule indices.
-
-    ``ruleset="reference"`` (or ``preset="cig18"``): the Java reference's rules; a chromosome
-    then runs as Hanabi-Map-Elites' HistogramAgent, a baseline as its ProductionRuleAgent.
+    A baseline name, a chromosome of comma-separated rule indices, ``sb3:PATH`` (with
+    ``trust_model``), ``package.module:Name`` or ``path/to/file.py:Name``. ``ruleset=
+    "reference"`` (or ``preset="cig18"``): the Java reference's rules; a chromosome then runs
+    as Hanabi-Map-Elites' HistogramAgent, a baseline as its ProductionRuleAgent.
 
     Raises:
-        ValueError: Unknown name, or a rule index out of range.
+        ValueError: Unknown name, a rule index out of range, or a spec that does not load.
+        TypeError: A ``module:Name`` that is not a policy.
     """
-    from agents.policy import RuleAgent, make
+    from hanabi_adhoc.specs import make_agent, meta_variant
 
     if not text.strip():
         raise ValueError("unknown agent ''; an empty name is not allowed")
-    if _CHROMOSOME.fullmatch(text):
-        genes = [int(x) for x in text.split(",")]
-        if preset is not None:
-            ruleset = "reference"
-        return RuleAgent(genes, seed=seed, name="chromosome", ruleset=ruleset)
-    if any(ch.isdigit() for ch in text) and "," in text:
-        raise ValueError(
-            f"{text!r} is not a chromosome; allowed: rule indices separated by commas, e.g. 3,17,4"
-        )
-    return make(text, seed=seed, ruleset=ruleset, preset=preset)
+    if meta_variant(text) is not None:
+        raise ValueError(f"{text!r}: the meta-agent is a seat of play, meta-eval and benchmark")
+    return make_agent(text, seed, ruleset=ruleset, preset=preset, trust_model=trust_model)
 
 
 SEAT_HELP = (
@@ -148,16 +159,20 @@ SEAT_HELP = (
     "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
     "indices, 'meta' or 'meta:VARIANT' (the Bayesian meta-agent over the published 5x5 "
     "population; VARIANT adaptive (default), generalist or random; 2 players), 'rl:NAME' (a "
-    "shipped RL partner, docs/rl_partners.md; 2 players), or 'sb3:PATH' (a "
+    "shipped RL partner, docs/rl_partners.md; 2 players), 'sb3:PATH' (a "
     "saved MaskablePPO model; needs the rl extra and --trust-model, because loading a model "
-    "runs code stored in the file)."
+    "runs code stored in the file), or your own Policy: 'package.module:Name' or "
+    "'path/to/file.py:Name' (a Policy subclass or a function returning one; importing runs "
+    "the module's code)."
 )
 SEAT_FORMS = (
     "human, meta, meta:adaptive, meta:generalist, meta:random, a baseline name (IGGI, Internal, "
     "Outer, LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a chromosome of comma-separated "
-    "rule indices (e.g. 3,17,4), rl:NAME or sb3:PATH"
+    "rule indices (e.g. 3,17,4), rl:NAME, sb3:PATH, package.module:Name or path/to/file.py:Name"
 )
-META_VARIANTS = ("adaptive", "generalist", "random")
+
+
+from hanabi_adhoc.specs import META_VARIANTS  # noqa: E402 - beside the seat forms it names
 
 
 def _seat_kind(text: str) -> str:
@@ -203,7 +218,7 @@ def parse_seat(
     if kind == "sb3":
         return _sb3_seat(key[4:].strip(), seed, trust_model, players)
     try:
-        return _parse_agent(key, seed, ruleset)
+        return _parse_agent(key, seed, ruleset, trust_model=trust_model)
     except ValueError as err:
         if "unknown agent" in str(err):
             raise ValueError(f"unknown agent {key!r}; allowed seats: {SEAT_FORMS}") from None
@@ -228,24 +243,9 @@ def _sb3_seat(path: str, seed: int, trust_model: bool, players: int):
 
 
 def _meta_agent(variant: str, seed: int, train_games: int, ruleset: str = "corrected"):
-    from meta.bayes import VARIANTS
+    from hanabi_adhoc.specs import meta_agent
 
-    if variant not in VARIANTS or variant not in META_VARIANTS:
-        raise ValueError(
-            f"meta variant {variant!r} is not allowed here; allowed: meta, "
-            + ", ".join(f"meta:{v}" for v in META_VARIANTS)
-        )
-    from tqdm.auto import tqdm
-
-    from meta.bayes import BayesianMetaAgent
-    from meta.pools import load_pool
-    from meta.table import build_table
-
-    pool, ids = load_pool("5x5", ruleset=ruleset)
-    n = len(pool) * len(pool) * train_games
-    with tqdm(total=n, desc="meta-agent response table (published 5x5)", unit="game") as bar:
-        table = build_table(pool, pool, train_games, seed, ids, ids, progress=bar.update)
-    return BayesianMetaAgent(table, pool, variant=variant, seed=seed, name=f"meta-{variant}")
+    return meta_agent(variant, seed, train_games, ruleset)
 
 
 def _seat_policies(args: argparse.Namespace) -> list:
@@ -277,7 +277,7 @@ def _seat_policies(args: argparse.Namespace) -> list:
         for i, s in enumerate(args.seats):
             if kinds[i] == "meta":
                 policies[i] = parse_seat(s, args.seed + i, args.train_games, ruleset=args.ruleset)
-    except (ValueError, ImportError) as err:
+    except (ValueError, TypeError, ImportError) as err:
         raise OptionError("SEAT", str(err)) from None
     return policies
 
@@ -335,10 +335,14 @@ def _play(args: argparse.Namespace) -> int:
     from agents.evaluate import game_seeds
     from agents.human import HumanPolicy, render_view
     from hanabi_adhoc.cli.options import OptionError
+    from hanabi_adhoc.warmup import ensure_compiled
     from hanabi_env.metrics import metric_ratios
 
     players = len(args.seats)
+    if players == 2 and "meta" in {_seat_kind(s) for s in args.seats}:
+        ensure_compiled(("env", "rule games", "meta"))  # the meta-agent's table is built next
     policies = _seat_policies(args)
+    ensure_compiled(("env",))
     hand_size = args.hand_size if args.hand_size is not None else rulebook_hand_size(players)
     humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
     hand_order = "fixed" if args.ruleset == "reference" else "shift"
@@ -352,7 +356,12 @@ def _play(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         raise OptionError("--hand-size", str(err)) from None
-    _check_batch_seats(policies, env.unwrapped.game.state.cfg)
+    for pol in policies:
+        if hasattr(pol, "check_game"):  # an agent trained for one configuration (bad:NAME)
+            try:
+                pol.check_game(env.unwrapped.config)
+            except ValueError as err:
+                raise OptionError("SEAT", str(err)) from None
     _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
     settings = game_settings(players, hand_size, args.scoring, args.ruleset)
     print(f"{settings}; seed {args.seed}")
@@ -381,6 +390,7 @@ def _play(args: argparse.Namespace) -> int:
             c = np.array(game_state.state.counters, dtype=np.float64)
             counters = c if counters is None else counters + c
         print("\nstopped.")
+        print(_score_so_far(env.unwrapped, len(scores)))
     if counters is None:
         return 0
     if scores:
@@ -396,21 +406,20 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_batch_seats(policies: list, cfg) -> None:
-    """Every batch policy of ``play`` (an RL partner) takes this game's observations."""
-    from agents.batch import BatchPolicy
-    from hanabi_adhoc.cli.options import OptionError
-
-    for pol in policies:
-        if isinstance(pol, BatchPolicy):
-            try:
-                pol.observation_type_for(cfg)
-            except ValueError as err:
-                raise OptionError("SEAT", str(err)) from None
+def _score_so_far(base, game: int) -> str:
+    """The unfinished game's standing when a person stops: score, lives, moves played."""
+    view = base.view("player_0")
+    fireworks = int(np.sum(view.fireworks))
+    return (
+        f"game {game} (unfinished): score so far {base.game.score} (fireworks {fireworks}/25, "
+        f"{int(view.life_tokens)} lives left, {base.game.n_moves} moves)"
+    )
 
 
 def _fmt_nan(x: float) -> str:
-    return "  n/a" if not np.isfinite(x) else f"{x:.2f}"
+    from hanabi_adhoc.cli.table import fmt
+
+    return fmt(float(x))  # n/a when undefined
 
 
 def _train_sb3(args: argparse.Namespace) -> int:
@@ -429,7 +438,9 @@ def _train_sb3(args: argparse.Namespace) -> int:
     check_out_file("--out", out)
     missing = [m for m in ("torch", "sb3_contrib") if importlib.util.find_spec(m) is None]
     if missing:  # pragma: no cover - depends on the environment
-        print(f"error: train-sb3 needs {', '.join(missing)} (pip install '.[rl]')", file=sys.stderr)
+        from agents.sb3.extra import RL_EXTRA_HINT
+
+        print(f"error: train-sb3 needs {', '.join(missing)}: {RL_EXTRA_HINT}", file=sys.stderr)
         return 2
     from agents.evaluate import evaluate
     from agents.sb3 import SB3Policy, train_maskable_ppo
@@ -483,9 +494,16 @@ PIPELINE_OPTIONS = {
 
 
 def _pipeline(args: argparse.Namespace) -> int:
-    from hanabi_adhoc.cli.options import check_out_dir, command_errors, config_error, option_dest
+    from hanabi_adhoc.cli.options import (
+        check_out_dir,
+        command_errors,
+        config_error,
+        option_dest,
+        require_extra,
+    )
     from hanabi_adhoc.pipeline import get_pipeline_config, run_pipeline
 
+    require_extra("pipeline (its report's figures)", "qd")
     check_out_dir("--out", args.pl_out)
     try:  # every option checked before any work
         overrides = {f: getattr(args, option_dest("pl", o)) for f, o in PIPELINE_OPTIONS.items()}
@@ -514,17 +532,23 @@ def _evaluate(args: argparse.Namespace) -> int:
         command_errors,
         output_files,
     )
+    from hanabi_adhoc.cli.table import fmt
     from hanabi_env.outputs import atomic_write_csv, atomic_write_json
 
     players = check_players("--players", args.players)
     try:
-        agent = _parse_agent(args.agent, args.seed, args.ruleset, args.preset)
-    except ValueError as err:
+        agent = _parse_agent(args.agent, args.seed, args.ruleset, args.preset, args.trust_model)
+    except (ValueError, TypeError, ImportError) as err:
         raise OptionError("AGENT", str(err)) from None
     if args.preset is not None and args.mode != "mixed":
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
+    from agents.policy import RuleAgent
+    from hanabi_adhoc.warmup import ensure_compiled
+
+    # a policy of another kind plays in lockstep with the pool (the batched kernels)
+    ensure_compiled(("rule games",) if isinstance(agent, RuleAgent) else ("rule games", "batched"))
     with output_files([args.json, args.csv], args.wait), command_errors(ValueError):
         result = evaluate(
             agent,
@@ -553,14 +577,15 @@ def _evaluate(args: argparse.Namespace) -> int:
     print(f"{'partner':<14}{'players':>8}{'mean':>8}{'s.e.m.':>8}{'comm':>7}{'ipp':>7}")
     for r in result.rows:
         print(
-            f"{r['partner']:<14}{r['players']:>8}{r['mean']:>8.2f}{r['sem']:>8.2f}"
-            f"{r['communicativeness']:>7.2f}{r['ipp']:>7.2f}"
+            f"{r['partner']:<14}{r['players']:>8}{fmt(r['mean']):>8}{fmt(r['sem']):>8}"
+            f"{fmt(r['communicativeness']):>7}{fmt(r['ipp']):>7}"
         )
     for p, (m, s) in result.per_size().items():
-        print(f"{'all':<14}{p:>8}{m:>8.2f}{s:>8.2f}")
+        print(f"{'all':<14}{p:>8}{fmt(m):>8}{fmt(s):>8}")
     print(
-        f"overall: {result.mean:.2f} ± {result.sem:.2f}   communicativeness "
-        f"{result.metrics['communicativeness']:.3f}  IPP {result.metrics['ipp']:.3f}"
+        f"overall: {fmt(result.mean)} ± {fmt(result.sem)}   communicativeness "
+        f"{fmt(result.metrics['communicativeness'], '.3f')}  IPP "
+        f"{fmt(result.metrics['ipp'], '.3f')}"
     )
     return 0
 
@@ -680,8 +705,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(hanabi_adhoc.warmup). Run it once after installing, or in a container image build.",
     )
     add_command(sub, "evaluate", _evaluate, None, (
-        ("agent", {"metavar": "AGENT"}, "a baseline name (e.g. piers) or a comma-separated "
-         "chromosome of rule indices"),
+        ("agent", {"metavar": "AGENT"}, "a baseline name (e.g. piers), a comma-separated "
+         "chromosome of rule indices, sb3:PATH, package.module:Name or path/to/file.py:Name"),
         ("--mode", {"choices": ["mirror", "mixed"]}, "mirror (self-play) or mixed (with each "
          "agent of the test pool) (default mirror)", "mirror"),
         ("--games", "COUNT", "games per size (and partner) (default 100)", 100),
@@ -705,11 +730,14 @@ def build_parser() -> argparse.ArgumentParser:
          "policies (default: all cores; results do not depend on it)"),
         ("--json", "PATH", "write the full result as JSON (default: none)"),
         ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
+        ("--trust-model", "FLAG", "allow an sb3:PATH agent: loading a model runs code stored in "
+         "the file (default: refused)"),
         ("--quiet", "FLAG", QUIET_HELP),
         ("--wait", "FLAG", WAIT_HELP),
-    ), help="mirror/mixed evaluation of a baseline agent or chromosome ([CIG18])",
+    ), help="mirror/mixed evaluation of an agent ([CIG18])",
         description="AGENT is a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, "
-        "Flawed, Piers, Cautious) or a comma-separated chromosome of rule indices.",
+        "Flawed, Piers, Cautious), a comma-separated chromosome of rule indices, sb3:PATH, or "
+        "your own Policy as package.module:Name or path/to/file.py:Name.",
     )  # fmt: skip
     from hanabi_adhoc.cli.qd import add_subcommands
 
@@ -720,6 +748,12 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.serve import add_subcommand as add_serve
 
     add_serve(sub)  # serve: play in the browser (hanabi_adhoc.web)
+    from hanabi_adhoc.cli.benchmark import add_subcommand as add_benchmark
+
+    add_benchmark(sub)  # benchmark
+    from hanabi_adhoc.cli.bad import add_subcommands as add_bad_subcommands
+
+    add_bad_subcommands(sub)  # bad matrix, bad hanabi, bad eval, bad export
     return parser
 
 
@@ -748,10 +782,27 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         except KeyboardInterrupt:
             _CTRL_C.handled()
+            _forget_unhandled_interrupt()
             flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
             hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
             print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
             return 2
+
+
+def _forget_unhandled_interrupt() -> None:
+    """Tell CPython that the Ctrl-C was handled, so that the exit status stays 2.
+
+    CPython records a ``KeyboardInterrupt`` that ends a nested top-level run
+    (``run_eval_code_obj``, which compiled code reached by numba's compiler goes through) in
+    the C global ``_Py_UnhandledKeyboardInterrupt`` and, at exit, kills the process with
+    SIGINT when it is set, even though the command caught the interrupt (seen as exit status
+    -2 after the one ``error:`` line). It is reset here; on another Python nothing is done.
+    """
+    try:
+        flag = ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt")
+    except (AttributeError, ValueError, OSError):  # not CPython, or not exported
+        return
+    flag.value = 0
 
 
 class _CtrlC:
@@ -767,28 +818,36 @@ class _CtrlC:
     def __init__(self) -> None:
         self._caught = threading.Event()
         self._pressed = False
+        self._lock = threading.Lock()  # no interrupt_main once handled() has returned
 
     def __call__(self, signum, frame) -> None:
         if not self._pressed:
             self._pressed = True
-            again = threading.Thread(target=self._again, args=(self._caught,), daemon=True)
+            again = threading.Thread(
+                target=self._again, args=(self._caught, self._lock), daemon=True
+            )
             again.start()
         if not self._caught.is_set():
             raise KeyboardInterrupt
 
     @staticmethod
-    def _again(caught: threading.Event) -> None:
+    def _again(caught: threading.Event, lock: threading.Lock) -> None:
         while not caught.wait(0.5):
-            _thread.interrupt_main()
+            with lock:
+                if caught.is_set():  # handled meanwhile: a late interrupt would outlive it
+                    return
+                _thread.interrupt_main()
 
     def handled(self) -> None:
-        """The interrupt was caught: stop raising it."""
-        self._caught.set()
+        """The interrupt was caught: stop raising it (no interrupt is sent after this)."""
+        with self._lock:
+            self._caught.set()
 
     def reset(self) -> None:
         """Ready for the next command (an in-process caller may run several)."""
-        self._caught.set()  # (a thread of the last command stops)
+        self.handled()  # (a thread of the last command stops)
         self._caught = threading.Event()
+        self._lock = threading.Lock()
         self._pressed = False
 
 

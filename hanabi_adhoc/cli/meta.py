@@ -2,16 +2,17 @@
 
 Pools are given as SOURCE strings (:func:`meta.pools.load_pool`): ``5x5``/``20x20``/a population
 JSON path or a MAP-Elites run directory (its elites, ids ``"[i,j]"``; docs/rules.md §9.1), or
-``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``rl:NAME,...``/``rl:all``
-(the shipped RL partners, docs/rl_partners.md). Elites of a partner population
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), ``rl:NAME,...``/``rl:all``
+(the shipped RL partners, docs/rl_partners.md), or ``policy:SPEC`` (one policy of any agent
+spec, e.g. your own ``policy:my_agents.py:MyPolicy``). Elites of a partner population
 other than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
 
 ``meta-eval`` evaluates the Bayesian variants of [Bayes21] and, on request
 (``--variants ...,response-adaptive,response-oracle``), the response-table agent of [ToG20]
-(:mod:`meta.response`); it prints mean ± s.e.m., Welch's t-tests and the niche-estimate MAE
-(partner behaviour observed vs self-play), and ``--figures DIR`` writes the figures of
-:mod:`meta.plot`. Presets (``--config``): ``quick`` (minutes on 2 cores) and ``paper``
-([Bayes21]: n_train = 400, k = 200 episodes of g = 10 games).
+(:mod:`meta.response`); it prints tables (``--json``: JSON) of mean ± s.e.m., Welch's t-tests
+and the niche-estimate MAE (partner behaviour observed vs self-play), and ``--figures DIR``
+writes the figures of :mod:`meta.plot`. Presets (``--config``): ``quick`` (minutes on 2 cores)
+and ``paper`` ([Bayes21]: n_train = 400, k = 200 episodes of g = 10 games).
 
 **Ruleset** (``--ruleset``, docs/rules.md §12): every agent of every pool plays in one ruleset,
 ``corrected`` or ``reference`` (the papers' Java agents, bug for bug). Without the option the
@@ -35,6 +36,7 @@ from pathlib import Path
 from agents.backend import default_workers
 from agents.reference import RULESETS
 from hanabi_adhoc.cli.options import SEED_HELP, WAIT_HELP, add_command, positive_int
+from hanabi_adhoc.warmup import ensure_compiled
 from meta.pools import load_pool, named_source, recorded_ruleset, resolve_ruleset
 from qd.io import load_archive_source
 
@@ -80,7 +82,7 @@ def _source_errors(option: str, source: str):
         raise OptionError(option, str(err)) from None
     except KeyError as err:
         raise OptionError(option, str(err.args[0] if err.args else err)) from None
-    except (ValueError, TypeError, IndexError, AttributeError, OSError) as err:
+    except (ValueError, TypeError, IndexError, AttributeError, OSError, ImportError) as err:
         raise OptionError(option, f"{source}: not a pool ({err})") from None
 
 
@@ -185,21 +187,26 @@ def _table(args) -> int:
     h, h_ids = _pool_option(h_opt, args.hypotheses or args.responses, ruleset=ruleset)
     args.workers = args.workers or default_workers()
     out = Path(args.out)
+    ensure_compiled(("rule games",))
     with file_lock(out, wait=args.wait):  # every writer of this table file takes it
         _check_table_file("--out", out, args.train_games, args.seed, ruleset)
         _say_ruleset(ruleset, why, notes)
         _mark_ruleset(out, ruleset)
         t = _build_table_file(args, out, (r, r_ids), (h, h_ids))
-    print(
-        json.dumps(
-            {
-                "table": str(out),
-                "generalist": t.response_ids[t.generalist()],
-                "shape": t.shape,
-                "ruleset": ruleset,
-            }
+    doc = {
+        "table": str(out),
+        "generalist": t.response_ids[t.generalist()],
+        "shape": t.shape,
+        "ruleset": ruleset,
+    }
+    if args.json:
+        print(json.dumps(doc))
+    else:
+        print(
+            f"response table {out}: {t.shape[0]} responses x {t.shape[1]} hypotheses, "
+            f"{args.train_games} games per pair, {ruleset} ruleset; Generalist (best response "
+            f"to the uniform belief): {doc['generalist']}"
         )
-    )
     return 0
 
 
@@ -251,6 +258,10 @@ def _eval(args) -> int:
         raise OptionError("--variants", f"{repeated[0]!r} is listed twice")
     check_out_dir("--out", args.out)
     check_out_dir("--figures", args.figures)
+    if args.figures:
+        from hanabi_adhoc.cli.options import require_extra
+
+        require_extra("--figures", "qd")
     h_src = args.hypotheses or args.responses
     e_src = args.partners or h_src
     h_opt = "--hypotheses" if args.hypotheses else "--responses"
@@ -273,6 +284,7 @@ def _eval(args) -> int:
             "self_play_games": args.self_play_games}  # fmt: skip
     with OutputFolder(args.out, kind="meta-eval", config=tables, seed=args.seed,
                       wait=args.wait) as folder:  # fmt: skip
+        ensure_compiled(("rule games", "meta"))
         _say_ruleset(ruleset, why, notes)
         backend = _backend(args)
         try:
@@ -323,8 +335,52 @@ def _eval(args) -> int:
     }
     if figures is not None:
         report["figures"] = [str(p) for p in figures]
-    print(json.dumps(report, indent=1))
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        _print_evaluation(report, len(e), episodes, games, Path(args.out))
     return 0
+
+
+def _print_evaluation(report: dict, partners: int, episodes: int, games: int, out: Path) -> None:
+    """``meta-eval``'s tables: scores per variant, the t-tests, the niche-estimate errors."""
+    from hanabi_adhoc.cli.table import fmt, print_table
+
+    print(
+        f"meta-agent evaluation, {report['ruleset']} ruleset: {partners} partners x {episodes} "
+        f"episodes x {games} games per variant"
+    )
+    print_table(
+        ["variant", "mean", "s.e.m."],
+        [[v, s["mean"], s["sem"]] for v, s in report["summary"].items()],
+        legend=["mean = mean episode score (points, 0-25) over every partner's episodes"],
+    )
+    print()
+    print_table(
+        ["Welch's t-test", "difference", "t", "p"],
+        [
+            [k.replace("_vs_", " - "), fmt(t["mean_diff"], "+.2f"), t["t"], fmt(t["p"], ".2g")]
+            for k, t in report["ttests"].items()
+        ],
+        legend=["difference = first variant's mean minus the second's (points); p uncorrected"],
+    )
+    mae = {v: m for v, m in (report.get("niche_mae") or {}).items() if m}
+    if mae:
+        print()
+        print_table(
+            ["niche estimate", "MAE comm", "MAE IPP", "in niche"],
+            [
+                [v, fmt(m.get("comm"), ".3f"), fmt(m.get("ipp"), ".3f"), m.get("niche_accuracy")]
+                for v, m in mae.items()
+            ],
+            legend=[
+                "MAE = mean absolute error of the partner's observed behaviour against "
+                "its self-play behaviour ([ToG20]); in niche = share in the same niche"
+            ],
+        )
+    print()
+    files = ["evaluation.json", "games.csv", "observed.csv", *report.get("figures", [])]
+    print(f"wrote {out}/: " + ", ".join(files[:3]) + "".join(f", {p}" for p in files[3:]))
 
 
 def _figure_folder(args, folder, settings: dict, res, table) -> list[Path] | None:
@@ -424,7 +480,9 @@ def _figures(res, table, folder) -> list[Path]:
 SOURCE_HELP = (
     "SOURCE is 5x5 or 20x20 (the published populations), a population or archive JSON, a "
     "MAP-Elites run folder, baselines:NAME,NAME,... (e.g. baselines:piers,iggi,outer), or "
-    "rl:NAME,NAME,... / rl:all (the shipped RL partners, docs/rl_partners.md)."
+    "rl:NAME,NAME,... / rl:all (the shipped RL partners, docs/rl_partners.md), or policy:SPEC, "
+    "one policy of any agent spec, e.g. your own policy:my_agents.py:MyPolicy or "
+    "policy:my_package.agents:MyPolicy."
 )
 
 
@@ -461,6 +519,7 @@ def add_subcommands(subparsers) -> None:
         ("--train-games", "N", "games per (r, h) pair (default 400, as [Bayes21])", 400),
         ("--out", {"metavar": "CSV"}, "table path; an existing table is resumed (default "
          "runs/meta/table.csv)", "runs/meta/table.csv"),
+        ("--json", "FLAG", "print the result as one JSON line instead of a sentence"),
     ), help="offline table I(r, h) (resumable CSV)",
         description="Plays every (response r, hypothesis h) pair and writes the response table "
         "I(r, h) (score, h's communicativeness and IPP) as a resumable CSV. " + SOURCE_HELP,
@@ -489,10 +548,11 @@ def add_subcommands(subparsers) -> None:
         ("--figures", "DIR", "write the PNG figures of meta.plot here (default: no figures)"),
         ("--out", "DIR", "output folder: table.csv, evaluation.json, games.csv, observed.csv "
          "(default runs/meta)", "runs/meta"),
+        ("--json", "FLAG", "print the results as JSON instead of tables"),
     ), aliases=["meta-evaluate"],
         help="evaluate the meta-agent variants ([Bayes21], [ToG20])",
         description="Builds the response table I(R, H) (and I(R, E) for the Oracle), then "
         "plays K episodes of G games with every partner of E for each variant; writes "
-        "OUT/evaluation.json, games.csv, observed.csv and prints mean +- s.e.m., Welch's "
-        "t-tests and the niche-estimate MAE. " + SOURCE_HELP,
+        "OUT/evaluation.json, games.csv, observed.csv and prints tables of mean +- s.e.m., "
+        "Welch's t-tests and the niche-estimate MAE (--json: as JSON). " + SOURCE_HELP,
     )  # fmt: skip

@@ -20,6 +20,7 @@ from hanabi_env.validate import writable_ancestor
 from qd.io import load_archive_source
 
 __all__ = [
+    "EXTRAS",
     "MAX_COUNT",
     "MAX_WORKERS",
     "OPTION_KINDS",
@@ -49,6 +50,7 @@ __all__ = [
     "output_files",
     "parse_players",
     "positive_int",
+    "require_extra",
     "scheduler_address",
     "seed_int",
     "unit_float",
@@ -81,6 +83,34 @@ class CommandError(Exception):
 
     The ``hanabi-adhoc`` entry point prints it on one line and exits with code 2.
     """
+
+
+EXTRAS = {
+    "qd": ("matplotlib", "ribs"),
+    "web": ("flask",),
+    "dist": ("distributed",),
+}
+"""The modules whose absence means an extra is not installed (pyproject.toml's extras)."""
+
+
+def require_extra(what: str, extra: str) -> None:
+    """Stop a command that needs an extra which is not installed, before any work.
+
+    Args:
+        what: What needs it, for the message (e.g. ``"pipeline"``, ``"--figures"``).
+        extra: A key of :data:`EXTRAS`.
+
+    Raises:
+        CommandError: ``what needs the EXTRA extra (missing: ...): pip install '.[EXTRA]'``.
+    """
+    import importlib.util
+
+    missing = [m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None]
+    if missing:
+        raise CommandError(
+            f"{what} needs the {extra} extra (missing: {', '.join(missing)}): "
+            f"pip install '.[{extra}]' (or 'hanabi-adhoc[{extra}]')"
+        )
 
 
 @contextlib.contextmanager

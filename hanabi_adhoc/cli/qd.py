@@ -52,6 +52,7 @@ from hanabi_adhoc.cli.options import (
     option_dest,
     output_files,
 )
+from hanabi_adhoc.warmup import ensure_compiled
 
 __all__ = ["add_subcommands"]
 
@@ -124,6 +125,7 @@ def _map_elites(args: argparse.Namespace) -> int:
             MapElites.from_checkpoint(out / "checkpoint.json", config)  # another run's: refused
     except (TypeError, ValueError) as exc:  # a CheckpointError included: one line
         raise CommandError(str(exc)) from None
+    ensure_compiled(("rule games",))
     with run_folder(out, config, wait=args.me_wait) as folder:
         loop, summary = run_map_elites(
             config,
@@ -304,6 +306,7 @@ def _ga(args: argparse.Namespace) -> int:
     check_out_dir("--out", args.ga_out)
     if args.ga_resume and args.ga_out is None:
         raise OptionError("--resume", "needs --out DIR (the folder of the checkpoint)")
+    ensure_compiled(("rule games",))
     folder: contextlib.AbstractContextManager = contextlib.nullcontext()
     ckpt = None if args.ga_out is None else Path(args.ga_out) / "checkpoint.json"
     if args.ga_resume and not args.ga_situational and ckpt is not None and ckpt.exists():
@@ -453,6 +456,7 @@ def _source(args: argparse.Namespace, prefix: str):
 
     check_out_dir("--out", getattr(args, f"{prefix}_out"))
     archive = load_source("SOURCE", getattr(args, f"{prefix}_source"))
+    ensure_compiled(("rule games",))
     return archive, getattr(args, f"{prefix}_ruleset") or archive_ruleset(archive)
 
 
@@ -521,19 +525,8 @@ def _population_into(folder, args: argparse.Namespace, archive, other, ruleset: 
             reevaluate(archive, args.pop_reeval, args.pop_seed, backend=backend, ruleset=ruleset)
             report["reeval_games"] = args.pop_reeval
             report["reeval_stats"] = archive.stats("reeval_objective").as_dict()
-            if "published_fitness" in archive.fields:
-                d = archive.data()
-                print(
-                    f"{'cell':>7}{'published':>10}{'archive':>9}{'ours':>8}{'s.e.m.':>8}"
-                    f"{'comm':>7}{'ipp':>7}"
-                )
-                for k, cell in enumerate(d["cell"]):
-                    print(
-                        f"{archive.cell_name(int(cell)):>7}{d['published_fitness'][k]:>10.2f}"
-                        f"{d['objective'][k]:>9.2f}{d['reeval_objective'][k]:>8.2f}"
-                        f"{d['reeval_sem'][k]:>8.2f}{d['reeval_communicativeness'][k]:>7.2f}"
-                        f"{d['reeval_ipp'][k]:>7.2f}"
-                    )
+            if not args.pop_json:
+                _print_reevaluation(archive, args.pop_reeval)
         if args.pop_matchups:
             table = archive_matchups(
                 archive, args.pop_matchups, args.pop_seed, ruleset=ruleset, backend=backend
@@ -572,8 +565,66 @@ def _population_into(folder, args: argparse.Namespace, archive, other, ruleset: 
         with folder.staged("heatmap.png", stage="population") as tmp:
             heatmap(archive, tmp, field, title=f"{args.pop_source}: {field}")
     folder.write_json("report.json", report, stage="population")
-    print(json.dumps({k: v for k, v in report.items() if k != "matchups"}, indent=1))
+    if args.pop_json:
+        print(json.dumps({k: v for k, v in report.items() if k != "matchups"}, indent=1))
+    else:
+        _print_population_report(report, folder.path)
     return 0
+
+
+def _print_reevaluation(archive, games: int) -> None:
+    """One row per elite: its niche, stored and re-evaluated scores, behaviour; a legend."""
+    from hanabi_adhoc.cli.table import print_table
+
+    d = archive.data()
+    published = "published_fitness" in archive.fields
+    headers = ["cell", *(["published"] if published else []), "archive", "re-eval", "s.e.m.",
+               "comm", "IPP"]  # fmt: skip
+    rows = [
+        [archive.cell_name(int(cell)), *([d["published_fitness"][k]] if published else []),
+         d["objective"][k], d["reeval_objective"][k], d["reeval_sem"][k],
+         d["reeval_communicativeness"][k], d["reeval_ipp"][k]]
+        for k, cell in enumerate(d["cell"])
+    ]  # fmt: skip
+    legend = [
+        "cell = the elite's niche [communicativeness bin, IPP bin], counted from 0",
+        *(["published = the fitness stored in the published population"] if published else []),
+        "archive = the elite's stored self-play score; re-eval = its mean self-play score over "
+        f"{games} new games (points), s.e.m. its standard error",
+        "comm, IPP = communicativeness and information per play measured in those games "
+        "(docs/rules.md §5)",
+    ]
+    print_table(headers, rows, legend)
+    print()
+
+
+def _print_population_report(report: dict, out: Path) -> None:
+    """The population's statistics as a table (``--json`` prints the document instead)."""
+    from hanabi_adhoc.cli.table import fmt, print_table
+
+    rows = []
+    for key, words in (("archive_stats", "stored"), ("reeval_stats", "re-evaluated")):
+        st = report.get(key)
+        if st:
+            rows.append([words, f"{st['num_elites']}", fmt(st["coverage"], ".2f"),
+                         st["obj_max"], st["obj_mean"], fmt(st["qd_score"], ".1f")])  # fmt: skip
+    print(f"{report['source']} ({report['ruleset']} ruleset)")
+    print_table(
+        ["scores", "elites", "coverage", "best", "mean", "QD score"],
+        rows,
+        legend=["coverage = share of the grid's niches holding an elite; best, mean and QD "
+                "score (their sum) are over the elites' self-play scores (points)"],
+    )  # fmt: skip
+    mu = report.get("matchups")
+    if mu:
+        print(
+            f"match-ups ({mu['games']} games per ordered pair): mean pairwise score "
+            f"{fmt(mu['population_score'])}, Generalist {mu['generalist']}"
+        )
+    cross = report.get("cross_run")
+    if cross:
+        print("cross-run: " + ", ".join(f"{k} {fmt(v, '.3g')}" for k, v in cross.items()))
+    print(f"wrote {out}/ (report.json, archive.json, elites.csv, ...)")
 
 
 def _matchups(args: argparse.Namespace) -> int:
@@ -601,7 +652,8 @@ def _matchups(args: argparse.Namespace) -> int:
             with folder.staged("matchups.png", stage="matchups") as tmp:
                 matchup_heatmap(table, tmp, title=f"{args.mu_source}: match-ups")
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            print(f"note: no figure ({exc}; pip install matplotlib)", file=sys.stderr)
+            print(f"note: no figure ({exc}; the qd extra draws it: pip install '.[qd]')",
+                  file=sys.stderr)  # fmt: skip
     intra = table.intra_population_scores()
     g = table.generalist()
     print(
@@ -627,6 +679,7 @@ def _add_source_commands(sub) -> None:
          "cross-play (default 100)", 100),
         ("--action-games", "N0", "recorded games per agent for the --compare action agreement, "
          "0 = skip (default 10)", 10),
+        ("--json", "FLAG", "print the report as JSON instead of tables"),
     ), (), {
         "help": "analyse a MAP-Elites archive or a published population",
         "description": "SOURCE is an archive.json, a population JSON, or 5x5 / 20x20 (the "

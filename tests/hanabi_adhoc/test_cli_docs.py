@@ -34,24 +34,39 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def documented_commands(text: str | None = None) -> list[str]:
-    """The distinct ``hanabi-adhoc ...`` invocations of the README, in order of appearance.
+    """The distinct ``hanabi-adhoc ...`` invocations of the README and the docs, in order.
 
-    Lines of ```bash blocks (comments dropped, ``&&`` chains split) and inline code spans
-    outside code blocks, whitespace-normalised.
+    From the README: lines of ```bash blocks (comments dropped, ``&&`` chains split) and
+    inline code spans outside code blocks. From the documentation pages (``docs/**/*.md``):
+    the lines of their runnable ```bash blocks (a block after a ``<!-- no-run: ... -->``
+    comment is not run; see tests/project/test_docs.py). Whitespace-normalised.
     """
-    text = (ROOT / "README.md").read_text() if text is None else text
+    if text is None:
+        found = documented_commands((ROOT / "README.md").read_text())
+        for page in sorted((ROOT / "docs").rglob("*.md")):
+            found += _block_commands(page.read_text())
+        return list(dict.fromkeys(found))
+    found = _block_commands(text, marked_too=True)
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    for span in re.findall(r"`(hanabi-adhoc\b[^`]*)`", prose):
+        found.append(" ".join(span.split()))
+    return list(dict.fromkeys(found))
+
+
+def _block_commands(text: str, marked_too: bool = False) -> list[str]:
+    """``hanabi-adhoc`` lines of the ```bash blocks of a page (unmarked blocks only unless
+    ``marked_too``)."""
     found: list[str] = []
-    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
-        for line in block.splitlines():
+    for marker, block in re.findall(r"(<!-- no-run:[^>]*-->\s*)?```bash\n(.*?)```", text, re.S):
+        if marker and not marked_too:
+            continue
+        for line in block.replace("\\\n", " ").splitlines():  # continued lines joined
             line = re.sub(r"(^|\s)#.*$", "", line)
             for part in line.split("&&"):
                 part = " ".join(part.split())
                 if part.startswith("hanabi-adhoc "):
                     found.append(part)
-    prose = re.sub(r"```.*?```", "", text, flags=re.S)
-    for span in re.findall(r"`(hanabi-adhoc\b[^`]*)`", prose):
-        found.append(" ".join(span.split()))
-    return list(dict.fromkeys(found))
+    return found
 
 
 @dataclass(frozen=True)
@@ -93,6 +108,7 @@ GA = (
     "--games", "1", "--players", "2", "--final-top", "1", "--final-games", "1",
     "--workers", "1", "--quiet",
 )  # fmt: skip
+BENCHMARK = ("--suite", "pool", "--players", "2", "--deals", "1", "--workers", "1", "--quiet")
 META_EVAL = ("--train-games", "1", "--episodes", "1", "--games", "2", "--self-play-games", "2")
 EVALUATE = ("--games", "2", "--workers", "1", "--quiet")
 POPULATION = ("--reeval", "2", "--matchups", "1", "--workers", "1")
@@ -128,9 +144,6 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc map-elites --out runs/me1 --resume": Case(
         MAP_ELITES, after="hanabi-adhoc map-elites --out runs/me1", workspace="me1"
     ),
-    "hanabi-adhoc map-elites --out runs/me1 [--resume]": Case(
-        MAP_ELITES, after="hanabi-adhoc map-elites --out runs/me1", workspace="me1"
-    ),
     "hanabi-adhoc map-elites --config paper --out runs/me_paper --workers 2": Case(
         MAP_ELITES, outputs=("runs/me_paper/archive.json",)
     ),
@@ -141,13 +154,11 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc map-elites --config paper --ruleset reference --seed 0 --workers 2 --out "
     "runs/me_ref": Case(MAP_ELITES, outputs=("runs/me_ref/summary.json",)),
     "hanabi-adhoc population 5x5 --reeval 1000 --matchups 400 --out runs/pop1": Case(
-        POPULATION, outputs=("runs/pop1/report.json", "runs/pop1/matchups.csv")
-    ),
-    "hanabi-adhoc population 5x5 --reeval 1000": Case(
-        POPULATION, outputs=("runs/population/report.json",)
+        POPULATION,
+        outputs=("runs/pop1/report.json", "runs/pop1/matchups.csv"),
+        expect="cell = the elite's niche",  # the table's legend
     ),
     "hanabi-adhoc ga --mode mixed --json runs/ga1.json": Case(GA, outputs=("runs/ga1.json",)),
-    "hanabi-adhoc ga --mode mixed": Case(GA, expect="final"),
     "hanabi-adhoc ga --config paper-mirror-old --ruleset reference --seed 1 --out "
     "runs/ga_mirror_old": Case(GA, outputs=("runs/ga_mirror_old/result.json",)),
     "hanabi-adhoc ga --config paper-mixed-old --preset cig18 --seed 1 --out runs/ga_mixed_old": (
@@ -167,13 +178,12 @@ COMMANDS: dict[str, Case] = {
     "runs/meta1": Case(
         META_EVAL, outputs=("runs/meta1/evaluation.json", "runs/meta1/variant_scores.png")
     ),
-    "hanabi-adhoc meta-eval": Case(META_EVAL, outputs=("runs/meta/evaluation.json",)),
     "hanabi-adhoc meta-eval --config paper --responses 5x5 --ruleset reference": Case(
         META_EVAL, outputs=("runs/meta/evaluation.json", "runs/meta/table.csv.ruleset")
     ),
     "hanabi-adhoc meta-eval --config paper --responses 5x5 --ruleset reference --variants "
     "adaptive,generalist,oracle,random,response-adaptive --out runs/t4": Case(
-        META_EVAL, outputs=("runs/t4/evaluation.json",), expect='"response-adaptive"'
+        META_EVAL, outputs=("runs/t4/evaluation.json",), expect="response-adaptive"
     ),
     "hanabi-adhoc meta-eval --config paper --responses 5x5 --partners 20x20 --ruleset reference "
     "--variants adaptive,generalist,oracle,random,response-adaptive --out runs/t4-ood": Case(
@@ -182,7 +192,7 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc meta-eval --config paper --responses "
     "docs/results/pipeline-paper/populations/run0/archive.json --variants "
     "adaptive,generalist,oracle,random,response-adaptive --out runs/own-run0": Case(
-        META_EVAL, outputs=("runs/own-run0/evaluation.json",), expect='"response-adaptive"'
+        META_EVAL, outputs=("runs/own-run0/evaluation.json",), expect="response-adaptive"
     ),
     "hanabi-adhoc meta-eval --config paper --responses "
     "docs/results/pipeline-paper/populations/run0/archive.json --partners 20x20 --ruleset "
@@ -190,17 +200,33 @@ COMMANDS: dict[str, Case] = {
     "runs/own-run0-ood20": Case(
         META_EVAL,
         outputs=("runs/own-run0-ood20/evaluation.json", "runs/own-run0-ood20/oracle_table.csv"),
-        expect='"response-adaptive"',
+        expect="response-adaptive",
     ),
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
-    "hanabi-adhoc meta-table": Case(("--train-games", "1"), outputs=("runs/meta/table.csv",)),
-    "hanabi-adhoc play human piers": Case(stdin="q\n", expect="stopped."),
+    "hanabi-adhoc play human piers": Case(stdin="q\n", expect="(unfinished): score so far 0"),
+    "hanabi-adhoc benchmark piers": Case(
+        BENCHMARK,
+        outputs=("runs/benchmark/summary.md", "runs/benchmark/per_partner.csv"),
+        expect="report:",
+    ),
+    "hanabi-adhoc benchmark piers iggi examples/custom_policy.py:HintThenPlay --out runs/bench": (
+        Case(BENCHMARK, outputs=("runs/bench/summary.md",), expect="report:")
+    ),
+    "hanabi-adhoc benchmark meta --suite published,own --out runs/bench-meta": Case(
+        BENCHMARK, outputs=("runs/bench-meta/summary.md",), expect="report:"
+    ),
+    "hanabi-adhoc benchmark sb3:runs/sb3_partner.zip --trust-model --suite test": Case(
+        BENCHMARK,
+        needs="sb3_contrib",
+        after="hanabi-adhoc train-sb3 --steps 200000",
+        workspace="sb3",
+        expect="report:",
+    ),
+    "hanabi-adhoc bad eval bad:small piers --games 400": Case(("--games", "2")),
+    "hanabi-adhoc bad eval bad:very-small --games 400": Case(("--games", "2")),
     "hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5": Case(
         EVALUATE, expect="overall:"
-    ),
-    "hanabi-adhoc evaluate piers --mode mixed --games 400 --players 2-5 [--json F] [--csv F]": (
-        Case(EVALUATE, outputs=("F",))
     ),
     "hanabi-adhoc evaluate IGGI --mode mixed --preset cig18 --games 1000 --seed 1": Case(
         (*EVALUATE, "--players", "2"), expect="overall:"
@@ -208,18 +234,26 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc evaluate piers --hand-order fixed": Case(
         (*EVALUATE, "--players", "2"), expect="overall:"
     ),
-    "hanabi-adhoc train-sb3": Case(
-        TRAIN_SB3, needs="sb3_contrib", workspace="sb3", outputs=("runs/sb3_partner.zip",)
-    ),
     "hanabi-adhoc play human sb3:runs/sb3_partner.zip --trust-model": Case(
         stdin="q\n",
         expect="stopped.",
         needs="sb3_contrib",
-        after="hanabi-adhoc train-sb3",
+        after="hanabi-adhoc train-sb3 --steps 200000",
         workspace="sb3",
     ),
     "hanabi-adhoc train-sb3 --steps 200000": Case(
-        TRAIN_SB3, needs="sb3_contrib", outputs=("runs/sb3_partner.zip",)
+        TRAIN_SB3, needs="sb3_contrib", workspace="sb3", outputs=("runs/sb3_partner.zip",)
+    ),
+    "hanabi-adhoc meta-eval --config paper --responses "
+    "docs/results/pipeline-paper/populations/run2/archive.json --partners "
+    "docs/results/pipeline-paper/populations/run0/archive.json --variants "
+    "adaptive,generalist,oracle,random,response-adaptive --out runs/own-run2-run0": Case(
+        META_EVAL, outputs=("runs/own-run2-run0/evaluation.json",), expect="response-adaptive"
+    ),
+    "hanabi-adhoc evaluate examples/custom_policy.py:HintThenPlay --mode mixed --players 2 "
+    "--games 50": Case(EVALUATE, expect="overall:"),
+    "hanabi-adhoc play examples/custom_policy.py:HintThenPlay piers --games 3": Case(
+        ("--games", "1"), expect="game 0: score"
     ),
     "hanabi-adhoc demo": Case(expect="mean score over 5 games"),
     "hanabi-adhoc warmup": Case(expect="all kernels ready in"),
@@ -283,9 +317,11 @@ def workspaces(tmp_path_factory):
 
 def _run(command: str, cwd: Path, capsys, monkeypatch) -> str:
     case = COMMANDS[command]
-    # the README's commands run from the clone's root: its files (docs/...) are found there
+    # the docs' commands run from the clone's root: its files (docs/..., examples/...) are
+    # found there
     argv = [
-        str(ROOT / a) if a.startswith("docs/") else a for a in [*readme_argv(command), *case.small]
+        str(ROOT / a) if a.startswith(("docs/", "examples/")) else a
+        for a in [*readme_argv(command), *case.small]
     ]
     if case.stdin is not None:  # a real pipe into a real process (the `__main__` guard too)
         proc = run_python(["-m", "hanabi_adhoc", *argv], cwd, timeout=300, stdin=case.stdin)
@@ -447,7 +483,7 @@ def test_train_sb3_torch_threads(tmp_path, monkeypatch, capsys):
 def test_meta_table_prints_json(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     argv = ["meta-table", "--responses", "baselines:piers,iggi", "--train-games", "1"]
-    assert main([*argv, "--out", "t.csv"]) == 0
+    assert main([*argv, "--out", "t.csv", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert doc["shape"] == [2, 2]
     assert doc["table"] == "t.csv"

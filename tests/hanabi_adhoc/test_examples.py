@@ -67,6 +67,17 @@ def test_meta_agent_episode(tmp_path):
     assert "true partner [2,3]: belief" in out
 
 
+def test_llm_agent(tmp_path):
+    out = run_example("llm_agent.py", "--deals", "1", tmp_path=tmp_path)
+    m = re.search(r"replies (\d+): unparsable (\d+), illegal (\d+), fallback moves (\d+)", out)
+    assert m is not None, out
+    replies, unparsable, illegal, fallbacks = (int(x) for x in m.groups())
+    assert replies > 0
+    assert unparsable + illegal > 0  # the toy model rambles now and then: the parser counts it
+    assert fallbacks <= unparsable + illegal
+    assert "toy-llm with the test pool: mean score" in out
+
+
 @pytest.mark.parametrize("bad", [["--games", "x"]])
 def test_examples_reject_bad_arguments(tmp_path, bad):
     env = dict(os.environ, PYTHONPATH=str(ROOT))

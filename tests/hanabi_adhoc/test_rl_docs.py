@@ -1,5 +1,5 @@
 """The RL-partner docs run as written: the tutorial's code in order, and every command of both
-pages (docs/tutorial_rl_partner.md, docs/rl_partners.md), at small scale.
+pages (docs/tutorials/rl-partner.md, docs/rl_partners.md), at small scale.
 
 The tutorial's Python blocks run in one fresh interpreter, in a scratch folder, with the
 training run and the game counts made small (:data:`SMALL`: each replacement must match, so
@@ -21,7 +21,7 @@ from hanabi_adhoc.cli import main
 from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
-TUTORIAL = ROOT / "docs" / "tutorial_rl_partner.md"
+TUTORIAL = ROOT / "docs" / "tutorials" / "rl-partner.md"
 PAGE = ROOT / "docs" / "rl_partners.md"
 HAVE_RL = all(importlib.util.find_spec(m) for m in ("torch", "stable_baselines3", "sb3_contrib"))
 pytestmark = [

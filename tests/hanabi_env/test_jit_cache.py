@@ -150,6 +150,40 @@ def test_a_prebuilt_cache_loads_without_writing(tmp_path):
     assert sorted(p for p in cache.rglob("*") if p.is_file()) == files
 
 
+def _installed_copy(dest: Path, mtime: float) -> Path:
+    """The engine's package copied to ``dest`` as an install would: new path, new mtimes."""
+    shutil.copytree(ROOT / "hanabi_env", dest / "hanabi_env", copy_function=shutil.copyfile,
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    for path in (dest / "hanabi_env").rglob("*.py"):
+        os.utime(path, (mtime, mtime))
+    return dest
+
+
+def test_the_cache_survives_a_reinstall_of_the_same_sources(tmp_path):
+    """Same sources at another path with other mtimes (a reinstall, a clone beside an install)
+    load the kernels the first copy compiled; the cache is keyed on the sources."""
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k not in _CACHE_VARS}
+    env["HANABI_ADHOC_CACHE"] = str(cache)
+    outputs = []
+    for name, mtime in (("site-a", 1.0e9), ("site-b", 1.5e9)):
+        copy = _installed_copy(tmp_path / name, mtime)
+        env["PYTHONPATH"] = str(copy)
+        proc = run_python(["-c", SCRIPT], tmp_path, timeout=600, env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outputs.append(proc.stdout)
+        if name == "site-a":
+            files = sorted(p for p in cache.rglob("*") if p.is_file())
+            assert files, "the first install compiled into the cache"
+            assert int(proc.stdout.split("hits")[1]) == 0
+    assert int(outputs[1].split("hits")[1]) >= 1, "the reinstall loaded the compiled kernel"
+    assert sorted(p for p in cache.rglob("*") if p.is_file()) == files, "nothing recompiled"
+    assert outputs[0].split("hits")[0] == outputs[1].split("hits")[0]
+    # one folder per package, named by the package path, not by the install location
+    folders = {p.name for p in next(cache.iterdir()).iterdir()}
+    assert folders == {"hanabi_env"}
+
+
 def test_the_cache_root_follows_the_documented_precedence(monkeypatch):
     for var in _CACHE_VARS:
         monkeypatch.delenv(var, raising=False)

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -34,15 +31,7 @@ def _blocks_to_run() -> list[tuple[int, str]]:
 
 @pytest.mark.parametrize(("index", "block"), _blocks_to_run(), ids=lambda x: str(x)[:1])
 def test_readme_python_snippet_runs_on_its_own(index, block, tmp_path):
-    script = tmp_path / f"readme_block_{index}.py"
-    script.write_text(block)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg")
-    proc = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    from tests.project.test_docs import run_block
+
+    proc = run_block(block, tmp_path)
     assert proc.returncode == 0, f"README python block {index}:\n{proc.stderr[-4000:]}"

@@ -133,15 +133,20 @@ def _setuptools_major() -> int:
         return 0
 
 
-def test_package_data_is_in_the_wheel(tmp_path):
-    """The published data ships inside the built wheel (not only in the source tree)."""
-    src = tmp_path / "src"
+def copy_source_tree(src: Path) -> Path:
+    """The repository's files that a build reads (no tests, benchmarks or examples) at ``src``."""
     for path in tracked_files():
         rel = path.relative_to(ROOT)
         if rel.parts[0] in {"tests", "benchmarks", "examples", ".git"}:
             continue
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, src / rel)
+    return src
+
+
+def test_package_data_is_in_the_wheel(tmp_path):
+    """The published data ships inside the built wheel (not only in the source tree)."""
+    src = copy_source_tree(tmp_path / "src")
     # the installed setuptools builds offline if it is new enough for pyproject.toml; otherwise
     # pip fetches the build requirements into an isolated environment
     isolation = [] if _setuptools_major() >= 77 else ["--use-pep517"]
@@ -164,9 +169,14 @@ def test_package_data_is_in_the_wheel(tmp_path):
         "agents/data/rulebase.json",
         "agents/data/published_chromosomes.json",
         "agents/data/README.md",
+        "agents/data/bad/small.json",
+        "agents/data/bad/small.npz",
         "qd/data/population_5x5_run1.json",
         "qd/data/population_20x20_run1.json",
         "qd/data/README.md",
+        "hanabi_adhoc/benchmark/data/pool.v1.json",
+        "hanabi_adhoc/benchmark/data/published.v1.json",
+        "hanabi_adhoc/benchmark/data/README.md",
     ):
         assert data in names, data
 

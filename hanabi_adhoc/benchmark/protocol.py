@@ -1,0 +1,380 @@
+"""The benchmark protocol: one agent, one suite → the flat table of per-game results.
+
+docs/benchmark.md §3. For every group of the suite, every game size the agent can play, every
+partner and every seat, the agent plays the group's deals (``episodes × games``, the same for
+every partner and every agent: duplicate deals) in that seat, with copies of the partner in
+every other seat ([CIG18]'s mixed protocol, seats rotated instead of drawn). It also plays the
+same deals in self-play (every seat the agent), for its own behaviour.
+
+Games are played by :func:`agents.evaluate.play_games` (the compiled kernel when every policy is
+a rule agent, otherwise the Python loop, in worker processes; batched neural play lands there
+too). Agents that keep state between the games of an episode (:func:`is_episodic`: they define
+``start_episode``, ``start_game`` or ``end_game``, like the Bayesian meta-agent of
+:mod:`meta.bayes`) play their episodes in order, as :func:`meta.evaluate.evaluate_meta`'s
+Python path plays them: a fresh copy of the agent per episode, ``start_episode(partner_id)``,
+then per game ``start_game(partner_id)``, ``reset(seed)``, the game
+(:func:`agents.policy.play_out`) and ``end_game(final view)``. For the Bayesian meta-agent in
+seat 0 of 2-player games with rule-agent partners, the episodes are those of
+:func:`meta.evaluate.evaluate_meta` (its compiled path; :mod:`hanabi_adhoc.benchmark.meta_fast`)
+with identical results.
+
+Work is split into :class:`Unit` s (a group, a game size and up to :data:`UNIT_PARTNERS`
+partners, or the agent's self-play), the pieces a report folder saves as they finish; per-game
+results depend on the seeds only, never on the split or the number of workers.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.backend import Backend, ProcessBackend, SerialBackend
+from agents.evaluate import _picklable, play_games  # the rule play_games uses
+from agents.policy import Policy, play_out
+from agents.reference import hand_order_for
+from agents.registry import make_policy
+from hanabi_adhoc.benchmark.results import Results
+from hanabi_adhoc.benchmark.suites import Group, episode_deals
+from hanabi_env import _engine as E
+from hanabi_env._workers import one_thread_worker
+from hanabi_env.config import HanabiConfig, rulebook_hand_size
+from hanabi_env.game import HanabiGame
+
+__all__ = [
+    "UNIT_PARTNERS",
+    "Unit",
+    "agent_players",
+    "deal_schedule",
+    "game_config",
+    "is_episodic",
+    "partner_policies",
+    "plan",
+    "play_unit",
+]
+
+UNIT_PARTNERS = 64
+"""Partners per unit of work (what a killed run loses at most)."""
+
+HOOKS = ("start_episode", "start_game", "end_game")
+"""Methods that make a policy episodic (it remembers across the games of an episode)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A piece of the protocol: one group at one game size, some partners or self-play.
+
+    Attributes:
+        group: The group.
+        players: The game size.
+        partners: Indices of the group's partners; empty for the agent's self-play.
+    """
+
+    group: Group
+    players: int
+    partners: tuple[int, ...]
+
+    @property
+    def key(self) -> str:
+        """A file-name-safe key, unique per content (it holds the group's hash)."""
+        who = "self" if not self.partners else f"{self.partners[0]}-{self.partners[-1]}"
+        return f"{self.group.name}.p{self.players}.{who}.{self.group.hash[:12]}"
+
+    def games(self, deals: int | None = None) -> int:
+        """Games the unit plays (``deals`` per partner and seat, default the group's)."""
+        d = self.group.deals if deals is None else min(deals, self.group.deals)
+        return d if not self.partners else d * self.players * len(self.partners)
+
+
+def plan(groups: Sequence[Group], players: Sequence[int], chunk: int = UNIT_PARTNERS) -> list[Unit]:
+    """The units of ``groups`` at the game sizes in ``players`` (self-play unit first).
+
+    Args:
+        groups: The groups (each played once, even if listed twice).
+        players: The game sizes the agent plays; a group's other sizes are left out.
+        chunk: Partners per unit.
+
+    Returns:
+        The units, in a fixed order.
+    """
+    out: list[Unit] = []
+    seen: set[str] = set()
+    for g in groups:
+        if g.hash in seen:
+            continue
+        seen.add(g.hash)
+        for p in g.players:
+            if p not in players:
+                continue
+            out.append(Unit(g, p, ()))
+            n = len(g.partners)
+            out.extend(Unit(g, p, tuple(range(i, min(n, i + chunk)))) for i in range(0, n, chunk))
+    return out
+
+
+def deal_schedule(group: Group, players: int, deals: int | None = None) -> dict[str, np.ndarray]:
+    """The deals of a group at one game size, in episode order.
+
+    Args:
+        group: The group.
+        players: The game size.
+        deals: Keep only the first ``deals`` (None: all ``episodes × games``).
+
+    Returns:
+        ``deal`` ``(D,)`` int64 deal seeds, ``seeds`` ``(D, players)`` int64 seat seeds,
+        ``episode`` and ``game`` ``(D,)`` int64.
+    """
+    parts = [episode_deals(group, players, j) for j in range(group.episodes)]
+    out = {
+        "deal": np.concatenate([d for d, _ in parts]),
+        "seeds": np.concatenate([s for _, s in parts]),
+        "episode": np.repeat(np.arange(group.episodes, dtype=np.int64), group.games),
+        "game": np.tile(np.arange(group.games, dtype=np.int64), group.episodes),
+    }
+    if deals is not None:
+        out = {k: v[:deals] for k, v in out.items()}
+    return out
+
+
+def is_episodic(agent: Policy) -> bool:
+    """Whether ``agent`` keeps state across the games of an episode (a hook of :data:`HOOKS`)."""
+    return any(callable(getattr(agent, h, None)) for h in HOOKS)
+
+
+def partner_policies(group: Group, indices: Sequence[int]) -> list[Policy]:
+    """Some partners of a group as policies, in its ruleset (seed 0; reseeded every game)."""
+    return [make_policy(group.partners[i].spec, 0, ruleset=group.ruleset) for i in indices]
+
+
+def game_config(
+    group: Group, players: int, policies: Sequence[Policy], hand_size: int | None = None
+) -> HanabiConfig:
+    """The configuration of a group's games: its scoring, the rulebook's hand size unless given.
+
+    The hand order is the Java framework's fixed slots when a reference rule agent plays
+    (docs/rules.md §12), else HLE's.
+    """
+    return HanabiConfig(
+        players=players,
+        hand_size=group.hand_size(players) if hand_size is None else hand_size,
+        scoring=group.scoring,
+        hand_order=hand_order_for(policies),
+    )
+
+
+def agent_players(agent: Policy, hand_size: int | None = None) -> dict[int, str | None]:
+    """Game sizes the agent can play: size → None, or why not.
+
+    An agent may declare ``supported_players`` (a sequence of sizes); a Bayesian meta-agent
+    plays 2-player games (its response table's); otherwise the agent is asked for the first
+    move of a game of each size, and a ``ValueError`` (e.g. a network trained for another
+    observation size) rules that size out (an episodic agent is told ``start_episode`` and
+    ``start_game`` first, as in the protocol).
+    """
+    declared = getattr(agent, "supported_players", None)
+    if declared is None and hasattr(agent, "table") and hasattr(agent, "responses"):
+        declared = (2,)  # a meta-agent: its response table was played at 2 players
+    out: dict[int, str | None] = {}
+    for p in (2, 3, 4, 5):
+        if declared is not None:
+            out[p] = None if p in declared else f"the agent plays {list(declared)} players"
+            continue
+        hs = rulebook_hand_size(p) if hand_size is None else hand_size
+        game = HanabiGame(HanabiConfig(players=p, hand_size=hs))
+        game.reset(0)
+        probe = copy.deepcopy(agent)
+        try:
+            for hook in ("start_episode", "start_game"):  # as before a game of the protocol
+                _call(probe, hook, "probe")
+            probe.reset(0)
+            probe.act(game.view(0))
+            out[p] = None
+        except ValueError as err:
+            out[p] = str(err)
+    return out
+
+
+def _columns(unit: Unit, sched: dict[str, np.ndarray], scores, ac, pc) -> Results:
+    d, p = len(sched["deal"]), unit.players
+    if unit.partners:
+        n_e = len(unit.partners)
+        partner = np.repeat(np.asarray(unit.partners, dtype=np.int64), p * d)
+        seat = np.tile(np.repeat(np.arange(p, dtype=np.int64), d), n_e)
+        reps = n_e * p
+    else:
+        partner = np.full(d, -1, dtype=np.int64)
+        seat = np.zeros(d, dtype=np.int64)
+        reps = 1
+    cols = {
+        "partner": partner,
+        "players": np.full(len(partner), p, dtype=np.int64),
+        "seat": seat,
+        "episode": np.tile(sched["episode"], reps),
+        "game": np.tile(sched["game"], reps),
+        "score": np.asarray(scores, dtype=np.int64),
+    }
+    return Results.of_games(unit.group.name, cols, ac, pc)
+
+
+def _seatings(n_partners: int, players: int, d: int) -> np.ndarray:
+    """``(n_partners · players · d, players)`` policy indices: partner-major, then seat, deal."""
+    if n_partners == 0:
+        return np.zeros((d, players), dtype=np.int64)
+    rows = []
+    for e in range(n_partners):
+        for s in range(players):
+            block = np.full((d, players), e + 1, dtype=np.int64)
+            block[:, s] = 0
+            rows.append(block)
+    return np.concatenate(rows)
+
+
+def play_unit(
+    agent: Policy,
+    unit: Unit,
+    *,
+    hand_size: int | None = None,
+    deals: int | None = None,
+    workers: int | None = 1,
+    progress: Callable[[int], None] | None = None,
+    partners: Sequence[Policy] | None = None,
+) -> Results:
+    """Play one unit of the protocol (see the module docstring).
+
+    Args:
+        agent: The agent.
+        unit: The unit.
+        hand_size: Cards per hand (None: the rulebook's, 5 at 2–3 players, 4 at 4–5).
+        deals: Play only the first ``deals`` deals of each partner and seat (None: all).
+        workers: Local workers (None = all cores); results do not depend on it.
+        progress: Called with the number of games finished, as they finish.
+        partners: The unit's partner policies (default: built from their specs).
+
+    Returns:
+        The unit's :class:`~hanabi_adhoc.benchmark.results.Results`.
+    """
+    sched = deal_schedule(unit.group, unit.players, deals)
+    mates = partners if partners is not None else partner_policies(unit.group, unit.partners)
+    cfg = game_config(unit.group, unit.players, [agent, *mates], hand_size)
+    if is_episodic(agent):
+        from hanabi_adhoc.benchmark.meta_fast import play_fast_seat0
+
+        return play_fast_seat0(agent, unit, cfg, sched, mates, workers, progress, _episodic)
+    d, p = len(sched["deal"]), unit.players
+    seat_agents = _seatings(len(mates), p, d)
+    reps = len(seat_agents) // d
+    batch = play_games(
+        [agent, *mates],
+        seat_agents,
+        np.tile(sched["deal"], reps),
+        np.tile(sched["seeds"], (reps, 1)),
+        cfg,
+        workers=workers,
+        progress=progress,
+    )
+    mine = (seat_agents == 0)[..., None]
+    ac = (batch.counters * mine).sum(axis=1)
+    pc = batch.counters.sum(axis=1) - ac
+    return _columns(unit, sched, batch.scores, ac, pc)
+
+
+def _episodic(
+    agent: Policy,
+    unit: Unit,
+    cfg: HanabiConfig,
+    sched: dict[str, np.ndarray],
+    mates: Sequence[Policy],
+    seats: Sequence[int],
+    workers: int | None,
+    progress: Callable[[int], None] | None,
+) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Episodes of an episodic agent in the given seats: ``{e * players + s: arrays}``.
+
+    Each task (a partner and a seat) returns ``(scores (D,), agent counters (D, 8), partner
+    counters (D, 8))``; tasks run on worker processes when the policies pickle.
+    """
+    p = unit.players
+    ids = [unit.group.partners[i].id for i in unit.partners] or ["self"]
+    tasks = []
+    for e in range(max(1, len(mates))):
+        mate = mates[e] if mates else None
+        for s in seats:
+            tasks.append((agent, mate, cfg, s, sched, f"{unit.group.name}/{ids[e]}"))
+    keys = [e * p + s for e in range(max(1, len(mates))) for s in seats]
+    backend: Backend = SerialBackend()
+    n = workers or 1
+    if n > 1 and len(tasks) > 1 and _picklable([agent, *mates]):
+        backend = ProcessBackend(
+            min(n, len(tasks)), compile_first=False, initializer=one_thread_worker
+        )
+    out = {}
+    with backend:
+        for key, res in zip(keys, backend.imap(_episodes_task, tasks), strict=True):
+            out[key] = res
+            if progress is not None:
+                progress(len(sched["deal"]))
+    return out
+
+
+def _call(pol: Policy, hook: str, *args) -> None:
+    fn = getattr(pol, hook, None)
+    if callable(fn):
+        fn(*args)
+
+
+def _episodes_task(
+    agent: Policy,
+    mate: Policy | None,
+    cfg: HanabiConfig,
+    seat: int,
+    sched: dict[str, np.ndarray],
+    pid: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The episodes of one (partner, seat), in order (module-level: a process task).
+
+    ``mate`` None is self-play: every seat is a copy of the agent, each with its hooks.
+    """
+    game = HanabiGame(cfg)
+    d, p = len(sched["deal"]), cfg.players
+    scores = np.zeros(d, dtype=np.int64)
+    ac = np.zeros((d, E.N_COUNTERS))
+    pc = np.zeros((d, E.N_COUNTERS))
+    # one copy per seat for the whole task when the agent forgets a partner on
+    # start_episode (its generator runs on, as in meta.evaluate); else a fresh copy per episode
+    keeps = callable(getattr(agent, "start_episode", None))
+    mine = list(range(p)) if mate is None else [seat]
+    pols: list[Policy] = []
+    for r in range(d):
+        if r == 0 or sched["episode"][r] != sched["episode"][r - 1]:
+            if r == 0 or not keeps:
+                pols = [
+                    copy.deepcopy(agent if mate is None or q == seat else mate) for q in range(p)
+                ]
+            for q in mine:
+                _call(pols[q], "start_episode", pid)
+        for q in mine:
+            _call(pols[q], "start_game", pid)
+        game.reset(int(sched["deal"][r]))
+        for q, pol in enumerate(pols):
+            pol.reset(int(sched["seeds"][r, q]))
+        play_out(game, pols)
+        for q in mine:
+            _call(pols[q], "end_game", game.view(q))
+        scores[r] = game.score
+        counters = np.asarray(game.state.counters, dtype=np.float64)
+        ac[r] = counters[mine].sum(axis=0)
+        pc[r] = counters.sum(axis=0) - ac[r]
+    return scores, ac, pc
+
+
+def episodic_results(unit: Unit, sched: dict[str, np.ndarray], parts: dict[int, tuple]) -> Results:
+    """A unit's :class:`Results` from per-(partner, seat) episode arrays (:func:`_episodic`)."""
+    p = unit.players
+    keys = sorted(parts) if unit.partners else [0]
+    scores = np.concatenate([parts[k][0] for k in keys])
+    ac = np.concatenate([parts[k][1] for k in keys])
+    pc = np.concatenate([parts[k][2] for k in keys])
+    assert len(keys) == (len(unit.partners) * p if unit.partners else 1)
+    return _columns(unit, sched, scores, ac, pc)

@@ -1,0 +1,307 @@
+"""One call from agents and suites to a report: play what is missing, then report everything.
+
+:func:`run_benchmark` is what ``hanabi-adhoc benchmark`` runs (docs/benchmark.md §1). For each
+agent it plays every unit of the protocol (:mod:`hanabi_adhoc.benchmark.protocol`) that its
+report folder does not hold yet, saving each as it finishes (``agents/<slug>/games/*.npz``), so
+a killed run resumes where it stopped and a finished one re-reports without playing. Results
+never depend on ``workers``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agents.policy import Policy
+from hanabi_adhoc.benchmark.files import open_folder
+from hanabi_adhoc.benchmark.protocol import Unit, agent_players, is_episodic, plan, play_unit
+from hanabi_adhoc.benchmark.results import Results
+from hanabi_adhoc.benchmark.suites import DEFAULT_SUITES, Suite, load_suites
+from hanabi_env.outputs import OutputFolder
+from hanabi_env.validate import check_bool, check_int, check_seed, check_workers
+
+__all__ = ["AgentRun", "AgentSpecError", "Benchmark", "run_benchmark"]
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that does not build a policy (the message names the spec)."""
+
+
+@dataclass
+class AgentRun:
+    """One agent of a benchmark and its results.
+
+    Attributes:
+        label: Its name in the report (unique in it).
+        spec: The spec it was built from, or None for a policy object.
+        policy: The policy.
+        slug: Its folder name under ``agents/`` (label and a hash of its options).
+        options: What its games depend on: seed, ruleset, hand size, deals, players.
+        players: Game size → None, or why the agent does not play it.
+        episodic: Whether it keeps state across the games of an episode.
+        results: Its per-game table (every unit played or loaded).
+        seconds: Time spent playing in this call (loaded units cost nothing).
+        replies: Reply counts of a text agent (:class:`agents.text.ReplyStats`), else None.
+    """
+
+    label: str
+    spec: str | None
+    policy: Policy
+    slug: str
+    options: dict
+    players: dict[int, str | None]
+    episodic: bool
+    results: Results = field(default_factory=Results)
+    seconds: float = 0.0
+    replies: dict | None = None
+
+
+@dataclass
+class Benchmark:
+    """What :func:`run_benchmark` returns: the agents with their results and the suites.
+
+    Attributes:
+        runs: One :class:`AgentRun` per agent, in the order given.
+        suites: The suites played.
+        options: The shared options (hand size, deals, players, workers).
+        summary: The report's summary document (set by
+            :func:`hanabi_adhoc.benchmark.report.summarise`).
+        rows: The per-partner rows of every agent and suite.
+    """
+
+    runs: list[AgentRun]
+    suites: list[Suite]
+    options: dict
+    summary: dict = field(default_factory=dict)
+    rows: list[dict] = field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        """Whether some deals or game sizes of the suites were left out (no leaderboard)."""
+        return self.options.get("deals") is not None or self.options.get("players") is not None
+
+
+def _slug(label: str, spec: str | None, options: dict) -> str:
+    """A folder name: the label's end (a class or agent name) and a hash of what it names."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_.")[-40:].strip("_.") or "agent"
+    what = json.dumps({"label": label, "spec": spec, "options": options}, sort_keys=True)
+    return f"{safe}-{hashlib.sha256(what.encode()).hexdigest()[:10]}"
+
+
+def _resolve(agent, seed: int, make, labels: set[str]) -> tuple[str, str | None, Policy]:
+    if isinstance(agent, Policy):
+        label, spec, policy = getattr(agent, "name", type(agent).__name__), None, agent
+    elif isinstance(agent, str):
+        try:
+            policy = make(agent, seed)
+        except (ValueError, TypeError, ImportError) as err:
+            raise AgentSpecError(str(err)) from None
+        label, spec = agent.strip(), agent.strip()
+    else:
+        raise TypeError(f"agents must hold policies or agent specs (str), got {agent!r:.60}")
+    base, k = label, 2
+    while label in labels:
+        label, k = f"{base} ({k})", k + 1
+    labels.add(label)
+    return label, spec, policy
+
+
+def _identity(run: AgentRun) -> dict:
+    """What an agent's files depend on: recorded with each of them in the folder's manifest."""
+    return {"label": run.label, "spec": run.spec, "options": run.options}
+
+
+def _check_agent(folder: OutputFolder, run: AgentRun) -> None:
+    name = f"agents/{run.slug}/agent.json"
+    doc = _identity(run)
+    if folder.verify(name):
+        old = folder.load_json(name)
+        if {k: old.get(k) for k in doc} != json.loads(json.dumps(doc)):
+            raise ValueError(
+                f"{folder.file(name)} holds another agent ({old.get('label')!r}, "
+                f"{old.get('options')}); use another output folder"
+            )
+    else:
+        folder.write_json(name, doc, stage="agent", config=doc, seed=run.options["seed"])
+
+
+def _play_run(
+    run: AgentRun, units: list[Unit], folder: OutputFolder | None, opts: dict, bar
+) -> None:
+    parts = []
+    stats = getattr(run.policy, "reply_stats", None)
+    who = _identity(run)
+    for unit in units:
+        name = f"agents/{run.slug}/games/{unit.key}.npz"
+        if folder is not None and folder.verify(name, config={**who, "unit": unit.key}):
+            parts.append(Results.from_bytes(folder.file(name).read_bytes()))
+            if bar is not None:
+                bar.update(unit.games(opts["deals"]))
+            continue
+        t0 = time.perf_counter()
+        res = play_unit(
+            run.policy,
+            unit,
+            hand_size=opts["hand_size"],
+            deals=opts["deals"],
+            workers=1 if stats is not None else opts["workers"],
+            progress=None if bar is None else bar.update,
+        )
+        run.seconds += time.perf_counter() - t0
+        if folder is not None:
+            cfg = {**who, "unit": unit.key}
+            folder.write_bytes(
+                name, res.to_bytes(), stage="games", config=cfg, seed=who["options"]["seed"]
+            )
+        parts.append(res)
+    run.results = Results.concat(parts)
+    if stats is not None:
+        run.replies = stats.as_dict()
+
+
+def run_benchmark(
+    agents: Sequence[Policy | str],
+    suites: Sequence[str | Path] = DEFAULT_SUITES,
+    out: str | Path | None = None,
+    *,
+    seed: int = 0,
+    ruleset: str = "corrected",
+    trust_model: bool = False,
+    hand_size: int | None = None,
+    deals: int | None = None,
+    players: Sequence[int] | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+    train_games: int = 20,
+    leaderboard: str | Path | None = None,
+    wait: bool = False,
+) -> Benchmark:
+    """Benchmark agents against suites of partners (docs/benchmark.md).
+
+    Args:
+        agents: Policies, or agent specs (:func:`hanabi_adhoc.specs.make_agent`: baselines,
+            chromosomes, ``meta``, ``sb3:PATH``, ``module:Class``, ``file.py:Class``, ...).
+            Every agent plays the same deals.
+        suites: Suite names (``pool``, ``published``, ``own``, ``dev``, ``test``, ``NAME@V``)
+            or suite files.
+        out: Report folder (created; rerun with the same folder to resume); None: nothing is
+            written and nothing resumed.
+        seed: Seed of the agents built from specs (the deals are the suites').
+        ruleset: Ruleset of the rule agents built from specs (and of the meta-agent's pool).
+        trust_model: Allow specs whose loading runs code from a file (``sb3:PATH``).
+        hand_size: Cards per hand (None: the rulebook's, 5 at 2–3 players, 4 at 4–5; the
+            best-response scores were measured so, and other sizes have no normalised score).
+        deals: Play only the first ``deals`` deals per partner and seat (a quick look; the
+            report is marked partial and stays off the leaderboard).
+        players: Game sizes to play (None: every size of every suite; partial otherwise).
+        workers: Local workers (None = all cores); results do not depend on it.
+        progress: Show progress bars.
+        train_games: Games per response-table pair of a ``meta`` agent.
+        leaderboard: The leaderboard CSV (default ``OUT/leaderboard.csv``).
+        wait: When another process writes ``out``, wait for it instead of refusing.
+
+    Returns:
+        A :class:`Benchmark` (its ``summary`` and ``rows`` filled); with ``out``, the report
+        files are written there (:func:`hanabi_adhoc.benchmark.report.write_report`).
+
+    Raises:
+        AgentSpecError: An agent spec that does not build a policy.
+        TypeError, ValueError: A bad argument, an unknown suite, or an output folder that
+            holds another agent under the same name.
+        FolderBusyError: Another process writes ``out`` (without ``wait``).
+        ResultFileError: A saved file of ``out`` was changed or swapped in (the message says
+            which and what to do).
+    """
+    from hanabi_adhoc.benchmark.report import summarise, write_report
+    from hanabi_adhoc.specs import make_agent
+
+    seed = check_seed("seed", seed)
+    trust_model = check_bool("trust_model", trust_model)
+    workers = check_workers("workers", workers)
+    progress = check_bool("progress", progress)
+    if hand_size is not None:
+        hand_size = check_int("hand_size", hand_size, 2, 5)
+    if deals is not None:
+        deals = check_int("deals", deals, 1)
+    sizes = (
+        None if players is None else tuple(sorted({check_int("players", p, 2, 5) for p in players}))
+    )
+    if isinstance(agents, (str, Policy)):
+        agents = [agents]
+    if not agents:
+        raise ValueError("agents=[] is not allowed; allowed: at least one policy or spec")
+    loaded = load_suites(list(suites))
+    groups = [g for s in loaded for g in s.groups]
+    opts = {"hand_size": hand_size, "deals": deals, "players": sizes, "workers": workers}
+
+    def make(spec: str, s: int) -> Policy:
+        return make_agent(
+            spec,
+            s,
+            ruleset=ruleset,
+            trust_model=trust_model,
+            train_games=train_games,
+            progress=progress,
+            workers=workers,
+        )
+
+    labels: set[str] = set()
+    runs = []
+    for a in agents:
+        label, spec, policy = _resolve(a, seed, make, labels)
+        options = {
+            "seed": seed,
+            "ruleset": ruleset,
+            "hand_size": hand_size,
+            "deals": deals,
+            "train_games": train_games if spec and spec.lower().startswith("meta") else None,
+        }
+        ok = agent_players(policy, hand_size)
+        playable = [p for p, why in ok.items() if why is None and (sizes is None or p in sizes)]
+        if not plan(groups, playable):
+            refused = [(p, why) for p, why in ok.items() if why]
+            reason = f"at {refused[0][0]} players: {refused[0][1]}" if refused else "no size asked"
+            raise ValueError(f"agent {label!r} plays none of the suites' games ({reason})")
+        runs.append(
+            AgentRun(
+                label, spec, policy, _slug(label, spec, options), options, ok, is_episodic(policy)
+            )
+        )
+    bench = Benchmark(runs, loaded, opts)
+    if out is None:
+        _play_all(bench, groups, None, progress)
+        summarise(bench)
+        return bench
+    with open_folder(Path(out).expanduser(), wait=wait) as folder:
+        for run in runs:
+            _check_agent(folder, run)
+        _play_all(bench, groups, folder, progress)
+        summarise(bench)
+        write_report(bench, folder, leaderboard)
+    return bench
+
+
+def _play_all(bench: Benchmark, groups, folder: OutputFolder | None, progress: bool) -> None:
+    sizes, deals = bench.options["players"], bench.options["deals"]
+    for run in bench.runs:
+        allowed = [
+            p for p, why in run.players.items() if why is None and (sizes is None or p in sizes)
+        ]
+        units = plan(groups, allowed)
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(
+                total=sum(u.games(deals) for u in units), desc=f"benchmark {run.label}", unit="game"
+            )
+        try:
+            _play_run(run, units, folder, bench.options, bar)
+        finally:
+            if bar is not None:
+                bar.close()

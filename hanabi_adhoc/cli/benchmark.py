@@ -1,0 +1,196 @@
+"""The ``benchmark`` command: the ad-hoc teamwork benchmark of any agents (docs/benchmark.md).
+
+``hanabi-adhoc benchmark AGENT [AGENT ...]`` plays every agent with every partner of the suites
+(default ``pool``, ``published``, ``own``) on the same deals, writes the report folder
+(:func:`hanabi_adhoc.benchmark.run_benchmark`) and prints the headline table. Rerun the same
+command to resume a killed run or to re-report a finished one without playing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from hanabi_adhoc.cli.options import (
+    QUIET_HELP,
+    SEED_HELP,
+    WAIT_HELP,
+    OptionError,
+    add_command,
+    check_out_dir,
+    check_players,
+    command_errors,
+)
+
+__all__ = ["add_subcommand"]
+
+AGENT_HELP = (
+    "AGENT is anything the command line can build: a baseline name (IGGI, Internal, Outer, "
+    "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
+    "indices, meta or meta:VARIANT (the Bayesian meta-agent over the published 5x5 population; "
+    "2 players), sb3:PATH (with --trust-model), a registered prefix such as rl:NAME, or your "
+    "own Policy as package.module:Name or path/to/file.py:Name."
+)
+
+
+def _suites(text: str) -> list[str]:
+    from hanabi_adhoc.benchmark.suites import load_suites
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise OptionError("--suite", f"{text!r} names no suite")
+    try:
+        load_suites(names)
+    except (ValueError, FileNotFoundError) as err:
+        raise OptionError("--suite", str(err)) from None
+    return names
+
+
+def _fmt(agg: dict) -> str:
+    v = agg["value"]
+    return (
+        "n/a"
+        if v is None or not math.isfinite(v)
+        else f"{v:.3f} [{agg['low']:.3f}, {agg['high']:.3f}]"
+    )
+
+
+def _short(label: str, width: int = 23) -> str:
+    """A label that fits ``width`` columns, keeping its end (a class or model name)."""
+    return label if len(label) <= width else "…" + label[-(width - 1) :]
+
+
+def _benchmark(args: argparse.Namespace) -> int:
+    from hanabi_adhoc.benchmark.run import AgentSpecError, run_benchmark
+
+    suites = _suites(args.suite)
+    players = None if args.players is None else check_players("--players", args.players)
+    check_out_dir("--out", args.out)
+    agents = [*args.agents, *(args.compare or [])]
+    try:
+        with command_errors(ValueError, TypeError, FileNotFoundError):
+            try:
+                bench = run_benchmark(
+                    agents,
+                    suites,
+                    args.out,
+                    seed=args.seed,
+                    ruleset=args.ruleset,
+                    trust_model=args.trust_model,
+                    hand_size=args.hand_size,
+                    deals=args.deals,
+                    players=players,
+                    workers=args.workers,
+                    progress=not args.quiet,
+                    train_games=args.train_games,
+                    leaderboard=args.leaderboard,
+                    wait=args.wait,
+                )
+            except AgentSpecError as err:
+                raise OptionError("AGENT", str(err)) from None
+    except KeyboardInterrupt:
+        print(f"\nstopped; rerun the same command to resume ({args.out})", file=sys.stderr)
+        return 130
+    print(
+        f"{'agent':<24}{'suite':<14}{'units':>6}  {'normalised IQM [95% CI]':<26}{'mean score':>10}"
+    )
+    for a in bench.summary["agents"]:
+        for key, su in a["suites"].items():
+            al = su["all"]
+            score = al["score_mean"]["value"]
+            print(
+                f"{_short(a['label']):<24}{key:<14}{al['units']:>6}  "
+                f"{_fmt(al['normalised_iqm']):<26}"
+                f"{score if score is None else round(score, 2):>10}"
+            )
+    print(f"report: {args.out}/summary.md")
+    return 0
+
+
+def add_subcommand(subparsers) -> None:
+    """Add ``benchmark`` to an ``argparse`` subparsers object."""
+    add_command(
+        subparsers,
+        "benchmark",
+        _benchmark,
+        None,
+        (
+            (
+                "agents",
+                {"nargs": "+", "metavar": "AGENT"},
+                "the agents, side by side on the same deals",
+            ),
+            (
+                "--compare",
+                {"nargs": "+", "metavar": "AGENT"},
+                "more agents to put beside them "
+                "(their games are reused when OUT holds them already)",
+            ),
+            (
+                "--suite",
+                {},
+                "comma-separated suites: pool, published, own, dev, test, NAME@VERSION "
+                "or a suite JSON file (default pool,published,own)",
+                "pool,published,own",
+            ),
+            (
+                "--out",
+                "DIR",
+                "report folder; rerun with the same folder to resume or re-report "
+                "(default runs/benchmark)",
+                "runs/benchmark",
+            ),
+            ("--seed", "SEED", SEED_HELP + "; the deals are the suites' own", 0),
+            (
+                "--ruleset",
+                "corrected|reference",
+                "rules of the rule agents named by AGENT (and of "
+                "the meta-agent's pool); the partners play by their suite's (default corrected)",
+                "corrected",
+            ),
+            (
+                "--hand-size",
+                {"type": int, "choices": range(2, 6), "metavar": "N"},
+                "cards per hand (default: the rulebook's, 5 at 2-3 players and 4 at 4-5, as the "
+                "best-response scores were measured; another size has no normalised score)",
+            ),
+            (
+                "--players",
+                {},
+                "only these game sizes, e.g. 2 or 3-5 (default: every size of the "
+                "suites; a partial run stays off the leaderboard)",
+            ),
+            (
+                "--deals",
+                "N",
+                "only the first N deals per partner and seat, a quick look (default: "
+                "all; a partial run stays off the leaderboard)",
+            ),
+            (
+                "--train-games",
+                "N",
+                "games per pair of the meta-agent's response table (default 20)",
+                20,
+            ),
+            (
+                "--trust-model",
+                "FLAG",
+                "allow sb3:PATH agents: loading a model runs code stored in "
+                "the file (default: refused)",
+            ),
+            ("--leaderboard", "PATH", "leaderboard CSV to update (default OUT/leaderboard.csv)"),
+            (
+                "--workers",
+                "WORKERS",
+                "local workers: threads for rule agents, processes for other "
+                "policies (default: all cores; results do not depend on it)",
+            ),
+            ("--wait", "FLAG", WAIT_HELP),
+            ("--quiet", "FLAG", QUIET_HELP),
+        ),
+        help="ad-hoc teamwork benchmark: agents with partners they never met, niche by niche",
+        description="Plays every AGENT with every partner of the suites on the same deals "
+        "(seats rotated, 2-5 players) and writes OUT/summary.md, summary.json, per_partner.csv, "
+        "seats.csv, figures/*.png and leaderboard.csv (docs/benchmark.md). " + AGENT_HELP,
+    )

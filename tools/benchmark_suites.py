@@ -1,0 +1,271 @@
+"""Build the benchmark's suite files: partners, deals, self-play and best-response scores.
+
+docs/benchmark.md §2–3. Writes ``pool``, ``published``, ``own``, ``dev`` and ``test`` (version
+``--version``) into ``hanabi_adhoc/benchmark/data/``. The shipped version 1 was made with::
+
+    python3 tools/benchmark_suites.py --upstream /path/to/Hanabi-Map-Elites --workers 2
+
+where ``--upstream`` is a clone of the public repository ``rocanaan/Hanabi-Map-Elites`` holding
+the commits of :data:`UPSTREAM` (runs 2 and 3 of the published populations are read from it
+with ``git show``; run 1 ships in ``qd/data/``). The project's own populations are the three
+``--config paper`` MAP-Elites runs of ``docs/results/pipeline-paper/populations/``.
+
+**Best known response** of a partner e at a game size (docs/benchmark.md §3): every distinct
+agent of all suites (each population elite and each test-pool baseline, played in e's group's
+ruleset) is a candidate. Stage 1 (screening) plays every candidate with e on ``--screen-deals``
+deals of their own seed, in every seat; stage 2 replays the ``--finalists`` best candidates on
+the group's own deals (every seat) and keeps the best mean: ``br`` and ``br_agent``. Choosing
+on other deals than those that measure keeps the maximum's upward bias small.
+
+Self-play: every partner plays the group's deals in every seat (mirror); its mean score and its
+communicativeness and IPP (ratio of sums over all seats, docs/rules.md §5) are stored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agents.evaluate import game_seeds, play_games  # noqa: E402
+from agents.registry import make_policy  # noqa: E402
+from agents.rulebase import TEST_POOL  # noqa: E402
+from hanabi_adhoc.benchmark.protocol import deal_schedule, game_config  # noqa: E402
+from hanabi_adhoc.benchmark.suites import FORMAT, Group, Partner, group_hash  # noqa: E402
+from hanabi_env.metrics import metric_ratios  # noqa: E402
+from hanabi_env.seeding import derive_seed  # noqa: E402
+from qd.io import load_archive_source, load_population  # noqa: E402
+
+SEED = 2030
+"""Master seed of every group's deals (docs/benchmark.md §3)."""
+
+SPARTA = "59cba1781e411042f8237f53e49054d095eff337"  # branch sparta: the 5x5 JSON exports
+UPSTREAM = {
+    ("5x5", 2): (SPARTA, "starter/5by5final3/2iteration999999.json"),
+    ("5x5", 3): (SPARTA, "starter/5by5final3/3iteration999999.json"),
+    ("20x20", 2): ("8e55f9ec5ca7df33f3d5264a27365e94023844f1", "starter/2P2"),
+    ("20x20", 3): ("8e55f9ec5ca7df33f3d5264a27365e94023844f1", "starter/2P3"),
+}  # fmt: skip
+"""Runs 2 and 3 of the published populations: (commit, path) in rocanaan/Hanabi-Map-Elites."""
+
+OWN = ROOT / "docs" / "results" / "pipeline-paper" / "populations"
+
+PROTOCOL = {  # group kind -> episodes, games per episode
+    "pool": (10, 10),
+    "5x5": (5, 10),
+    "20x20": (2, 10),
+    "own": (5, 10),
+}
+
+
+def _upstream_archive(clone: Path, grid: str, run: int, tmp: Path):
+    commit, path = UPSTREAM[(grid, run)]
+    text = subprocess.run(
+        ["git", "-C", str(clone), "show", f"{commit}:{path}"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    out = tmp / f"{grid}_run{run}{'.json' if path.endswith('.json') else '.txt'}"
+    out.write_text(text)
+    return load_population(out), f"rocanaan/Hanabi-Map-Elites@{commit[:10]}:{path}"
+
+
+def _chromosome(genes) -> str:
+    return ",".join(str(int(g)) for g in genes)
+
+
+def _population_group(name, label, archive, ruleset, kind, source) -> dict:
+    episodes, games = PROTOCOL[kind]
+    partners = []
+    for c in archive.occupied_cells():
+        i, j = (int(x) for x in archive.int_to_grid_index(np.array([c]))[0])
+        partners.append({"id": f"[{i},{j}]", "spec": _chromosome(archive.solution[c]),
+                         "cell": [i, j]})  # fmt: skip
+    return {
+        "name": name, "label": label, "players": [2], "ruleset": ruleset,
+        "scoring": "lenient", "seed": SEED, "episodes": episodes, "games": games,
+        "grid": [int(d) for d in archive.dims], "source": source, "partners": partners,
+    }  # fmt: skip
+
+
+def source_groups(clone: Path, tmp: Path) -> list[dict]:
+    """Every group's document without its measured fields (partners, protocol, source)."""
+    episodes, games = PROTOCOL["pool"]
+    groups = [{
+        "name": "pool", "label": "test pool ([CIG18] mixed protocol)", "players": [2, 3, 4, 5],
+        "ruleset": "corrected", "scoring": "lenient", "seed": SEED, "episodes": episodes,
+        "games": games, "grid": None, "source": "agents.rulebase.TEST_POOL",
+        "partners": [{"id": n, "spec": n, "cell": None} for n in TEST_POOL],
+    }]  # fmt: skip
+    for grid in ("5x5", "20x20"):
+        for run in (1, 2, 3):
+            if run == 1:
+                archive = load_population(grid)
+                src = f"qd/data/{Path(archive.metadata['path']).name}"
+            else:
+                archive, src = _upstream_archive(clone, grid, run, tmp)
+            label = f"published {grid.replace('x', '×')} population, run {run}"
+            groups.append(_population_group(f"published-{grid}-run{run}", label, archive,
+                                            "reference", grid, src))  # fmt: skip
+    for run in (0, 1, 2):
+        archive = load_archive_source(OWN / f"run{run}")
+        src = f"docs/results/pipeline-paper/populations/run{run}"
+        label = f"this project's paper population, run {run}"
+        groups.append(_population_group(f"own-run{run}", label, archive, "corrected", "own", src))
+    return groups
+
+
+def _as_group(doc: dict) -> Group:
+    return Group(
+        name=doc["name"], label=doc["label"], players=tuple(doc["players"]),
+        ruleset=doc["ruleset"], scoring=doc["scoring"], seed=doc["seed"],
+        episodes=doc["episodes"], games=doc["games"],
+        partners=tuple(Partner(p["id"], p["spec"]) for p in doc["partners"]),
+        grid=None, source="", hash="",
+    )  # fmt: skip
+
+
+def _deals(group: Group, players: int):
+    """The group's own deals and seat seeds at ``players``."""
+    s = deal_schedule(group, players)
+    return s["deal"], s["seeds"]
+
+
+def _play_pairs(cands, partners, pairs, group, players, deals, seeds, workers, bar):
+    """Mean score of each (candidate c, partner e) pair in ``pairs``, over deals and seats."""
+    policies = [*cands, *partners]
+    d = len(deals)
+    rows = []
+    for c, e in pairs:
+        for s in range(players):
+            block = np.full((d, players), len(cands) + e, dtype=np.int64)
+            block[:, s] = c
+            rows.append(block)
+    seat_agents = np.concatenate(rows)
+    reps = len(rows)
+    cfg = game_config(group, players, policies)
+    batch = play_games(policies, seat_agents, np.tile(deals, reps), np.tile(seeds, (reps, 1)),
+                       cfg, workers=workers, chunk_size=2000, progress=bar.update)  # fmt: skip
+    return batch.scores.reshape(len(pairs), players * d).mean(axis=1)
+
+
+def measure_group(doc: dict, cand_specs: list[str], args, bar) -> None:
+    """Fill a group's ``self_play``, ``measures``, ``br`` and ``br_agent`` (in place)."""
+    group = _as_group(doc)
+    cands = [make_policy(s, 0, ruleset=group.ruleset) for s in cand_specs]
+    partners = [make_policy(p.spec, 0, ruleset=group.ruleset) for p in group.partners]
+    for pd in doc["partners"]:
+        for key in ("self_play", "measures", "br", "br_agent"):
+            pd[key] = {}
+    for players in group.players:
+        deals, seeds = _deals(group, players)
+        cfg = game_config(group, players, partners)
+        for e, pd in enumerate(doc["partners"]):  # self-play on the group's deals
+            batch = play_games([partners[e]], np.zeros((len(deals), players), np.int64), deals,
+                               seeds, cfg, workers=args.workers)  # fmt: skip
+            m = metric_ratios(batch.counters.sum(axis=(0, 1)))
+            pd["self_play"][str(players)] = round(float(batch.scores.mean()), 4)
+            pd["measures"][str(players)] = [round(float(m["communicativeness"]), 4),
+                                            round(float(m["ipp"]), 4)]  # fmt: skip
+        sdeals, sseeds = game_seeds(derive_seed(group.seed, 2, players), args.screen_deals,
+                                    players, False)[1:]  # fmt: skip
+        step = max(1, args.chunk // len(cands))
+        for lo in range(0, len(partners), step):
+            es = range(lo, min(len(partners), lo + step))
+            pairs = [(c, e) for e in es for c in range(len(cands))]
+            means = _play_pairs(cands, partners, pairs, group, players, sdeals, sseeds,
+                                args.workers, bar).reshape(len(es), len(cands))  # fmt: skip
+            tops = np.argsort(-means, axis=1, kind="stable")[:, : args.finalists]
+            finals = [(int(c), e) for k, e in enumerate(es) for c in tops[k]]
+            final = _play_pairs(cands, partners, finals, group, players, deals, seeds,
+                                args.workers, bar).reshape(len(es), -1)  # fmt: skip
+            for k, e in enumerate(es):
+                best = int(np.argmax(final[k]))
+                pd = doc["partners"][e]
+                pd["br"][str(players)] = round(float(final[k, best]), 4)
+                pd["br_agent"][str(players)] = cand_specs[int(tops[k, best])]
+    doc["best_response"] = {
+        "candidates": len(cand_specs), "screen_deals": args.screen_deals,
+        "screen_seed": f"derive_seed({group.seed}, 2, players)", "finalists": args.finalists,
+        "tool": "tools/benchmark_suites.py",
+    }  # fmt: skip
+
+
+SUITES = {
+    "pool": ("The [CIG18] test pool at 2–5 players (corrected ruleset): the seven baselines.",
+             ["pool"]),
+    "published": ("Every elite of the published 5×5 and 20×20 MAP-Elites populations of "
+                  "[CoG19]/[ToG20]/[Bayes21], runs 1–3, in the reference ruleset (the papers' "
+                  "Java semantics), 2 players.", [f"published-{g}-run{r}" for g in ("5x5", "20x20")
+                                                   for r in (1, 2, 3)]),
+    "own": ("The three populations of this project's `pipeline --config paper` (5×5, "
+            "corrected ruleset), 2 players.", ["own-run0", "own-run1", "own-run2"]),
+    "dev": ("Tuning split: what agents are commonly trained or tuned with: the test pool, run 1 "
+            "of each published population (the meta-agent's pool is the 5×5 run 1) and this "
+            "project's run 0.", ["pool", "published-5x5-run1", "published-20x20-run1",
+                                 "own-run0"]),
+    "test": ("Reporting split, disjoint from dev: runs 2 and 3 of each published population and "
+             "this project's runs 1 and 2 (independent MAP-Elites runs no agent of the project "
+             "was tuned on).", ["published-5x5-run2", "published-5x5-run3",
+                                "published-20x20-run2", "published-20x20-run3", "own-run1",
+                                "own-run2"]),
+}  # fmt: skip
+
+
+def main(argv=None) -> int:
+    """Build the suites (see the module docstring); the command line's entry point."""
+    from tqdm.auto import tqdm
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--upstream", required=True, help="clone of rocanaan/Hanabi-Map-Elites")
+    ap.add_argument("--out", default=str(ROOT / "hanabi_adhoc" / "benchmark" / "data"))
+    ap.add_argument("--version", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--screen-deals", type=int, default=10)
+    ap.add_argument("--finalists", type=int, default=4)
+    ap.add_argument("--chunk", type=int, default=8000, help="pairs per screening call")
+    ap.add_argument("--groups", default="", help="only these groups (comma-separated; a check)")
+    args = ap.parse_args(argv)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        groups = source_groups(Path(args.upstream), Path(tmp))
+    cand_specs = list(dict.fromkeys(p["spec"] for g in groups for p in g["partners"]))
+    if args.groups:
+        keep = set(args.groups.split(","))
+        groups = [g for g in groups if g["name"] in keep]
+    total = sum(
+        len(g["partners"]) * p * (len(cand_specs) * args.screen_deals
+                                  + args.finalists * g["episodes"] * g["games"])
+        for g in groups for p in g["players"]
+    )  # fmt: skip
+    print(f"{len(groups)} groups, {len(cand_specs)} candidates, ~{total:,} games", flush=True)
+    with tqdm(total=total, unit="game", mininterval=10) as bar:
+        for g in groups:
+            bar.set_description(g["name"])
+            measure_group(g, cand_specs, args, bar)
+    by_name = {g["name"]: g for g in groups}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, (desc, members) in SUITES.items():
+        if not all(m in by_name for m in members):
+            continue
+        doc = {"format": FORMAT, "name": name, "version": args.version, "description": desc,
+               "groups": [by_name[m] for m in members]}  # fmt: skip
+        path = out / f"{name}.v{args.version}.json"
+        path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        print(
+            f"wrote {path} ({path.stat().st_size:,} bytes); groups "
+            + ", ".join(f"{g['name']} {group_hash(g)[:12]}" for g in doc["groups"])
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
