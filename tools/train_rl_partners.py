@@ -58,13 +58,11 @@ COMMON = {
 PARTNERS: dict[str, dict] = {
     "ppo-sp1": {
         "seed": 102,
-        "total_timesteps": 10_000_000,
         "description": "Self-play MaskablePPO, 4 epochs of 4096-sample minibatches per rollout, "
         "learning rate 5e-4, entropy 0.01, two tanh layers of 256.",
     },
     "ppo-sp2": {
         "seed": 2,
-        "total_timesteps": 10_000_000,
         "description": "ppo-sp1's settings with another seed: its conventions come from the seed "
         "alone.",
     },
@@ -112,6 +110,12 @@ def _write_json(path: Path, obj: dict) -> None:
     from hanabi_env.outputs import atomic_write_json
 
     atomic_write_json(path, obj)
+
+
+def _write_text(path: Path, text: str) -> None:
+    from hanabi_env.outputs import atomic_write_text
+
+    atomic_write_text(path, text)
 
 
 def _provenance(run: Path) -> dict:
@@ -281,13 +285,20 @@ def _self_play_observations(model, n_envs: int = 256, steps: int = 80):
 
 
 def self_play_summary(partner, games: int, seed: int = 0) -> dict:
-    """Mirror self-play of ``partner`` (2 players, lenient): score, metrics, 5x5 cell."""
+    """Mirror self-play of ``partner`` (2 players, lenient): score, metrics, MAP-Elites cells.
+
+    The cells are those of the papers' grids over communicativeness x IPP in [0, 1]: 5x5
+    ([Bayes21]) and 20x20 ([CoG19]); docs/rules.md §7.1.
+    """
     import agents
     from qd.measures import bin_index
 
     res = agents.evaluate(partner, mode="mirror", players=(2,), games=games, seed=seed)
     comm, ipp = res.metrics["communicativeness"], res.metrics["ipp"]
-    cell = bin_index([comm, ipp], (5, 5), ((0.0, 1.0), (0.0, 1.0)))
+    cells = {
+        f"cell_{d}x{d}": [int(c) for c in bin_index([comm, ipp], (d, d), ((0.0, 1.0),) * 2)]
+        for d in (5, 20)
+    }
     return {
         "mean": round(res.mean, 3),
         "sem": round(res.sem, 3),
@@ -297,12 +308,15 @@ def self_play_summary(partner, games: int, seed: int = 0) -> dict:
         "communicativeness": round(comm, 4),
         "ipp": round(ipp, 4),
         "risk_aversion": round(res.metrics["risk_aversion"], 4),
-        "cell_5x5": [int(c) for c in cell],
+        **cells,
     }
 
 
-RESULTS = ROOT / "docs" / "results" / "rl_partners.json"
-"""Where ``report`` writes the cross-play table and the partners' self-play summaries."""
+RESULTS = ROOT / "docs" / "results" / "rl-partners"
+"""Where ``report`` writes ``report.json`` and ``tables.md`` (docs/rl_partners.md includes it)."""
+
+RULE_AGENTS = ["IGGI", "Piers", "Outer", "VanDenBergh"]
+"""The rule agents of ``report``'s mixed-play table (baselines, docs/rules.md §4)."""
 
 
 def _thin(curve: list) -> list:
@@ -417,56 +431,108 @@ def cross_play(names: list[str], games: int, seed: int = 1) -> dict:
     return {"games": games, "seed": seed, "table": table}
 
 
-def with_rule_agents(names: list[str], games: int, seed: int = 2) -> dict:
-    """Each partner in mixed play with each agent of the test pool (2 players, lenient)."""
+def with_rule_agents(paths: list[str], games: int, seed: int = 2) -> dict:
+    """Each partner in mixed play with each of :data:`RULE_AGENTS` (2 players, lenient).
+
+    The rule agents in mirror play too, for comparison.
+    """
     import agents
     from agents.rl import load_partner
 
+    def rows(res) -> dict:
+        return {r["partner"]: [round(r["mean"], 3), round(r["sem"], 3)] for r in res.rows}
+
     table = {}
-    for name in names:
+    for path in paths:
         res = agents.evaluate(
-            load_partner(name), mode="mixed", players=(2,), games=games, seed=seed
+            load_partner(path), mode="mixed", players=(2,), games=games, seed=seed,
+            pool=RULE_AGENTS,
+        )  # fmt: skip
+        table[Path(path).stem] = rows(res)
+    mirror = {}
+    for name in RULE_AGENTS:
+        res = agents.evaluate(name, mode="mirror", players=(2,), games=games, seed=seed)
+        mirror[name] = [round(res.mean, 3), round(res.sem, 3)]
+    return {"games": games, "seed": seed, "protocol": "mixed, random seat", "table": table,
+            "rule_agents_mirror": mirror}  # fmt: skip
+
+
+def _pm(pair) -> str:
+    return f"{pair[0]:.2f} ± {pair[1]:.2f}"
+
+
+def _tables(names: list[str], configs: dict, partners: dict, xp: dict, rules: dict) -> str:
+    """The Markdown tables of ``report`` (docs/rl_partners.md includes them)."""
+    lines = [
+        "| partner | trained with | seed | steps | wall | CPU | training score | self-play "
+        "(greedy) | communicativeness | IPP | cell 5×5 | cell 20×20 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for n in names:
+        tr, sp = configs[n]["training"], partners[n]
+        mates = ", ".join(tr["settings"].get("partners") or ["itself"])
+        lines.append(
+            f"| `rl:{n}` | {mates} | {tr['seed']} | {tr['steps'] / 1e6:.2f} M | "
+            f"{tr['wall_s'] / 60:.0f} min | {tr['cpu_s'] / 60:.1f} min | "
+            f"{tr['curve'][-1][2]:.2f} | "
+            f"{_pm((sp['mean'], sp['sem']))} | {sp['communicativeness']:.3f} | {sp['ipp']:.3f} | "
+            f"{tuple(sp['cell_5x5'])} | {tuple(sp['cell_20x20'])} |"
         )
-        table[Path(name).stem] = {
-            r["partner"]: [round(r["mean"], 3), round(r["sem"], 3)] for r in res.rows
-        }
-    return {"games": games, "seed": seed, "protocol": "mixed, random seat", "table": table}
+    games = partners[names[0]]["games"]
+    lines += ["", f"*The partners; self-play: {games} games, greedy moves, seed 0.*", ""]
+    lines += [f"| seat 0 ↓, seat 1 → | {' | '.join(names)} |", "|---" * (len(names) + 1) + "|"]
+    for a in names:
+        lines.append(f"| {a} | " + " | ".join(_pm(xp["table"][f"{a}|{b}"]) for b in names) + " |")
+    lines += ["", f"*Cross-play: {xp['games']} games per ordered pair, seed {xp['seed']}.*", ""]
+    pool = list(RULE_AGENTS)
+    lines += [f"| partner | {' | '.join(pool)} |", "|---" * (len(pool) + 1) + "|"]
+    for n in names:
+        lines.append(f"| {n} | " + " | ".join(_pm(rules["table"][n][m]) for m in pool) + " |")
+    mirror = rules["rule_agents_mirror"]
+    lines.append("| *the rule agent with itself* | " + " | ".join(_pm(mirror[m]) for m in pool))
+    lines[-1] += " |"
+    lines += ["", f"*With rule agents: {rules['protocol']}, {rules['games']} games per pair, "
+              f"seed {rules['seed']}.*", ""]  # fmt: skip
+    return "\n".join(lines)
 
 
-def report(dest: Path, games: int, path: Path) -> None:
-    """Cross-play table and cells of the partners in ``dest``: JSON at ``path``, Markdown out."""
-    from agents.rl import partner_config
+def report(dest: Path, games: int, self_play_games: int, out: Path) -> None:
+    """Self-play, cross-play and rule-agent tables of the partners in ``dest``.
 
+    Writes ``out/report.json`` (every number) and ``out/tables.md`` (the tables), and prints
+    the tables.
+    """
+    from agents.rl import load_partner, partner_config
+
+    start, cpu0 = time.time(), time.process_time()
     names = sorted(p.stem for p in dest.glob("*.json"))
-    configs = {n: partner_config(str(dest / f"{n}.json")) for n in names}
-    xp = cross_play([str(dest / f"{n}.json") for n in names], games)
+    paths = [str(dest / f"{n}.json") for n in names]
+    configs = {n: partner_config(p) for n, p in zip(names, paths, strict=True)}
+    partners = {n: self_play_summary(load_partner(p), self_play_games)
+                for n, p in zip(names, paths, strict=True)}  # fmt: skip
+    xp = cross_play(paths, games)
     xp["table"] = {
         "|".join(Path(k).stem for k in key.split("|")): v for key, v in xp["table"].items()
     }
-    rules = with_rule_agents([str(dest / f"{n}.json") for n in names], games // 2)
-    partners = {n: c["self_play"] for n, c in configs.items()}
-    _write_json(path, {"partners": partners, "cross_play": xp, "with_rule_agents": rules})
-    pool = list(next(iter(rules["table"].values())))
-    print(f"| partner | {' | '.join(pool)} |")
-    print("|---" * (len(pool) + 1) + "|")
-    for n, row in zip(names, rules["table"].values(), strict=True):
-        print(f"| {n} | " + " | ".join(f"{m:.2f} ± {s:.2f}" for m, s in row.values()) + " |")
-    print()
-    print(f"| seat 0 ↓, seat 1 → | {' | '.join(names)} |")
-    print("|---" * (len(names) + 1) + "|")
-    for a in names:
-        cells = [xp["table"][f"{a}|{b}"] for b in names]
-        print(f"| {a} | " + " | ".join(f"{m:.2f} ± {s:.2f}" for m, s in cells) + " |")
-    print()
-    print("| partner | self-play | communicativeness | IPP | cell (5x5) | steps | wall |")
-    print("|---|---|---|---|---|---|---|")
-    for n, c in configs.items():
-        sp, tr = c["self_play"], c["training"]
-        print(
-            f"| {n} | {sp['mean']:.2f} ± {sp['sem']:.2f} | {sp['communicativeness']:.3f} | "
-            f"{sp['ipp']:.3f} | {tuple(sp['cell_5x5'])} | {tr['steps'] / 1e6:.1f}M | "
-            f"{tr['wall_s'] / 3600:.2f} h |"
-        )
+    rules = with_rule_agents(paths, games)
+    tables = _tables(names, configs, partners, xp, rules)
+    provenance = {
+        "command": "python tools/train_rl_partners.py report " + shlex.join(sys.argv[2:]),
+        "commit": _commit(),
+        "date": time.strftime("%Y-%m-%d"),
+        "wall_s": round(time.time() - start, 1),
+        "cpu_s": round(time.process_time() - cpu0, 1),
+        "host": {"cpus": os.cpu_count(), "python": platform.python_version()},
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    _write_json(out / "report.json", {"provenance": provenance, "self_play": partners,
+                                      "cross_play": xp, "with_rule_agents": rules})  # fmt: skip
+    footer = (f"Measured by `{provenance['command']}` on {provenance['date']} (commit "
+              f"{provenance['commit'][:10]}, {provenance['wall_s'] / 60:.1f} min "
+              "wall).")  # fmt: skip
+    _write_text(out / "tables.md", tables + "\n" + footer + "\n")
+    print(tables)
+    print(footer)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -486,9 +552,8 @@ def main(argv: list[str] | None = None) -> None:
     p_report = sub.add_parser("report", help="cross-play table and cells of exported partners")
     p_report.add_argument("--dest", type=Path, default=ROOT / "agents" / "data" / "rl_partners")
     p_report.add_argument("--games", type=int, default=1000, help="per ordered pair")
-    p_report.add_argument(
-        "--json", type=Path, default=ROOT / "docs" / "results" / "rl_partners.json"
-    )
+    p_report.add_argument("--self-play-games", type=int, default=SELF_PLAY_GAMES)
+    p_report.add_argument("--out", type=Path, default=RESULTS, help="report.json, tables.md")
     sub.add_parser("list", help="print every partner's settings")
     args = parser.parse_args(argv)
     if args.command == "list":
@@ -499,7 +564,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "export":
         export(args.name, args.out, args.dest, args.checkpoint)
     elif args.command == "report":
-        report(args.dest, args.games, args.json)
+        report(args.dest, args.games, args.self_play_games, args.out)
 
 
 if __name__ == "__main__":
