@@ -517,7 +517,9 @@ def report(dest: Path, games: int, self_play_games: int, out: Path) -> None:
     rules = with_rule_agents(paths, games)
     tables = _tables(names, configs, partners, xp, rules)
     provenance = {
-        "command": "python tools/train_rl_partners.py report " + shlex.join(sys.argv[2:]),
+        "command": " ".join(
+            ["python tools/train_rl_partners.py report", *map(shlex.quote, sys.argv[2:])]
+        ),
         "commit": _commit(),
         "date": time.strftime("%Y-%m-%d"),
         "wall_s": round(time.time() - start, 1),
