@@ -1,11 +1,13 @@
-"""The RL-partner docs run as written: the tutorial's code in order, and every command of both
-pages (docs/tutorials/rl-partner.md, docs/rl_partners.md), at small scale.
+"""The RL-partner tutorial (docs/tutorials/rl-partner.md) runs as written, in order.
 
-The tutorial's Python blocks run in one fresh interpreter, in a scratch folder, with the
-training run and the game counts made small (:data:`SMALL`: each replacement must match, so
-the test fails when the tutorial changes under it); then each ``hanabi-adhoc`` command of the
-two pages runs in that folder (``play human`` with its input piped, the others with the small
-options of :data:`COMMANDS`). Marked ``rl`` (the tutorial trains with sb3-contrib).
+Its Python blocks continue one session (a model trained in the first is exported, played and
+put in a pool in the next ones), so tests/project/test_docs.py, which runs each block alone, skips
+them (they are marked ``no-run`` with this reason) and this test runs them in one fresh
+interpreter, in a scratch folder, with the training run and the game counts made small
+(:data:`SMALL`: each replacement must match, so the test fails when the tutorial changes under
+it). Then the tutorial's commands that need the partner it trained (its ``no-run`` bash
+blocks; the others run in tests/hanabi_adhoc/test_cli_docs.py) run in that folder. Marked
+``rl`` (the tutorial trains with sb3-contrib).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "docs" / "tutorials" / "rl-partner.md"
-PAGE = ROOT / "docs" / "rl_partners.md"
 HAVE_RL = all(importlib.util.find_spec(m) for m in ("torch", "stable_baselines3", "sb3_contrib"))
 pytestmark = [
     pytest.mark.rl,
@@ -40,29 +41,27 @@ SMALL = {
 
 COMMANDS = {
     "hanabi-adhoc play human rl:runs/my_partner.json": ("q\n", ()),
-    "hanabi-adhoc play human rl:ppo-sp1": ("q\n", ()),
-    "hanabi-adhoc play rl:ppo-sp1 rl:ppo-sp2 --games 3": (None, ()),
-    "hanabi-adhoc evaluate rl:ppo-sp1 --players 2 --games 200": (None, ("--games", "5")),
-    "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --hypotheses rl:all "
-    "--train-games 20 --out runs/rl_table.csv": (None, ("--train-games", "1")),
 }
-"""Every command of the two pages: (stdin, small options appended)."""
+"""The tutorial's commands that need its partner: (stdin, small options appended)."""
 
 
 def _blocks(path: Path, lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", path.read_text(), flags=re.S)
 
 
-def _commands() -> list[str]:
+def _workspace_commands() -> list[str]:
+    """The ``hanabi-adhoc`` lines of the tutorial's bash blocks marked ``no-run``."""
+    text = TUTORIAL.read_text()
     found = []
-    for path in (TUTORIAL, PAGE):
-        for block in _blocks(path, "bash"):
-            found += [" ".join(line.split()) for line in block.splitlines() if line.strip()]
+    for block in re.findall(r"<!-- no-run:[^>]*-->\s*```bash\n(.*?)```", text, flags=re.S):
+        found += [" ".join(line.split()) for line in block.splitlines() if line.strip()]
     return found
 
 
-def test_every_documented_command_is_covered():
-    assert sorted(set(_commands())) == sorted(COMMANDS)
+def test_every_python_block_is_left_to_this_test_and_every_command_is_covered():
+    text = TUTORIAL.read_text()
+    assert text.count("```python") == len(re.findall(r"no-run:[^>]*-->\s*```python", text))
+    assert sorted(_workspace_commands()) == sorted(COMMANDS)
 
 
 @pytest.fixture(scope="module")
