@@ -174,17 +174,12 @@ def train(name: str, out: Path, checkpoint_every: int, threads: int) -> None:
             "curve": [],
             "sessions": [],
         }
+        ppo = ("n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "gae_lambda",
+               "clip_range", "ent_coef")  # fmt: skip
         model = MaskablePPO(
             "MlpPolicy",
             env,
-            n_steps=cfg["n_steps"],
-            batch_size=cfg["batch_size"],
-            n_epochs=cfg["n_epochs"],
-            learning_rate=cfg["learning_rate"],
-            gamma=cfg["gamma"],
-            gae_lambda=cfg["gae_lambda"],
-            clip_range=cfg["clip_range"],
-            ent_coef=cfg["ent_coef"],
+            **{key: cfg[key] for key in ppo},
             policy_kwargs={"net_arch": list(cfg["net_arch"])},
             seed=cfg["seed"],
             device="cpu",

@@ -9,8 +9,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +28,7 @@ from agents.rl import (
 from agents.rl.partners import self_play_record
 from hanabi_env.config import HanabiConfig
 from hanabi_env.vector import HanabiVectorEnv
+from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = partner_names()
@@ -81,9 +80,7 @@ def test_partners_load_and_play_without_torch():
         "res = agents.play([agents.make(s) for s in (partner_specs() * 2)[:2]], games=3, seed=1)\n"
         "print(len(res.scores), 'torch' in sys.modules and sys.modules['torch'] is not None)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600
-    )
+    out = run_python(["-c", code], cwd=ROOT, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["3", "False"]
 
