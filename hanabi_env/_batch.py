@@ -203,6 +203,29 @@ def vector_step(
 
 
 @njit(_nrt=False, nogil=True)
+def info_metric_arrays(counters, spec, values_out, defined_out):
+    """The ``infos`` metrics of every seat of every game, in one pass (the vector env's infos).
+
+    The compiled form of :func:`hanabi_env.metrics.info_metrics` for many seats: metric ``k``
+    is ``counters[..., num] / (factor * counters[..., den])`` with the flag ``den != 0``, and
+    ``0.0`` where the flag is off (the same float operations, so the same values).
+
+    Args:
+        counters: ``(n, players, N_COUNTERS)`` float64 behaviour counters.
+        spec: ``(k, 3)`` float64 rows ``(num, den, factor)`` (``metrics.RATIOS`` entries).
+        values_out: ``(k, n, players)`` float64, written.
+        defined_out: ``(k, n, players)`` bool, written.
+    """
+    for k in range(spec.shape[0]):
+        num, den, factor = int(spec[k, 0]), int(spec[k, 1]), spec[k, 2]
+        for i in range(counters.shape[0]):
+            for p in range(counters.shape[1]):
+                d = counters[i, p, den]
+                defined_out[k, i, p] = d != 0
+                values_out[k, i, p] = counters[i, p, num] / (factor * d) if d != 0 else 0.0
+
+
+@njit(_nrt=False, nogil=True)
 def vector_observe(b, games, obs_type, obs_out, mask_out, seat_out, score_out):
     """The observations of :func:`vector_step` without a move, for games ``games`` only."""
     for j in range(games.shape[0]):
@@ -219,6 +242,7 @@ __all__ = [
     "Batch",
     "apply_actions",
     "game_at",
+    "info_metric_arrays",
     "new_batch",
     "observe_all_seats",
     "observe_games",
