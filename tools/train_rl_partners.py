@@ -78,6 +78,12 @@ PARTNERS: dict[str, dict] = {
         "description": "MaskablePPO trained with a pool of rule agents (IGGI, VanDenBergh, "
         "Outer; one drawn per game), ppo-sp1's PPO settings.",
     },
+    "ppo-vdb": {
+        "seed": 13,
+        "partners": ["vandenbergh"],
+        "description": "MaskablePPO trained as the partner of the VanDenBergh rule agent (one "
+        "learner seat, VanDenBergh in the other; HanabiPoolVecEnv), ppo-sp1's PPO settings.",
+    },
     "ppo-piers-sp": {
         "seed": 21,
         "init": "ppo-piers",
