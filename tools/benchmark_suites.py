@@ -251,7 +251,8 @@ SUITES = {
                                 "published-20x20-run2", "published-20x20-run3", "own-run1",
                                 "own-run2"]),
     "rl": ("The RL partners shipped with the package (MaskablePPO trained in self-play, with "
-           "Piers and with a pool of rule agents; docs/rl_partners.md), 2 players.", ["rl"]),
+           "Piers, with VanDenBergh and with a pool of rule agents; docs/rl_partners.md), "
+           "2 players.", ["rl"]),
 }  # fmt: skip
 
 
