@@ -55,6 +55,11 @@ _PREFIXES: dict[str, _Prefix] = {
         "sb3:PATH  a saved Stable-Baselines3 MaskablePPO model (rl extra; loading runs code "
         "from the file, so it needs trust)",
     ),
+    "rl": _Prefix(
+        "agents.rl.partners:from_spec",
+        "rl:NAME  a shipped RL partner (agents.rl.partner_names(); numpy, no trust needed), "
+        "or rl:PATH.json one you exported",
+    ),
     "bad": _Prefix(
         "agents.bad.policy:from_spec",
         "bad:NAME  a trained Bayesian Action Decoder agent: a shipped one (very-small, small: "

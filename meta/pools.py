@@ -2,9 +2,12 @@
 
 A SOURCE is ``5x5``/``20x20``/a population or archive JSON path/a MAP-Elites run folder (its
 elites, ids ``"[i,j]"``; docs/rules.md §9.1; :func:`qd.io.load_archive_source`),
-``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``policy:SPEC``: one policy
-of any agent spec of :mod:`agents.registry`, e.g. your own ``policy:my_agents.py:MyPolicy`` or
-``policy:my_package.agents:MyPolicy`` (a pool of one).
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), ``rl:NAME,NAME,...`` /
+``rl:all`` (the shipped RL partners, :mod:`agents.rl`; docs/rl_partners.md), whose ids are
+their names ``"rl:NAME"``, or ``policy:SPEC``: one policy of any agent spec of
+:mod:`agents.registry`, e.g. your own ``policy:my_agents.py:MyPolicy`` or
+``policy:my_package.agents:MyPolicy`` (a pool of one). :func:`named_source` tells the named
+forms from populations.
 
 **Ruleset** (docs/rules.md §12): a MAP-Elites run of this toolkit records the ruleset it was
 made in (its archive's binning; :func:`recorded_ruleset`); baselines and the published
@@ -23,7 +26,15 @@ from agents.registry import make_policy
 from hanabi_env.validate import check_choice
 from qd.io import archive_source, load_archive_source
 
-__all__ = ["archive_pool", "load_pool", "recorded_ruleset", "resolve_ruleset"]
+__all__ = ["archive_pool", "load_pool", "named_source", "recorded_ruleset", "resolve_ruleset"]
+
+NAMED_SOURCES = ("baselines:", "policy:", "rl:")
+"""The prefixes of SOURCEs that name agents (no population file, no recorded ruleset)."""
+
+
+def named_source(source: str | Path) -> bool:
+    """Whether ``source`` names agents (``baselines:``, ``policy:``, ``rl:``), not a population."""
+    return str(source).startswith(NAMED_SOURCES)
 
 
 def recorded_ruleset(source: str | Path) -> str | None:
@@ -38,7 +49,7 @@ def recorded_ruleset(source: str | Path) -> str | None:
     Raises:
         FileNotFoundError, ValueError: As :func:`qd.io.load_archive_source`.
     """
-    if str(source).startswith(("baselines:", "policy:")):
+    if named_source(source):
         return None
     archive, run = archive_source(source)
     if getattr(archive, "binning", "floor") == "reference":
@@ -96,22 +107,22 @@ def load_pool(
     """Policies and ids of a pool SOURCE (see the module docstring).
 
     Args:
-        source: ``baselines:NAME,...``, ``policy:SPEC`` or a population
-            (:func:`qd.io.load_archive_source`).
+        source: ``baselines:NAME,...``, ``rl:NAME,...``/``rl:all``, ``policy:SPEC`` or a
+            population (:func:`qd.io.load_archive_source`).
         prefix: Prepended to every id (e.g. ``"B"`` → ``"B[1,3]"``), to keep the partners of
             another run apart from H's elites of the same cells.
         ruleset: ``"corrected"`` (default) or ``"reference"``: the rule agents' semantics
             (docs/rules.md §12). Reference elites play as the papers' chromosome agents
             (HistogramAgent), reference baselines as the framework's ProductionRuleAgent
-            (:func:`agents.make`).
+            (:func:`agents.make`). RL partners have no ruleset.
 
     Returns:
-        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1), a
-        ``policy:`` pool's id the policy's name.
+        ``(policies, ids)``; population ids are cell names ``"[i,j]"`` (docs/rules.md §9.1),
+        RL partners' ids ``"rl:NAME"``, a ``policy:`` pool's id the policy's name.
 
     Raises:
-        ValueError: An empty pool, an unknown baseline name or spec, or an unknown
-            ``ruleset``.
+        ValueError: An empty pool, an unknown baseline name, RL partner or spec, or an
+            unknown ``ruleset``.
         TypeError: A ``policy:`` spec that names no policy.
         FileNotFoundError: No such population.
     """
@@ -128,6 +139,11 @@ def load_pool(
             raise ValueError(f"source={source!r} names no baseline agent")
         pols: list[Policy] = [make_baseline(n.strip(), ruleset=ruleset) for n in names]
         return pols, [prefix + p.name for p in pols]
+    if source.startswith("rl:"):
+        from agents.rl import load_partners
+
+        partners = load_partners(source.split(":", 1)[1])
+        return list(partners), [prefix + p.name for p in partners]
     archive = load_archive_source(source)
     if len(archive) == 0:
         raise ValueError(f"source={source!r} has no elites")

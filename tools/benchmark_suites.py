@@ -10,6 +10,14 @@ the commits of :data:`UPSTREAM` (runs 2 and 3 of the published populations are r
 with ``git show``; run 1 ships in ``qd/data/``). The project's own populations are the three
 ``--config paper`` MAP-Elites runs of ``docs/results/pipeline-paper/populations/``.
 
+The ``rl`` suite (the shipped RL partners, docs/rl_partners.md) came later; it was made with::
+
+    python3 tools/benchmark_suites.py --only rl --workers 2
+
+which reads the other groups' partners from the shipped suite files of ``--version`` instead of
+the upstream clone (the same candidates in the same order as a full build) and writes only
+``rl.v<version>.json``.
+
 **Best known response** of a partner e at a game size (docs/benchmark.md §3): every distinct
 agent of all suites (each population elite and each test-pool baseline, played in e's group's
 ruleset) is a candidate. Stage 1 (screening) plays every candidate with e on ``--screen-deals``
@@ -62,6 +70,7 @@ PROTOCOL = {  # group kind -> episodes, games per episode
     "5x5": (5, 10),
     "20x20": (2, 10),
     "own": (5, 10),
+    "rl": (10, 10),
 }
 
 
@@ -94,6 +103,32 @@ def _population_group(name, label, archive, ruleset, kind, source) -> dict:
     }  # fmt: skip
 
 
+def rl_group() -> dict:
+    """The group of the shipped RL partners (``rl:NAME``; 2 players, no grid)."""
+    from agents.rl import partner_specs
+
+    episodes, games = PROTOCOL["rl"]
+    return {
+        "name": "rl", "label": "the shipped RL partners (MaskablePPO, docs/rl_partners.md)",
+        "players": [2], "ruleset": "corrected", "scoring": "lenient", "seed": SEED,
+        "episodes": episodes, "games": games, "grid": None, "source": "agents/data/rl_partners",
+        "partners": [{"id": spec, "spec": spec, "cell": None} for spec in partner_specs()],
+    }  # fmt: skip
+
+
+def shipped_groups(version: int) -> list[dict]:
+    """The groups of the shipped ``pool``, ``published`` and ``own`` suite files, then ``rl``.
+
+    Their partners are those :func:`source_groups` reads from the upstream clone, in the same
+    order, so the best-response candidates of a partial build (``--only``) are a full build's.
+    """
+    groups = []
+    for name in ("pool", "published", "own"):
+        path = ROOT / "hanabi_adhoc" / "benchmark" / "data" / f"{name}.v{version}.json"
+        groups += json.loads(path.read_text())["groups"]
+    return [*groups, rl_group()]
+
+
 def source_groups(clone: Path, tmp: Path) -> list[dict]:
     """Every group's document without its measured fields (partners, protocol, source)."""
     episodes, games = PROTOCOL["pool"]
@@ -118,7 +153,7 @@ def source_groups(clone: Path, tmp: Path) -> list[dict]:
         src = f"docs/results/pipeline-paper/populations/run{run}"
         label = f"this project's paper population, run {run}"
         groups.append(_population_group(f"own-run{run}", label, archive, "corrected", "own", src))
-    return groups
+    return [*groups, rl_group()]
 
 
 def _as_group(doc: dict) -> Group:
@@ -215,6 +250,9 @@ SUITES = {
              "was tuned on).", ["published-5x5-run2", "published-5x5-run3",
                                 "published-20x20-run2", "published-20x20-run3", "own-run1",
                                 "own-run2"]),
+    "rl": ("The RL partners shipped with the package (MaskablePPO trained in self-play, with "
+           "Piers, with VanDenBergh and with a pool of rule agents; docs/rl_partners.md), "
+           "2 players.", ["rl"]),
 }  # fmt: skip
 
 
@@ -223,7 +261,13 @@ def main(argv=None) -> int:
     from tqdm.auto import tqdm
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--upstream", required=True, help="clone of rocanaan/Hanabi-Map-Elites")
+    ap.add_argument("--upstream", help="clone of rocanaan/Hanabi-Map-Elites (a full build)")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="only these suites (comma-separated), their "
+        "candidates read from the shipped files of --version (no --upstream)",
+    )
     ap.add_argument("--out", default=str(ROOT / "hanabi_adhoc" / "benchmark" / "data"))
     ap.add_argument("--version", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
@@ -234,11 +278,20 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import tempfile
 
-    with tempfile.TemporaryDirectory() as tmp:
-        groups = source_groups(Path(args.upstream), Path(tmp))
+    only = [n for n in args.only.split(",") if n]
+    if any(n not in SUITES for n in only):
+        ap.error(f"--only: unknown suite in {args.only!r}; allowed: {', '.join(SUITES)}")
+    if only:
+        groups = shipped_groups(args.version)
+    elif args.upstream:
+        with tempfile.TemporaryDirectory() as tmp:
+            groups = source_groups(Path(args.upstream), Path(tmp))
+    else:
+        ap.error("--upstream CLONE is needed for a full build (or --only SUITES)")
     cand_specs = list(dict.fromkeys(p["spec"] for g in groups for p in g["partners"]))
-    if args.groups:
-        keep = set(args.groups.split(","))
+    if args.groups or only:
+        keep = set(args.groups.split(",")) if args.groups else set()
+        keep |= {m for n in only for m in SUITES[n][1]}
         groups = [g for g in groups if g["name"] in keep]
     total = sum(
         len(g["partners"]) * p * (len(cand_specs) * args.screen_deals
@@ -254,7 +307,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name, (desc, members) in SUITES.items():
-        if not all(m in by_name for m in members):
+        if not all(m in by_name for m in members) or (only and name not in only):
             continue
         doc = {"format": FORMAT, "name": name, "version": args.version, "description": desc,
                "groups": [by_name[m] for m in members]}  # fmt: skip

@@ -54,8 +54,8 @@ __all__ = [
 FORMAT = "hanabi-adhoc/benchmark-suite"
 """The ``format`` field of a suite file."""
 
-SUITES = ("pool", "published", "own", "dev", "test")
-"""The shipped suites (docs/benchmark.md §2)."""
+SUITES = ("pool", "published", "own", "dev", "test", "rl")
+"""The shipped suites (docs/benchmark.md §2); ``rl`` holds the RL partners (docs/rl_partners.md)."""
 
 DEFAULT_SUITES = ("pool", "published", "own")
 """What ``hanabi-adhoc benchmark AGENT`` plays without ``--suite``."""
@@ -66,6 +66,7 @@ SUITE_SHA256: dict[str, str] = {
     "own.v1.json": "f178a1d1568d06b4809df7af87dc909c2ad48b7f762b98fc81533e886fe22432",
     "dev.v1.json": "0ef806aad75631a155d13c62586ec8e10de950060dc5a46d2c7193257ad1ed2a",
     "test.v1.json": "79eb77156e9654a84370a7eece428db1413925b1ba561879dadbabf895ebdb23",
+    "rl.v1.json": "671183303155e98ada20bc4d1129a0e321ff64b8e3f70503bef7b7d9773df47b",
 }
 """``"<name>.v<version>.json"`` → the SHA-256 of the shipped file (its content is frozen)."""
 
@@ -282,7 +283,8 @@ def load_suite(name: str | Path) -> Suite:
     """Load a suite by name (latest version), ``NAME@VERSION`` or path.
 
     Args:
-        name: ``"pool"``, ``"published"``, ``"own"``, ``"dev"``, ``"test"``, ``"pool@1"``, or
+        name: ``"pool"``, ``"published"``, ``"own"``, ``"dev"``, ``"test"``, ``"rl"``,
+            ``"pool@1"``, or
             the path of a suite JSON file of your own (same format).
 
     Returns:

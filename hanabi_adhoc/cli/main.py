@@ -158,7 +158,8 @@ SEAT_HELP = (
     "SEAT is 'human' (you, at the terminal), a baseline name (IGGI, Internal, Outer, "
     "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
     "indices, 'meta' or 'meta:VARIANT' (the Bayesian meta-agent over the published 5x5 "
-    "population; VARIANT adaptive (default), generalist or random; 2 players), 'sb3:PATH' (a "
+    "population; VARIANT adaptive (default), generalist or random; 2 players), 'rl:NAME' (a "
+    "shipped RL partner, docs/rl_partners.md; 2 players), 'sb3:PATH' (a "
     "saved MaskablePPO model; needs the rl extra and --trust-model, because loading a model "
     "runs code stored in the file), or your own Policy: 'package.module:Name' or "
     "'path/to/file.py:Name' (a Policy subclass or a function returning one; importing runs "
@@ -167,7 +168,7 @@ SEAT_HELP = (
 SEAT_FORMS = (
     "human, meta, meta:adaptive, meta:generalist, meta:random, a baseline name (IGGI, Internal, "
     "Outer, LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a chromosome of comma-separated "
-    "rule indices (e.g. 3,17,4), sb3:PATH, package.module:Name or path/to/file.py:Name"
+    "rule indices (e.g. 3,17,4), rl:NAME, sb3:PATH, package.module:Name or path/to/file.py:Name"
 )
 
 

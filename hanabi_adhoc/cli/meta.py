@@ -2,8 +2,9 @@
 
 Pools are given as SOURCE strings (:func:`meta.pools.load_pool`): ``5x5``/``20x20``/a population
 JSON path or a MAP-Elites run directory (its elites, ids ``"[i,j]"``; docs/rules.md §9.1), or
-``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), or ``policy:SPEC`` (one policy of
-any agent spec, e.g. your own ``policy:my_agents.py:MyPolicy``). Elites of a partner population
+``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), ``rl:NAME,...``/``rl:all``
+(the shipped RL partners, docs/rl_partners.md), or ``policy:SPEC`` (one policy of any agent
+spec, e.g. your own ``policy:my_agents.py:MyPolicy``). Elites of a partner population
 other than H get ids ``"E[i,j]"``, so that the Oracle uses I(R, E) for them.
 
 ``meta-eval`` evaluates the Bayesian variants of [Bayes21] and, on request
@@ -36,7 +37,7 @@ from agents.backend import default_workers
 from agents.reference import RULESETS
 from hanabi_adhoc.cli.options import SEED_HELP, WAIT_HELP, add_command, positive_int
 from hanabi_adhoc.warmup import ensure_compiled
-from meta.pools import load_pool, recorded_ruleset, resolve_ruleset
+from meta.pools import load_pool, named_source, recorded_ruleset, resolve_ruleset
 from qd.io import load_archive_source
 
 __all__ = ["CONFIGS", "add_subcommands"]
@@ -91,7 +92,7 @@ def _recorded_option(option: str, source: str) -> str | None:
 
     if not str(source).strip():
         raise OptionError(option, "an empty SOURCE is not allowed")
-    if source.startswith(("baselines:", "policy:")):
+    if named_source(source):
         return None
     with _source_errors(option, source):
         check_archive(option, load_archive_source(source), source)
@@ -271,7 +272,7 @@ def _eval(args) -> int:
     for name in ("table.csv", "oracle_table.csv"):
         _check_table_file("--out", Path(args.out) / name, train, args.seed, ruleset)
     # elites of another population share cell ids with H's elites: keep them apart
-    e_prefix = "E" if e_src != h_src and not e_src.startswith(("baselines:", "policy:")) else ""
+    e_prefix = "E" if e_src != h_src and not named_source(e_src) else ""
     r, r_ids = _pool_option("--responses", args.responses, ruleset=ruleset)
     h, h_ids = _pool_option(h_opt, h_src, ruleset=ruleset)
     e, e_ids = _pool_option(e_opt, e_src, prefix=e_prefix, ruleset=ruleset)
@@ -291,7 +292,7 @@ def _eval(args) -> int:
                 args, folder, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset, backend
             )
             dims: tuple[int, ...] = (5, 5)
-            if not h_src.startswith(("baselines:", "policy:")):
+            if not named_source(h_src):
                 dims = tuple(load_archive_source(h_src).dims)
             self_play = None
             if args.self_play_games > 0:
@@ -479,7 +480,8 @@ def _figures(res, table, folder) -> list[Path]:
 SOURCE_HELP = (
     "SOURCE is 5x5 or 20x20 (the published populations), a population or archive JSON, a "
     "MAP-Elites run folder, baselines:NAME,NAME,... (e.g. baselines:piers,iggi,outer), or "
-    "policy:SPEC, one policy of any agent spec, e.g. your own policy:my_agents.py:MyPolicy or "
+    "rl:NAME,NAME,... / rl:all (the shipped RL partners, docs/rl_partners.md), or policy:SPEC, "
+    "one policy of any agent spec, e.g. your own policy:my_agents.py:MyPolicy or "
     "policy:my_package.agents:MyPolicy."
 )
 

@@ -54,6 +54,9 @@ BAD: list[tuple[str, str]] = [
     # --- play ---
     ("play piers", "SEAT"),
     ("play piers iggi a b c d", "SEAT"),
+    ("play rl:ppo-sp1 piers iggi", "SEAT"),  # an RL partner trained for 2 players
+    ("play rl:ppo-sp1 piers --hand-size 4", "SEAT"),
+    ("play rl:no-such-partner piers", "SEAT"),
     ("play metafoo piers", "SEAT"),
     ("play meta:foo piers", "SEAT"),
     ("play meta:oracle piers", "SEAT"),

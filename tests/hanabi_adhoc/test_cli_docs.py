@@ -205,6 +205,21 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
     "hanabi-adhoc play human piers": Case(stdin="q\n", expect="(unfinished): score so far 0"),
+    "hanabi-adhoc play human rl:ppo-sp1": Case(stdin="q\n", expect="(unfinished): score so far 0"),
+    "hanabi-adhoc evaluate rl:ppo-pool --mode mixed --players 2 --games 400": Case(
+        EVALUATE, expect="overall:"
+    ),
+    "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --hypotheses rl:all "
+    "--train-games 20 --out runs/rl_table.csv": Case(
+        ("--train-games", "1"), outputs=("runs/rl_table.csv",)
+    ),
+    "hanabi-adhoc benchmark piers --suite rl": Case(
+        ("--deals", "1", "--workers", "1", "--quiet"), expect="rl@1"
+    ),
+    "hanabi-adhoc meta-eval --responses baselines:piers,iggi,outer,vandenbergh --hypotheses "
+    "rl:all --out runs/meta-rl": Case(
+        (*META_EVAL, "--workers", "1"), outputs=("runs/meta-rl/evaluation.json",)
+    ),
     "hanabi-adhoc benchmark piers": Case(
         BENCHMARK,
         outputs=("runs/benchmark/summary.md", "runs/benchmark/per_partner.csv"),

@@ -171,6 +171,8 @@ def test_package_data_is_in_the_wheel(tmp_path):
         "agents/data/README.md",
         "agents/data/bad/small.json",
         "agents/data/bad/small.npz",
+        "agents/data/rl_partners/ppo-sp1.json",
+        "agents/data/rl_partners/ppo-sp1.npz",
         "qd/data/population_5x5_run1.json",
         "qd/data/population_20x20_run1.json",
         "qd/data/README.md",

@@ -1,0 +1,183 @@
+"""Export a trained Stable-Baselines3 policy as a partner: NPZ weights plus a JSON config.
+
+:func:`export_partner` takes a ``MaskablePPO`` (or ``PPO``) model with an ``MlpPolicy`` and
+writes the actor network (the layers that turn an observation into move logits; the value
+network is not needed to play) as ``NAME.npz`` and its config as ``NAME.json``, which
+:func:`agents.rl.load_partner` (``agents.make("rl:PATH.json")``) loads without torch and
+without running code from the files. :func:`move_agreement` checks that the exported network
+chooses the model's moves (the masked argmax) on a set of observations: float16 storage halves
+the files, and the check tells whether it changes a move.
+
+``torch`` is imported only inside these functions (the ``rl`` extra).
+
+Source: Stable-Baselines3's ``ActorCriticPolicy`` (features extractor, ``mlp_extractor
+.policy_net``, ``action_net``; https://stable-baselines3.readthedocs.io/en/master/guide/custom_policy.html).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.rl.partners import FORMAT, RLPartner, game_entry, weights_digest
+from hanabi_env.outputs import atomic_write_bytes
+from hanabi_env.validate import check_choice, check_str
+
+__all__ = ["WEIGHT_DTYPES", "export_partner", "move_agreement", "sb3_actor"]
+
+WEIGHT_DTYPES = ("float16", "float32")
+"""How the weights may be stored."""
+
+_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
+
+
+def sb3_actor(model: Any) -> tuple[list[np.ndarray], str]:
+    """The actor of an SB3 ``MlpPolicy``: ``([w0, b0, w1, b1, ...], activation)`` in float32.
+
+    Args:
+        model: An SB3 model (``MaskablePPO``, ``PPO``, ...) whose policy has a flatten
+            features extractor, an MLP ``mlp_extractor.policy_net`` and a linear
+            ``action_net`` (SB3's ``MlpPolicy`` for a ``Box`` observation).
+
+    Returns:
+        The weights (``w_i`` ``(out, in)``, ``b_i`` ``(out,)``) and the hidden activation
+        (``"tanh"`` or ``"relu"``).
+
+    Raises:
+        ValueError: A policy of another shape (a custom extractor, another activation).
+    """
+    import torch
+
+    policy = model.policy
+    if type(policy.features_extractor).__name__ != "FlattenExtractor":
+        raise ValueError(
+            f"only MlpPolicy's FlattenExtractor is exported, not "
+            f"{type(policy.features_extractor).__name__}"
+        )
+    arrays: list[np.ndarray] = []
+    acts = set()
+    for module in policy.mlp_extractor.policy_net:
+        if isinstance(module, torch.nn.Linear):
+            arrays += [module.weight.detach().cpu().numpy(), module.bias.detach().cpu().numpy()]
+        elif type(module).__name__ in _ACTIVATIONS:
+            acts.add(_ACTIVATIONS[type(module).__name__])
+        else:
+            raise ValueError(f"the policy network has a {type(module).__name__} layer")
+    if len(acts) > 1 or (arrays and not acts):
+        raise ValueError(f"the policy network mixes activations {sorted(acts)}")
+    head = policy.action_net
+    arrays += [head.weight.detach().cpu().numpy(), head.bias.detach().cpu().numpy()]
+    return [np.asarray(a, np.float32) for a in arrays], (acts.pop() if acts else "tanh")
+
+
+def move_agreement(model: Any, partner: RLPartner, obs: np.ndarray, mask: np.ndarray) -> dict:
+    """How often ``partner``'s masked argmax equals the SB3 model's on ``obs``.
+
+    Args:
+        model: The SB3 model (its ``policy.get_distribution(obs, action_masks=mask)``).
+        partner: The exported partner.
+        obs: ``(B, obs_dim)`` observations.
+        mask: ``(B, n_actions)`` 0/1 legal moves.
+
+    Returns:
+        ``{"observations": B, "same_moves": k, "max_logit_error": e}``: the number of equal
+        moves and the largest absolute difference of a legal move's logit.
+    """
+    import torch
+
+    mask_b = np.asarray(mask) != 0
+    with torch.no_grad():
+        dist = model.policy.get_distribution(
+            torch.as_tensor(obs, dtype=torch.float32), action_masks=mask_b
+        )
+        ref = dist.distribution.logits.double().cpu().numpy()
+    ours = partner.logits(obs)
+    # SB3's masked logits are normalised (log-probabilities): compare centred legal logits
+    ref_c = np.where(mask_b, ref, 0.0) - np.where(mask_b, ref, -np.inf).max(1, keepdims=True)
+    ours_c = np.where(mask_b, ours, 0.0) - np.where(mask_b, ours, -np.inf).max(1, keepdims=True)
+    err = float(np.abs(np.where(mask_b, ref_c - ours_c, 0.0)).max()) if len(obs) else 0.0
+    same = np.where(mask_b, ref, -np.inf).argmax(1) == np.where(mask_b, ours, -np.inf).argmax(1)
+    return {"observations": len(obs), "same_moves": int(same.sum()), "max_logit_error": err}
+
+
+def export_partner(
+    model: Any,
+    path: str | Path,
+    *,
+    name: str,
+    game: Any = None,
+    description: str = "",
+    observation_type: str = "card_knowledge",
+    weight_dtype: str = "float16",
+    extra: dict | None = None,
+) -> RLPartner:
+    """Write ``model``'s actor as ``path`` (``NAME.json``) and ``NAME.npz`` beside it.
+
+    Args:
+        model: A trained SB3 model with an ``MlpPolicy`` (:func:`sb3_actor`).
+        path: The JSON config's path (``.json``); the weights go to the same stem + ``.npz``.
+        name: The partner's name (``rl:NAME`` when shipped).
+        game: The game it was trained in: a :class:`~hanabi_env.HanabiConfig` or a dict of its
+            fields (None: 2 players, lenient scoring; :func:`agents.rl.partners.game_entry`).
+        description: One or two sentences for docs and listings.
+        observation_type: ``"card_knowledge"`` (HLE's canonical observation) or ``"minimal"``.
+        weight_dtype: ``"float16"`` (default) or ``"float32"`` storage.
+        extra: More entries of the config (``training``, ``self_play``, ``check``, ...).
+
+    Returns:
+        The exported partner, loaded back from the written files.
+
+    Raises:
+        ValueError: A bad argument, or a model that does not fit the observation.
+    """
+    from agents.rl.partners import load_partner
+
+    check_str("name", name)
+    check_choice("weight_dtype", weight_dtype, WEIGHT_DTYPES)
+    check_choice("observation_type", observation_type, ("card_knowledge", "minimal"))
+    path = Path(path)
+    if path.suffix != ".json":
+        raise ValueError(f"path={str(path)!r} is not allowed; allowed: a .json file")
+    arrays, activation = sb3_actor(model)
+    arrays = [a.astype(weight_dtype) for a in arrays]
+    sizes = [int(arrays[0].shape[1])] + [int(w.shape[0]) for w in arrays[::2]]
+    in_size = int(np.prod(model.observation_space.shape))
+    if sizes[0] != in_size:
+        raise ValueError(f"the network takes {sizes[0]} inputs, the model's space {in_size}")
+    names = [n for i in range(len(sizes) - 1) for n in (f"w{i}", f"b{i}")]
+    config = {
+        **FORMAT,
+        "name": name,
+        "description": description,
+        "architecture": {
+            "kind": "mlp",
+            "layers": sizes,
+            "activation": activation,
+            "output": "logits over the HLE move uids; illegal moves masked, then argmax",
+        },
+        "observation": {"type": observation_type, "dtype": "float32", "size": sizes[0]},
+        "game": game_entry(game),
+        "weights": {
+            "file": path.with_suffix(".npz").name,
+            "dtype": weight_dtype,
+            "arrays": names,
+            "sha256": weights_digest(arrays),
+        },
+        **(extra or {}),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = _npz_bytes(dict(zip(names, arrays, strict=True)))
+    atomic_write_bytes(path.with_suffix(".npz"), buf)
+    atomic_write_bytes(path, (json.dumps(config, indent=1) + "\n").encode())
+    return load_partner(str(path))
+
+
+def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)  # type: ignore[arg-type]
+    return buf.getvalue()
