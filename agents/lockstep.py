@@ -31,7 +31,7 @@ import numpy as np
 from agents import rules as R
 from agents.batch import BatchPolicy
 from agents.policy import Policy, RuleAgent
-from agents.rule_games import rule_table
+from agents.rule_games import apply_rule_choice, rule_table
 from agents.rules import reference as RR
 from hanabi_env import _batch as B
 from hanabi_env import _engine as E
@@ -114,13 +114,8 @@ def advance_rules(
             action = RR.choose_by_mode(
                 table[agent], lens[agent], v, rngs[g, cur], mask, tab, modes[agent]
             )
-            if action < 0:  # the strict era or the reference ended the game here
-                RR.count_final_turn(s, action)
-                s.scal[E.S_DONE] = 1
+            if not apply_rule_choice(s, action, record, out_actions, g):
                 break
-            if record:
-                out_actions[g, s.scal[E.S_N_MOVES]] = action
-            E.apply_move(s, action)
             moves += 1
         waiting_out[j] = -1 if s.scal[E.S_DONE] else seat_agents[g, s.scal[E.S_CUR]]
     return moves

@@ -26,12 +26,31 @@ from hanabi_env._rng import rng_seed
 from hanabi_env.config import HanabiConfig
 
 __all__ = [
+    "apply_rule_choice",
     "kernel_scratch",
     "play_rule_chunk",
     "play_rule_games_kernel",
     "play_rule_table",
     "rule_table",
 ]
+
+
+@njit(inline="always")
+def apply_rule_choice(s, action, record, out_actions, g):
+    """Play a rule agent's ``action`` in game state ``s``; False when the rules end the game.
+
+    A negative ``action`` is the strict era's or the reference ruleset's end of the game
+    (:func:`agents.rules.reference.count_final_turn` counts it, the game is marked done);
+    otherwise the move is recorded in ``out_actions[g]`` when ``record`` and applied.
+    """
+    if action < 0:  # the strict era or the reference ended the game here
+        RR.count_final_turn(s, action)
+        s.scal[E.S_DONE] = 1
+        return False
+    if record:
+        out_actions[g, s.scal[E.S_N_MOVES]] = action
+    E.apply_move(s, action)
+    return True
 
 
 @njit(_nrt=False, nogil=True)
@@ -119,13 +138,8 @@ def play_rule_games_kernel(
             action = RR.choose_by_mode(
                 rule_table[agent], rule_lens[agent], v, rngs[cur], mask, tab, agent_modes[agent]
             )
-            if action < 0:  # the strict era or the reference ended the game here
-                RR.count_final_turn(s, action)
-                s.scal[E.S_DONE] = 1
+            if not apply_rule_choice(s, action, record, out_actions, g):
                 break
-            if record:
-                out_actions[g, s.scal[E.S_N_MOVES]] = action
-            E.apply_move(s, action)
             moves += 1
         out_scores[g] = E.score(s)
         total += out_scores[g]
