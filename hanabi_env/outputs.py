@@ -75,6 +75,7 @@ __all__ = [
     "check_recorded",
     "file_lock",
     "read_checksummed_json",
+    "settings_diff",
     "sha256_file",
     "write_checksummed_json",
     "write_error",
@@ -266,8 +267,19 @@ def _plain(value: object) -> object:
     return json.loads(_json_text(value, None))
 
 
-def _diff(old: object, new: object) -> str:
-    """The settings that differ, as ``"key: OLD there, NEW here"`` parts."""
+def settings_diff(old: object, new: object) -> str:
+    """The settings that differ, as ``"key: OLD there, NEW here"`` parts (at most four).
+
+    The one wording of every "belongs to a different run" refusal (docs/reliability.md).
+
+    Args:
+        old: The recorded settings (a dict, or any value).
+        new: The settings of this run, alike.
+
+    Returns:
+        ``"seed: 0 there, 1 here; games: 5 there, 6 here"`` for dicts; ``"OLD there, NEW
+        here"`` otherwise.
+    """
     if isinstance(old, dict) and isinstance(new, dict):
         keys = sorted(set(old) | set(new), key=str)
         parts = [
@@ -403,9 +415,9 @@ class OutputFolder:
             old = {**(doc.get("config") or {}), "seed": doc.get("seed")}
             new = {**self.config, "seed": self.seed}
             raise ResultFileError(
-                f"{self.path} holds a {kind} run with other settings ({_diff(old, new)}): it "
-                "belongs to a different run; use another folder, or the same settings to "
-                "resume it"
+                f"{self.path} holds a {kind} run with other settings "
+                f"({settings_diff(old, new)}): it belongs to a different run; use another "
+                "folder, or the same settings to resume it"
             )
         if not same:  # fresh: the old run's outputs go, a new manifest begins
             for name in files:
@@ -686,7 +698,8 @@ class OutputFolder:
                 recorded = self.config if key == "config" else self.seed
             if recorded != _plain(value):
                 raise ResultFileError(
-                    f"{path} was made with other settings ({_diff(recorded, _plain(value))}); {fix}"
+                    f"{path} was made with other settings "
+                    f"({settings_diff(recorded, _plain(value))}); {fix}"
                 )
         if entry.get("sha256") is None:
             return True  # being produced (or self-checking): its producer checks it

@@ -46,7 +46,7 @@ from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env.config import HanabiConfig
 from hanabi_env.deprecation import moved_to
-from hanabi_env.outputs import file_lock
+from hanabi_env.outputs import file_lock, settings_diff
 from hanabi_env.validate import (
     check_bool,
     check_choice,
@@ -570,16 +570,12 @@ def read_ga_checkpoint(path: str | Path, config: GAConfig) -> dict:
             + ", ".join(f"{k}={want[k]!r}" for k in keys)
             + f"; resume it with {was} ({options}) or use another folder"
         )
-    diff = [
-        f"{k}: checkpoint {saved.get(k)!r} != requested {v!r}"
-        for k, v in want.items()
-        if k != "name" and saved.get(k) != v
-    ]
-    if diff:
+    keys = [k for k, v in want.items() if k != "name" and saved.get(k) != v]
+    if keys:
+        old, new = {k: saved.get(k) for k in keys}, {k: want[k] for k in keys}
         raise CheckpointError(
-            f"checkpoint {path} belongs to a different run; "
-            + "; ".join(diff)
-            + "; use the same settings or another folder"
+            f"checkpoint {path} belongs to a different run ({settings_diff(old, new)}); "
+            "use the same settings or another folder"
         )
     try:
         generation = payload["generation"]

@@ -53,6 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hanabi_env.outputs import settings_diff
 from qd.archive import Archive
 from qd.config import RESULT_FIELDS, MapElitesConfig
 from qd.emitters import MapElitesEmitter
@@ -389,14 +390,12 @@ class MapElites:
         except (KeyError, TypeError, ValueError) as exc:
             raise CheckpointError(f"checkpoint {path} has an invalid config: {exc}") from exc
         if config is not None:
-            diff = [
-                f"{k}: checkpoint {getattr(saved, k)!r} != requested {getattr(config, k)!r}"
-                for k in RESULT_FIELDS
-                if getattr(saved, k) != getattr(config, k)
-            ]
-            if diff:
+            old = {k: getattr(saved, k) for k in RESULT_FIELDS}
+            new = {k: getattr(config, k) for k in RESULT_FIELDS}
+            if old != new:
                 raise CheckpointError(
-                    f"checkpoint {path} belongs to a different run; " + "; ".join(diff)
+                    f"checkpoint {path} belongs to a different run ({settings_diff(old, new)}); "
+                    "use the same settings or another folder"
                 )
             saved = config
         loop = cls(saved, backend, measures)
