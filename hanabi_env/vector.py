@@ -181,7 +181,8 @@ class HanabiVectorEnv(VectorEnv):
         self._all = np.zeros((n, players, obs_dim), dtype=dtype) if self.all_observations else None
         bounds = np.linspace(0, n, self.threads + 1).astype(np.int64)
         self._ranges = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
-        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+        # the calling thread steps the first range itself, the pool the others
+        self._pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
         self._has_reset = False
 
     # ------------------------------------------------------------------------------ API
@@ -337,7 +338,10 @@ class HanabiVectorEnv(VectorEnv):
         if self._pool is None:
             func(0, self.num_envs)
         else:
-            list(self._pool.map(lambda r: func(*r), self._ranges))
+            rest = [self._pool.submit(func, *r) for r in self._ranges[1:]]
+            func(*self._ranges[0])
+            for fut in rest:
+                fut.result()
 
     def _observe(self, games: np.ndarray) -> None:
         """Observe ``games`` (ascending indices), split over the threads by game range."""
@@ -350,7 +354,10 @@ class HanabiVectorEnv(VectorEnv):
         if len(parts) == 1 or self._pool is None:
             run(parts[0])
         else:
-            list(self._pool.map(run, parts))
+            rest = [self._pool.submit(run, part) for part in parts[1:]]
+            run(parts[0])
+            for fut in rest:
+                fut.result()
 
     def _step_range(self, lo: int, hi: int) -> None:
         B.vector_step(
@@ -372,7 +379,6 @@ class HanabiVectorEnv(VectorEnv):
         )
 
     def _infos(self) -> dict[str, Any]:
-        n = self.num_envs
         infos: dict[str, Any] = {
             "action_mask": self._out(self._mask),
             "seat": self._seat.copy(),
@@ -390,7 +396,8 @@ class HanabiVectorEnv(VectorEnv):
         if self._all is not None:
             B.observe_all_seats(self._batch, self._obs_type, self._all)
             infos["all_observations"] = self._all.copy()
-        for key in list(infos):
+        n = self.num_envs
+        for key in list(infos):  # Gymnasium's "_key" flags (writable: wrappers may add to them)
             infos[f"_{key}"] = np.ones(n, dtype=np.bool_)
         return infos
 
