@@ -65,7 +65,7 @@ class HanabiSB3VecEnv(VecEnv):
         seeds = None if all(s is None for s in self._seeds) else list(self._seeds)
         obs, infos = self.venv.reset(seed=seeds)
         self._masks = infos["action_mask"].astype(bool)
-        self.reset_infos = [{} for _ in range(self.num_envs)]
+        self.reset_infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         self._reset_seeds()
         self._reset_options()
         return obs

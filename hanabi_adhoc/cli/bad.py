@@ -36,7 +36,11 @@ THREADS_HELP = "torch CPU threads (default 1)"
 
 def _need_torch() -> None:
     if importlib.util.find_spec("torch") is None:
-        raise OptionError("bad", "needs torch: pip install 'hanabi-adhoc[bad]'")
+        raise OptionError(
+            "bad",
+            "needs torch: install a CPU build of torch first (PyPI's default Linux torch is the "
+            "3 GB CUDA build; docs/getting-started.md says how), then pip install '.[bad]'",
+        )
 
 
 def _matrix(args: argparse.Namespace) -> int:
