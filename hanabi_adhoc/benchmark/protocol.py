@@ -48,6 +48,7 @@ __all__ = [
     "Unit",
     "agent_players",
     "deal_schedule",
+    "fixed_slots_refused",
     "game_config",
     "is_episodic",
     "partner_policies",
@@ -182,18 +183,34 @@ def agent_players(agent: Policy, hand_size: int | None = None) -> dict[int, str 
             out[p] = None if p in declared else f"the agent plays {list(declared)} players"
             continue
         hs = rulebook_hand_size(p) if hand_size is None else hand_size
-        game = HanabiGame(HanabiConfig(players=p, hand_size=hs))
-        game.reset(0)
-        probe = copy.deepcopy(agent)
-        try:
-            for hook in ("start_episode", "start_game"):  # as before a game of the protocol
-                _call(probe, hook, "probe")
-            probe.reset(0)
-            probe.act(game.view(0))
-            out[p] = None
-        except ValueError as err:
-            out[p] = str(err)
+        out[p] = _first_move_refused(agent, HanabiConfig(players=p, hand_size=hs))
     return out
+
+
+def fixed_slots_refused(agent: Policy, hand_size: int | None = None) -> str | None:
+    """Why ``agent`` refuses the Java framework's fixed hand slots, or None if it plays them.
+
+    The groups of the ``reference`` ruleset play with fixed hand slots (docs/rules.md §12); an
+    agent trained in HLE's hand order may refuse them (a shipped RL partner does: its inputs
+    would mean something else). Probed as :func:`agent_players` does, in a 2-player game.
+    """
+    hs = rulebook_hand_size(2) if hand_size is None else hand_size
+    return _first_move_refused(agent, HanabiConfig(players=2, hand_size=hs, hand_order="fixed"))
+
+
+def _first_move_refused(agent: Policy, config: HanabiConfig) -> str | None:
+    """The ``ValueError`` text of a copy of ``agent`` asked for the first move in ``config``."""
+    game = HanabiGame(config)
+    game.reset(0)
+    probe = copy.deepcopy(agent)
+    try:
+        for hook in ("start_episode", "start_game"):  # as before a game of the protocol
+            _call(probe, hook, "probe")
+        probe.reset(0)
+        probe.act(game.view(0))
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def _columns(unit: Unit, sched: dict[str, np.ndarray], scores, ac, pc) -> Results:

@@ -19,9 +19,16 @@ from pathlib import Path
 
 from agents.policy import Policy
 from hanabi_adhoc.benchmark.files import open_folder
-from hanabi_adhoc.benchmark.protocol import Unit, agent_players, is_episodic, plan, play_unit
+from hanabi_adhoc.benchmark.protocol import (
+    Unit,
+    agent_players,
+    fixed_slots_refused,
+    is_episodic,
+    plan,
+    play_unit,
+)
 from hanabi_adhoc.benchmark.results import Results
-from hanabi_adhoc.benchmark.suites import DEFAULT_SUITES, Suite, load_suites
+from hanabi_adhoc.benchmark.suites import DEFAULT_SUITES, SUITES, Suite, load_suites
 from hanabi_env.outputs import OutputFolder
 from hanabi_env.validate import check_bool, check_int, check_seed, check_workers
 
@@ -267,6 +274,18 @@ def run_benchmark(
             refused = [(p, why) for p, why in ok.items() if why]
             reason = f"at {refused[0][0]} players: {refused[0][1]}" if refused else "no size asked"
             raise ValueError(f"agent {label!r} plays none of the suites' games ({reason})")
+        fixed = [s.name for s in loaded if any(g.ruleset == "reference" for g in s.groups)]
+        if 2 in playable and fixed and (why := fixed_slots_refused(policy, hand_size)):
+            free = [
+                s.name
+                for s in load_suites(list(SUITES))
+                if all(g.ruleset != "reference" for g in s.groups)
+            ]
+            raise ValueError(
+                f"agent {label!r} refuses the fixed hand slots that the reference-ruleset "
+                f"partners of suite(s) {', '.join(fixed)} play with (docs/benchmark.md §2): "
+                f"{why}; choose suites without them (--suite {','.join(free)})"
+            )
         runs.append(
             AgentRun(
                 label, spec, policy, _slug(label, spec, options), options, ok, is_episodic(policy)

@@ -239,3 +239,21 @@ def test_an_agent_that_plays_none_of_the_suites_games_is_refused_in_one_line(tmp
     assert len(err) == 1
     assert "plays none of the suites' games" in err[0]
     assert "Hanabi-Small" in err[0]
+
+
+def test_an_agent_that_refuses_fixed_hand_slots_is_sent_to_the_suites_it_can_play(
+    tmp_path, capsys
+):
+    """A shipped RL partner (trained in HLE's hand order) and the reference-ruleset suites."""
+    out = tmp_path / "b"
+    assert main(["benchmark", "rl:ppo-pool", "--suite", "pool,dev", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "refuses the fixed hand slots" in err[0]
+    assert "suite(s) dev" in err[0]
+    assert "--suite pool,own,rl" in err[0]
+    assert not out.exists()  # refused before the folder is written
+    # the suites without reference-ruleset partners play
+    argv = ["benchmark", "rl:ppo-pool", "--suite", "pool", "--deals", "2", "--players", "2"]
+    assert main([*argv, "--out", str(out), "--quiet"]) == 0
+    assert "rl:ppo-pool" in capsys.readouterr().out
