@@ -241,9 +241,7 @@ def test_an_agent_that_plays_none_of_the_suites_games_is_refused_in_one_line(tmp
     assert "Hanabi-Small" in err[0]
 
 
-def test_an_agent_that_refuses_fixed_hand_slots_is_sent_to_the_suites_it_can_play(
-    tmp_path, capsys
-):
+def test_an_agent_that_refuses_fixed_hand_slots_is_sent_to_the_suites_it_can_play(tmp_path, capsys):
     """A shipped RL partner (trained in HLE's hand order) and the reference-ruleset suites."""
     out = tmp_path / "b"
     assert main(["benchmark", "rl:ppo-pool", "--suite", "pool,dev", "--out", str(out)]) == 2
