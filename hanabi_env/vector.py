@@ -82,8 +82,8 @@ AUTORESET_MODES = {
 
 _BLOCK = 32  # deal seeds drawn at a time from each game's generator
 MAX_ENVS = 1 << 20
-_METRIC_SPEC = np.array([RATIOS[m] for m in INFO_METRICS], dtype=np.float64)
 """Most games one vector env holds (about 10 KB each: 10 GB at the limit)."""
+_METRIC_SPEC = np.array([RATIOS[m] for m in INFO_METRICS], dtype=np.float64)
 
 
 class HanabiVectorEnv(VectorEnv):
@@ -338,10 +338,14 @@ class HanabiVectorEnv(VectorEnv):
         if self._pool is None:
             func(0, self.num_envs)
         else:
-            rest = [self._pool.submit(func, *r) for r in self._ranges[1:]]
-            func(*self._ranges[0])
-            for fut in rest:
-                fut.result()
+            self._in_threads(func, self._ranges)
+
+    def _in_threads(self, func, args: list) -> None:
+        """``func(*a)`` for each ``a`` of ``args``: the first here, the rest in the pool."""
+        rest = [self._pool.submit(func, *a) for a in args[1:]]  # type: ignore[union-attr]
+        func(*args[0])
+        for fut in rest:
+            fut.result()
 
     def _observe(self, games: np.ndarray) -> None:
         """Observe ``games`` (ascending indices), split over the threads by game range."""
@@ -354,10 +358,7 @@ class HanabiVectorEnv(VectorEnv):
         if len(parts) == 1 or self._pool is None:
             run(parts[0])
         else:
-            rest = [self._pool.submit(run, part) for part in parts[1:]]
-            run(parts[0])
-            for fut in rest:
-                fut.result()
+            self._in_threads(run, [(part,) for part in parts])
 
     def _step_range(self, lo: int, hi: int) -> None:
         B.vector_step(

@@ -259,6 +259,7 @@ def run_benchmark(
 
     labels: set[str] = set()
     runs = []
+    fixed = [s.name for s in loaded if any(g.ruleset == "reference" for g in s.groups)]
     for a in agents:
         label, spec, policy = _resolve(a, seed, make, labels)
         options = {
@@ -274,7 +275,6 @@ def run_benchmark(
             refused = [(p, why) for p, why in ok.items() if why]
             reason = f"at {refused[0][0]} players: {refused[0][1]}" if refused else "no size asked"
             raise ValueError(f"agent {label!r} plays none of the suites' games ({reason})")
-        fixed = [s.name for s in loaded if any(g.ruleset == "reference" for g in s.groups)]
         if 2 in playable and fixed and (why := fixed_slots_refused(policy, hand_size)):
             free = [
                 s.name
