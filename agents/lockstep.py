@@ -222,10 +222,7 @@ class _Player:
                 if len(games):
                     moves += self._decide(k, b, games, rngs, rec)
             live = live[who >= 0]
-        fireworks = b.scal[:, E.S_FIREWORKS]
-        alive = b.scal[:, E.S_LIFE] > 0
-        scores = fireworks if self.config.lenient else np.where(alive, fireworks, 0)
-        return scores.astype(np.int64), b.counters.copy(), moves
+        return b.scores(), b.counters.copy(), moves
 
     def _view(self, b: B.Batch, g: int, seat: int) -> PlayerView:
         """The :class:`~hanabi_env.PlayerView` of ``seat`` in game ``g`` (a copy)."""

@@ -53,6 +53,16 @@ class Batch(NamedTuple):
         """Games in the batch."""
         return int(self.scal.shape[0])
 
+    def scores(self) -> np.ndarray:
+        """``(n,)`` int64: each game's score, :func:`hanabi_env._engine.score` for every game.
+
+        The fireworks' total; under strict scoring 0 once the life tokens are gone.
+        """
+        fireworks = self.scal[:, E.S_FIREWORKS]
+        if self.cfg[E.CFG_LENIENT]:
+            return fireworks.astype(np.int64)
+        return np.where(self.scal[:, E.S_LIFE] > 0, fireworks, 0).astype(np.int64)
+
 
 def new_batch(config: HanabiConfig, n: int) -> Batch:
     """Allocate ``n`` un-dealt games of ``config`` (deal them with :func:`reset_games`).

@@ -29,13 +29,14 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 from agents import rules as R
 from agents.lockstep import advance_rules, seed_seats
 from agents.policy import RuleAgent, make
 from agents.rule_games import rule_table
 from agents.rules import reference as RR
+from agents.sb3.vec_env import GamesVecEnv
 from hanabi_env import _batch as B
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
@@ -46,7 +47,7 @@ from hanabi_env.validate import check_int, check_seed
 __all__ = ["HanabiPoolVecEnv"]
 
 
-class HanabiPoolVecEnv(VecEnv):
+class HanabiPoolVecEnv(GamesVecEnv):
     """A learner against rule-agent partners in ``num_envs`` games (see the module docstring).
 
     Args:
@@ -110,10 +111,7 @@ class HanabiPoolVecEnv(VecEnv):
         )
 
     def _score(self) -> np.ndarray:
-        fireworks = self._b.scal[:, E.S_FIREWORKS].astype(np.float32)
-        if self.config.lenient:
-            return fireworks
-        return np.where(self._b.scal[:, E.S_LIFE] > 0, fireworks, np.float32(0))
+        return self._b.scores().astype(np.float32)
 
     def _advance(self, games: np.ndarray) -> None:
         """Partners play games ``games`` until the learner's turn or the game's end."""
@@ -191,26 +189,6 @@ class HanabiPoolVecEnv(VecEnv):
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         """``attr_name`` for each game (the env's own attribute)."""
         return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Not supported: the games share one env object."""
-        raise AttributeError(f"cannot set {attr_name!r} on the games of a HanabiPoolVecEnv")
-
-    def env_method(
-        self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs
-    ) -> list[Any]:
-        """``"action_masks"`` per game (what sb3-contrib's ``get_action_masks`` calls)."""
-        if method_name == "action_masks":
-            return [self._masks[i] != 0 for i in self._get_indices(indices)]
-        raise AttributeError(f"HanabiPoolVecEnv has no per-game method {method_name!r}")
-
-    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
-        """No game is wrapped."""
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        """No rendering."""
-        return [None for _ in range(self.num_envs)]
 
     def seed(self, seed: int | None = None) -> list[int | None]:
         """Re-seed the generator of the deals (applies from the next deal)."""

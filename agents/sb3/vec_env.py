@@ -27,12 +27,46 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from hanabi_env.vector import HanabiVectorEnv
 
-__all__ = ["HanabiSB3VecEnv"]
+__all__ = ["GamesVecEnv", "HanabiSB3VecEnv"]
 
 _INFO_KEYS = ("score", "seat", "illegal_action")
 
 
-class HanabiSB3VecEnv(VecEnv):
+class GamesVecEnv(VecEnv):
+    """What SB3's ``VecEnv`` asks of an env whose games share one object (no sub-envs).
+
+    A subclass provides ``action_masks()`` (``(num_envs, n_actions)`` bool); this gives it
+    ``env_method("action_masks")`` (what sb3-contrib's ``get_action_masks`` calls: one row per
+    game), no wrapped games, no images, and refuses ``set_attr``.
+    """
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, n_actions)`` bool legal moves of each game's seat to move."""
+        raise NotImplementedError
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Not supported: the games share one env object."""
+        raise AttributeError(f"cannot set {attr_name!r} on the games of a {type(self).__name__}")
+
+    def env_method(
+        self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs
+    ) -> list[Any]:
+        """``"action_masks"`` per game; no other per-game method exists."""
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        raise AttributeError(f"{type(self).__name__} has no per-game method {method_name!r}")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        """No game is wrapped."""
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        """No rendering."""
+        return [None for _ in range(self.num_envs)]
+
+
+class HanabiSB3VecEnv(GamesVecEnv):
     """``num_envs`` self-play games for SB3 (see the module docstring).
 
     Args:
@@ -104,27 +138,6 @@ class HanabiSB3VecEnv(VecEnv):
             return [self._mask_of(i) for i in idx]
         value = getattr(self, attr_name)
         return [value for _ in idx]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Not supported: the games share one env object."""
-        raise AttributeError(f"cannot set {attr_name!r} on the games of a HanabiSB3VecEnv")
-
-    def env_method(
-        self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs
-    ) -> list[Any]:
-        """``method_name`` per game; ``"action_masks"`` gives each game's legal moves."""
-        idx = self._get_indices(indices)
-        if method_name == "action_masks":
-            return [self._masks[i] for i in idx]
-        raise AttributeError(f"HanabiSB3VecEnv has no per-game method {method_name!r}")
-
-    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
-        """No game is wrapped."""
-        return [False for _ in self._get_indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        """No rendering."""
-        return [None for _ in range(self.num_envs)]
 
     def _mask_of(self, i: int):
         return lambda: self._masks[i]
