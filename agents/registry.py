@@ -36,7 +36,15 @@ from typing import Any
 from agents.policy import Policy, RuleAgent, make_baseline
 from hanabi_env.validate import check_bool, check_seed, check_str, type_error
 
-__all__ = ["SPEC_FORMS", "make_policy", "register_prefix", "registered_prefixes"]
+__all__ = [
+    "SPEC_FORMS",
+    "SPEC_KINDS",
+    "check_spec_allowed",
+    "make_policy",
+    "register_prefix",
+    "registered_prefixes",
+    "spec_kind",
+]
 
 _CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
 _MODULE = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
@@ -74,6 +82,93 @@ SPEC_FORMS = (
     "path/to/file.py:Name for a Policy of your own"
 )
 """The forms of an agent spec, for error messages and help texts."""
+
+
+SPEC_KINDS = ("baseline", "chromosome", "shipped", "model_file", "code")
+"""What building a spec reads or runs, from the safest to the least safe (:func:`spec_kind`)."""
+
+# prefixes of this project whose files hold data only (numpy arrays and JSON, no pickle)
+_DATA_PREFIXES = frozenset({"rl", "bad"})
+
+
+def spec_kind(spec: str) -> str:
+    """What building the agent ``spec`` names would read or run, without building it.
+
+    Nothing is imported, opened or run: the answer comes from the spec's text alone, so a
+    server or a suite file can check a spec from an untrusted source before anything loads.
+
+    Args:
+        spec: An agent spec (the module docstring's forms).
+
+    Returns:
+        One of :data:`SPEC_KINDS`: ``"baseline"`` (a baseline name), ``"chromosome"``,
+        ``"shipped"`` (``rl:NAME`` or ``bad:NAME``: data shipped in the package),
+        ``"model_file"`` (``sb3:PATH``, ``rl:PATH.json``, ``bad:PATH.json``: a file on disk)
+        or ``"code"`` (``module:Name``, ``file.py:Name``, or a prefix registered by someone
+        else, whose loader is code this module cannot vouch for).
+
+    Raises:
+        TypeError: ``spec`` is not a str.
+        ValueError: An empty spec.
+    """
+    check_str("spec", spec)
+    text = spec.strip()
+    if not text:
+        raise ValueError(f"spec={spec!r} is not allowed; allowed: {SPEC_FORMS}")
+    if _CHROMOSOME.fullmatch(text):
+        return "chromosome"
+    head, sep, rest = text.partition(":")
+    if not sep:
+        return "baseline"
+    key = head.strip().lower()
+    arg = rest.strip()
+    if key == "sb3":
+        return "model_file"
+    if key in _DATA_PREFIXES:
+        is_path = arg.endswith(".json") or "/" in arg or "\\" in arg or arg.startswith(".")
+        return "model_file" if is_path else "shipped"
+    return "code"
+
+
+def check_spec_allowed(
+    spec: str,
+    *,
+    allow_code: bool = False,
+    allow_model_files: bool = False,
+    parameter: str = "spec",
+    hint: str = "",
+) -> str:
+    """Refuse a spec from an untrusted source (a request, a suite file) that runs code.
+
+    Args:
+        spec: The agent spec.
+        allow_code: Allow ``module:Name``, ``file.py:Name`` and third-party prefixes.
+        allow_model_files: Allow model files named by path (``sb3:PATH`` also needs
+            ``allow_code``: loading it unpickles).
+        parameter: The name the error gives the spec.
+        hint: Appended to the error, e.g. ``" (start the server with --trust-model)"``.
+
+    Returns:
+        The spec's kind (:func:`spec_kind`).
+
+    Raises:
+        TypeError: ``spec`` is not a str.
+        ValueError: A spec of a kind not allowed, naming it and what is allowed.
+    """
+    kind = spec_kind(spec)
+    needs_code = kind == "code" or spec.strip().lower().startswith("sb3:")
+    allowed = ["baseline names", "chromosomes", "shipped partners (rl:NAME, bad:NAME)"]
+    if allow_model_files:
+        allowed.append("model files")
+    if allow_code:
+        allowed.append("code")
+    if (needs_code and not allow_code) or (kind == "model_file" and not allow_model_files):
+        what = "runs code" if needs_code else "reads a model file"
+        raise ValueError(
+            f"{parameter}={spec!r} is not allowed: building it {what}; allowed: "
+            f"{', '.join(allowed)}{hint}"
+        )
+    return kind
 
 
 def register_prefix(prefix: str, loader: str, summary: str) -> None:
