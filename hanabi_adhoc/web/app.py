@@ -14,9 +14,9 @@ changes nothing):
 | ``POST /api/sessions/<id>/advance`` | ``{"turn": moves played}``: one move of a partner |
 | ``POST /api/sessions/<id>/next`` | ``{"game": n}``: after game n, the next game (or the end) |
 | ``POST /api/sessions/<id>/answer`` | ``{"stage": "consent"/"pre"/"post", "answers": {...}}`` |
-| ``GET /api/records`` | the saved sessions |
-| ``GET /api/records/<id>/<game>?move=i`` | a saved game replayed to move i, every card shown |
-| ``GET /api/records/<id>/<game>/hanablive`` | the game's record in hanab.live's format |
+| ``GET /api/records`` | the saved sessions of this browser (every one if published) |
+| ``GET /api/records/<id>/<game>?move=i`` | a finished game replayed to move i, every card shown |
+| ``GET /api/records/<id>/<game>/hanablive`` | a finished game's record in hanab.live's format |
 
 A session belongs to the browser that started it: the server gives that browser a random
 secret in an HttpOnly, SameSite=Strict cookie and refuses the session's requests without it.
@@ -34,6 +34,7 @@ malformed or too deeply nested JSON 400, a client address over its live sessions
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import secrets
@@ -47,7 +48,13 @@ from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from hanabi_adhoc.web import board, store
-from hanabi_adhoc.web.session import AppOptions, PlaySession, Refused, settings_from
+from hanabi_adhoc.web.session import (
+    DROP_SECONDS,
+    AppOptions,
+    PlaySession,
+    Refused,
+    settings_from,
+)
 
 __all__ = ["MAX_JSON_DEPTH", "OWNER_COOKIE", "RATE_WINDOW_SECONDS", "create_app"]
 
@@ -104,8 +111,20 @@ def _body() -> dict:
 
 
 def _client() -> str:
-    """The client a limit counts: its address (behind a proxy, every client is the proxy's)."""
-    return request.remote_addr or "?"
+    """The client a limit counts: an IPv4 address, or an IPv6 /64 network (one host's block).
+
+    Behind a proxy, every client is the proxy.
+    """
+    address = request.remote_addr or "?"
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 class _Sessions:
@@ -131,13 +150,14 @@ class _Sessions:
         """Count a session start of ``client``, or refuse it (429) at one of its limits."""
         opts, now = self.options, time.monotonic()
         with self.lock:
+            self._drop_idle(now)
             starts = self.starts.setdefault(client, deque())
             while starts and now - starts[0] >= RATE_WINDOW_SECONDS:
                 starts.popleft()
             if len(starts) >= opts.session_rate:
                 wait = int(RATE_WINDOW_SECONDS - (now - starts[0])) + 1
                 raise Refused(429, f"too many new sessions: at most {opts.session_rate} a "
-                              f"minute from one address; try again in {wait} s")  # fmt: skip
+                              f"minute from one address; try again in {wait} s", wait)  # fmt: skip
             live = sum(
                 1
                 for sid, s in self.by_id.items()
@@ -147,6 +167,15 @@ class _Sessions:
                 raise Refused(429, f"too many sessions at once: at most {opts.max_sessions} "
                               "unfinished sessions from one address; finish one first")  # fmt: skip
             starts.append(now)
+
+    def _drop_idle(self, now: float) -> None:
+        """Forget sessions without a request for :data:`DROP_SECONDS`, and spent start counts."""
+        for sid in [k for k, s in self.by_id.items() if now - s.touched >= DROP_SECONDS]:
+            del self.by_id[sid], self.client_of[sid]
+        for client in [
+            c for c, t in self.starts.items() if not t or now - t[-1] >= RATE_WINDOW_SECONDS
+        ]:
+            del self.starts[client]
 
     def add(self, session: PlaySession, client: str) -> None:
         with self.lock:
@@ -200,7 +229,10 @@ def _add_checks(app: Flask, loopback: bool, max_body: int) -> None:
 
     @app.errorhandler(Refused)
     def _refused(exc: Refused):
-        return _error(exc.status, str(exc))
+        response, status = _error(exc.status, str(exc))
+        if exc.retry_after is not None:
+            response.headers["Retry-After"] = str(exc.retry_after)
+        return response, status
 
     @app.errorhandler(404)
     def _not_found(_exc):

@@ -38,6 +38,7 @@ from hanabi_env.records import to_hanablive
 from hanabi_env.validate import check_choice, check_int, check_seed
 
 __all__ = [
+    "DROP_SECONDS",
     "IDLE_SECONDS",
     "PERSON",
     "AppOptions",
@@ -57,14 +58,23 @@ MAX_GAMES = 100
 IDLE_SECONDS = 3600.0
 """A session without a request for this long no longer counts as live (its client's limit)."""
 
+DROP_SECONDS = 6 * 3600.0
+"""A session without a request for this long is dropped from the server's memory (its files
+stay; its page is told to start a new session)."""
+
 
 class Refused(Exception):
-    """A request the session refuses: nothing changed. ``status`` is the HTTP status to answer."""
+    """A request the session refuses: nothing changed.
 
-    def __init__(self, status: int, message: str):
+    ``status`` is the HTTP status to answer; ``retry_after``, seconds to wait before asking
+    again (a 429's ``Retry-After`` header), or None.
+    """
+
+    def __init__(self, status: int, message: str, retry_after: int | None = None):
         """See the class docstring."""
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)

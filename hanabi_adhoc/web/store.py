@@ -87,7 +87,16 @@ def read_session(root: str | Path, session: str) -> dict | None:
 
 
 def owned_by(data: dict, owner: str | None) -> bool:
-    """Whether the browser holding ``owner`` (its cookie, or None) started the session ``data``."""
+    """Whether the browser holding ``owner`` started the session whose ``session.json`` is ``data``.
+
+    Args:
+        data: A session's ``session.json`` (:func:`read_session`).
+        owner: The browser's owner secret (its cookie), or None (no cookie: owns nothing).
+
+    Returns:
+        True when ``data``'s ``owner_sha256`` is :func:`owner_digest` of ``owner`` (compared in
+        constant time); a session saved without one is owned by no browser (docs/browser.md §6).
+    """
     import hmac
 
     digest = data.get("owner_sha256")

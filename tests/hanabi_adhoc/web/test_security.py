@@ -42,6 +42,7 @@ class Client:
     def __init__(self, url: str):
         self.url = url
         self.cookie: str | None = None
+        self.headers: dict[str, str] = {}  # of the last answer
 
     def call(self, method: str, path: str, body: object = None) -> tuple[int, dict]:
         """``method path`` with ``body`` as JSON; the status and the JSON answer (checked)."""
@@ -56,6 +57,7 @@ class Client:
         except urllib.error.HTTPError as err:
             status, text, answer_headers = err.code, err.read(), err.headers
         assert answer_headers.get_content_type() == "application/json", (status, text[:300])
+        self.headers = dict(answer_headers.items())
         if answer_headers.get("Set-Cookie"):
             self.cookie = answer_headers["Set-Cookie"].split(";")[0]
         answer = json.loads(text)
@@ -247,9 +249,11 @@ def test_trusted_and_published_server_and_the_rate_limit(tmp_path):
         assert [s["session"] for s in bob.call("GET", "api/records")[1]] == [sid]
         alice.start(partners=["Piers"])
         bob.start(partners=["Piers"])  # the same address: 3 sessions this minute
-        status, answer = Client(url).call("POST", "api/sessions", {"partners": ["Piers"]})
+        carol = Client(url)
+        status, answer = carol.call("POST", "api/sessions", {"partners": ["Piers"]})
         assert status == 429, answer
         assert "a minute" in answer["error"]
+        assert 1 <= int(carol.headers["Retry-After"]) <= 60
         assert len(list((tmp_path / "records").iterdir())) == 3
 
 
@@ -322,3 +326,40 @@ def test_the_owner_finds_its_records_after_the_server_restarts(tmp_path):
         path = f"api/records/{state['session']}/1?move=1"
         assert alice.call("GET", path)[0] == 200
         assert Client(served.url).call("GET", path)[0] == 403
+
+
+def test_an_ipv6_host_is_counted_by_its_64_block(tmp_path):
+    """A host given a /64 cannot dodge the limits by changing its address within it."""
+    client = make_app(tmp_path, session_rate=2).test_client()
+
+    def start_from(address: str) -> int:
+        response = client.post("/api/sessions", json={"partners": ["Piers"]},
+                               environ_base={"REMOTE_ADDR": address})  # fmt: skip
+        return response.status_code
+
+    assert [start_from(a) for a in ("2001:db8::1", "2001:db8::2:3", "2001:db8::ffff")] == [
+        201,
+        201,
+        429,
+    ]
+    assert start_from("2001:db8:0:1::1") == 201  # another /64: another client
+    assert start_from("::ffff:10.0.0.1") == 201  # an IPv4 client, IPv6-mapped
+    assert start_from("10.0.0.1") == 201
+    assert start_from("10.0.0.1") == 429
+
+
+def test_sessions_left_alone_for_hours_leave_the_servers_memory(tmp_path):
+    from hanabi_adhoc.web.session import DROP_SECONDS
+
+    app = make_app(tmp_path, defaults=Settings(games=1))
+    with Served(app) as served:
+        client = Client(served.url)
+        old = client.start(partners=["Piers"])["session"]
+        kept = client.start(partners=["Piers"])["session"]
+        live(app, old).touched -= DROP_SECONDS
+        client.start(partners=["Piers"])  # a start looks for sessions to drop
+        status, answer = client.call("GET", f"api/sessions/{old}")
+        assert status == 404
+        assert "start a new one" in answer["error"]
+        assert client.call("GET", f"api/sessions/{kept}")[0] == 200
+        assert (tmp_path / old / "session.json").is_file()  # its files stay
