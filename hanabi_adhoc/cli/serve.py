@@ -2,7 +2,8 @@
 
 Starts the local web app of :mod:`hanabi_adhoc.web` (Flask, the ``web`` extra) on
 127.0.0.1 and prints its address. Every session is saved under ``--out`` (per-move logs,
-hanab.live records, study answers); nothing leaves the machine.
+hanab.live records, study answers); nothing leaves the machine. What is served to whom, the
+limits and ``--trust-model``: docs/browser.md §6.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ __all__ = ["add_subcommand"]
 
 DESCRIPTION = (
     "Serves a page where a person plays Hanabi with agents of their choice (2-5 players): "
-    "baseline names, chromosomes, sb3:PATH (with --trust-model), package.module:Name, "
-    "path/file.py:Name, or meta / meta:generalist / meta:random, the Bayesian meta-agent that "
+    "baseline names, chromosomes, shipped partners (rl:NAME, bad:NAME), or meta / "
+    "meta:generalist / meta:random, the Bayesian meta-agent that "
     "adapts to the person over the session's games and shows its belief about them (2 "
-    "players). Every game is saved in OUT/<session>/: a per-move log and a record that "
-    "replays on hanab.live. Needs the web extra: pip install 'hanabi-adhoc[web]'."
+    "players); with --trust-model also package.module:Name, path/file.py:Name and model files "
+    "(sb3:PATH, rl:PATH.json, bad:PATH.json). Every game is saved in OUT/<session>/: a "
+    "per-move log and a record that replays on hanab.live, shown once the game is over to the "
+    "browser that played it (to everyone with --publish-records). Needs the web extra: pip "
+    "install 'hanabi-adhoc[web]'."
 )
 
 
@@ -46,8 +50,15 @@ def add_subcommand(sub) -> None:
          "pool (default corrected)", "corrected"),
         ("--train-games", "N", "games per pair of the meta-agent's response table "
          "(default 20)", 20),
-        ("--trust-model", "FLAG", "allow sb3:PATH partners: loading a model runs code stored "
-         "in the file (default: refused)"),
+        ("--trust-model", "FLAG", "allow partners that run code or read files: from the page "
+         "module:Name, file.py:Name, sb3:PATH, rl:PATH.json, bad:PATH.json, and sb3:PATH at "
+         "all (loading one runs code stored in the file) (default: refused)"),
+        ("--publish-records", "FLAG", "show every session's finished games on /replay to "
+         "every browser (default: only to the browser that played them)"),
+        ("--max-sessions", "N", "most unfinished sessions one client address may have at "
+         "once (default 20)", 20),
+        ("--session-rate", "N", "most new sessions one client address may start a minute "
+         "(default 10)", 10),
         ("--study", {"nargs": "?", "const": "", "metavar": "FILE"}, "ask for consent and "
          "a questionnaire before and after each session: the built-in ones, or those of a "
          "JSON FILE (docs/browser.md) (default: off)"),
@@ -73,6 +84,10 @@ def _options(args: argparse.Namespace):
         raise OptionError("--port", f"{args.web_port} is not a port; allowed: 0-65535")
     if not 0 <= args.web_agent_delay <= 60_000:
         raise OptionError("--agent-delay", "allowed: 0 to 60000 milliseconds")
+    if args.web_max_sessions > 10_000:
+        raise OptionError("--max-sessions", "allowed: 1 to 10000")
+    if args.web_session_rate > 10_000:
+        raise OptionError("--session-rate", "allowed: 1 to 10000 a minute")
     if args.web_games > 100:
         raise OptionError("--games", "at most 100 games per session")
     check_out_dir("--out", args.web_out)
@@ -100,6 +115,9 @@ def _options(args: argparse.Namespace):
         train_games=args.web_train_games,
         trust_model=args.web_trust_model,
         agent_delay_ms=args.web_agent_delay,
+        publish_records=args.web_publish_records,
+        max_sessions=args.web_max_sessions,
+        session_rate=args.web_session_rate,
     )
     for i, spec in enumerate(partners):  # a bad spec fails now, not in the person's browser
         if spec.strip().lower().startswith("meta") and len(partners) > 1:
@@ -137,8 +155,9 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"Hanabi in the browser: open {url}  (Ctrl-C stops)")
         print(f"sessions are saved in {options.out}/ (replays: {url}replay)", flush=True)
         if host not in ("127.0.0.1", "localhost", "::1"):
+            seen = "every browser" if options.publish_records else "the browser that played it"
             print(f"warning: {host} is reachable from other computers: anyone who reaches it "
-                  "can play and read the saved games", flush=True)  # fmt: skip
+                  f"can play; a finished game is shown to {seen}", flush=True)  # fmt: skip
         server.serve_forever()  # returns on Ctrl-C (werkzeug catches it)
     except KeyboardInterrupt:  # Ctrl-C before serving began
         pass

@@ -14,29 +14,49 @@ changes nothing):
 | ``POST /api/sessions/<id>/advance`` | ``{"turn": moves played}``: one move of a partner |
 | ``POST /api/sessions/<id>/next`` | ``{"game": n}``: after game n, the next game (or the end) |
 | ``POST /api/sessions/<id>/answer`` | ``{"stage": "consent"/"pre"/"post", "answers": {...}}`` |
-| ``GET /api/records`` | the saved sessions |
-| ``GET /api/records/<id>/<game>?move=i`` | a saved game replayed to move i, every card shown |
-| ``GET /api/records/<id>/<game>/hanablive`` | the game's record in hanab.live's format |
+| ``GET /api/records`` | the saved sessions of this browser (every one if published) |
+| ``GET /api/records/<id>/<game>?move=i`` | a finished game replayed to move i, every card shown |
+| ``GET /api/records/<id>/<game>/hanablive`` | a finished game's record in hanab.live's format |
 
 A session belongs to the browser that started it: the server gives that browser a random
 secret in an HttpOnly, SameSite=Strict cookie and refuses the session's requests without it.
 Every request is checked against the session's engine state (:mod:`hanabi_adhoc.web.session`).
 The page loads nothing from elsewhere (its Content-Security-Policy allows only this server).
+
+What is served to whom (docs/browser.md §6): a live game only to its owner, and never the
+owner's own cards; the records (the list, replays, hanab.live files) of a game only once it is
+over, and only to the browser that played it, or to every browser with
+``AppOptions.publish_records``. Partner specs from a request that run code or read files are
+refused unless ``AppOptions.trust_model``. Bodies over ``AppOptions.max_body`` bytes get 413,
+malformed or too deeply nested JSON 400, a client address over its live sessions
+(``max_sessions``) or its sessions per minute (``session_rate``) 429; every error is JSON.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import json
+import logging
 import secrets
 import threading
+import time
+from collections import deque
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, jsonify, request, send_from_directory
+from werkzeug.exceptions import HTTPException
 
 from hanabi_adhoc.web import board, store
-from hanabi_adhoc.web.session import AppOptions, PlaySession, Refused, settings_from
+from hanabi_adhoc.web.session import (
+    DROP_SECONDS,
+    AppOptions,
+    PlaySession,
+    Refused,
+    settings_from,
+)
 
-__all__ = ["OWNER_COOKIE", "create_app"]
+__all__ = ["MAX_JSON_DEPTH", "OWNER_COOKIE", "RATE_WINDOW_SECONDS", "create_app"]
 
 OWNER_COOKIE = "hanabi_adhoc_owner"
 """The cookie that ties sessions to the browser that started them."""
@@ -49,23 +69,73 @@ _CSP = (
 )
 
 
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of arrays and objects a request body may have (the API needs 3)."""
+
+RATE_WINDOW_SECONDS = 60.0
+"""The window of ``AppOptions.session_rate`` (sessions per client per minute)."""
+
+_log = logging.getLogger(__name__)
+
+
 def _error(status: int, message: str) -> tuple[Response, int]:
     return jsonify({"error": message}), status
 
 
+def _depth(value: object) -> int:
+    """How deeply arrays and objects nest in a parsed JSON value (a scalar: 0), iteratively."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
 def _body() -> dict:
-    data = request.get_json(silent=True)
+    """The request's JSON object; malformed, too deep or not an object: :class:`Refused` 400."""
+    if not request.is_json:
+        raise Refused(400, "send a JSON object (Content-Type: application/json)")
+    text = request.get_data(cache=True)  # over max_body: 413 (RequestEntityTooLarge)
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply for the parser
+        raise Refused(400, "the body is not valid JSON (send a JSON object)") from None
     if not isinstance(data, dict):
         raise Refused(400, "send a JSON object (Content-Type: application/json)")
+    if _depth(data) > MAX_JSON_DEPTH:
+        raise Refused(400, f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels")
     return data
 
 
-class _Sessions:
-    """The live sessions of one app, by id."""
+def _client() -> str:
+    """The client a limit counts: an IPv4 address, or an IPv6 /64 network (one host's block).
 
-    def __init__(self) -> None:
+    Behind a proxy, every client is the proxy.
+    """
+    address = request.remote_addr or "?"
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class _Sessions:
+    """The live sessions of one app, by id, and each client address's sessions and starts."""
+
+    def __init__(self, options: AppOptions) -> None:
+        self.options = options
         self.lock = threading.Lock()
         self.by_id: dict[str, PlaySession] = {}
+        self.client_of: dict[str, str] = {}
+        self.starts: dict[str, deque[float]] = {}
 
     def get(self, sid: str) -> PlaySession:
         with self.lock:
@@ -73,11 +143,44 @@ class _Sessions:
         if session is None:
             raise Refused(404, f"no session {sid!r} on this server; start a new one")
         session.check_owner(request.cookies.get(OWNER_COOKIE))
+        session.touched = time.monotonic()
         return session
 
-    def add(self, session: PlaySession) -> None:
+    def admit(self, client: str) -> None:
+        """Count a session start of ``client``, or refuse it (429) at one of its limits."""
+        opts, now = self.options, time.monotonic()
+        with self.lock:
+            self._drop_idle(now)
+            starts = self.starts.setdefault(client, deque())
+            while starts and now - starts[0] >= RATE_WINDOW_SECONDS:
+                starts.popleft()
+            if len(starts) >= opts.session_rate:
+                wait = int(RATE_WINDOW_SECONDS - (now - starts[0])) + 1
+                raise Refused(429, f"too many new sessions: at most {opts.session_rate} a "
+                              f"minute from one address; try again in {wait} s", wait)  # fmt: skip
+            live = sum(
+                1
+                for sid, s in self.by_id.items()
+                if self.client_of[sid] == client and s.is_live(now)
+            )
+            if live >= opts.max_sessions:
+                raise Refused(429, f"too many sessions at once: at most {opts.max_sessions} "
+                              "unfinished sessions from one address; finish one first")  # fmt: skip
+            starts.append(now)
+
+    def _drop_idle(self, now: float) -> None:
+        """Forget sessions without a request for :data:`DROP_SECONDS`, and spent start counts."""
+        for sid in [k for k, s in self.by_id.items() if now - s.touched >= DROP_SECONDS]:
+            del self.by_id[sid], self.client_of[sid]
+        for client in [
+            c for c, t in self.starts.items() if not t or now - t[-1] >= RATE_WINDOW_SECONDS
+        ]:
+            del self.starts[client]
+
+    def add(self, session: PlaySession, client: str) -> None:
         with self.lock:
             self.by_id[session.id] = session
+            self.client_of[session.id] = client
 
 
 def create_app(options: AppOptions, host: str = "127.0.0.1") -> Flask:
@@ -95,22 +198,25 @@ def create_app(options: AppOptions, host: str = "127.0.0.1") -> Flask:
     """
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    _add_checks(app, host in LOOPBACK)
+    app.config["MAX_CONTENT_LENGTH"] = options.max_body
+    _add_checks(app, host in LOOPBACK, options.max_body)
     _add_pages(app, options)
-    sessions = _Sessions()
+    sessions = _Sessions(options)
     app.extensions["hanabi_adhoc.sessions"] = sessions.by_id  # live sessions by id (tests)
     _add_sessions(app, options, sessions)
-    _add_records(app, Path(options.out))
+    _add_records(app, options)
     return app
 
 
-def _add_checks(app: Flask, loopback: bool) -> None:
-    """The Host check, the security headers and the JSON errors."""
+def _add_checks(app: Flask, loopback: bool, max_body: int) -> None:
+    """The Host check, the body cap, the security headers and the JSON errors."""
 
     @app.before_request
     def _check_host():
         if loopback and urlsplit("//" + request.host).hostname not in LOOPBACK:
             return _error(400, f"unexpected Host {request.host!r}; open the address serve printed")
+        if (request.content_length or 0) > max_body:  # refused before a byte of it is read
+            return _error(413, f"the request body is over {max_body} bytes")
         return None
 
     @app.after_request
@@ -123,7 +229,10 @@ def _add_checks(app: Flask, loopback: bool) -> None:
 
     @app.errorhandler(Refused)
     def _refused(exc: Refused):
-        return _error(exc.status, str(exc))
+        response, status = _error(exc.status, str(exc))
+        if exc.retry_after is not None:
+            response.headers["Retry-After"] = str(exc.retry_after)
+        return response, status
 
     @app.errorhandler(404)
     def _not_found(_exc):
@@ -132,6 +241,19 @@ def _add_checks(app: Flask, loopback: bool) -> None:
     @app.errorhandler(405)
     def _bad_method(_exc):
         return _error(405, f"{request.method} is not allowed on {request.path}")
+
+    @app.errorhandler(413)
+    def _too_large(_exc):
+        return _error(413, f"the request body is over {max_body} bytes")
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        return _error(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        _log.error("unexpected error on %s %s", request.method, request.path, exc_info=exc)
+        return _error(500, f"the server failed on this request ({type(exc).__name__})")
 
 
 def _add_pages(app: Flask, options: AppOptions) -> None:
@@ -176,16 +298,19 @@ def _add_sessions(app: Flask, options: AppOptions, sessions: _Sessions) -> None:
 
     @app.post("/api/sessions")
     def api_start():
-        try:
-            settings = settings_from(_body(), options.defaults, options.fixed)
-        except ValueError as exc:
+        data = _body()
+        try:  # partner specs checked from their text: nothing is built or imported yet
+            settings = settings_from(data, options.defaults, options.fixed, options.trust_model)
+        except (ValueError, TypeError) as exc:
             raise Refused(400, str(exc)) from None
+        client = _client()
+        sessions.admit(client)
         owner = request.cookies.get(OWNER_COOKIE) or secrets.token_urlsafe(24)
         try:
             session = PlaySession(secrets.token_hex(8), owner, settings, options)
         except ValueError as exc:
             raise Refused(400, str(exc)) from None
-        sessions.add(session)
+        sessions.add(session, client)
         response = jsonify(session.state())
         response.set_cookie(OWNER_COOKIE, owner, httponly=True, samesite="Strict")
         return response, 201
@@ -217,24 +342,45 @@ def _add_sessions(app: Flask, options: AppOptions, sessions: _Sessions) -> None:
         return jsonify(session.answer(data.get("stage"), data.get("answers")))
 
 
-def _add_records(app: Flask, out: Path) -> None:
-    """The saved sessions, their replays and their hanab.live records."""
+def _add_records(app: Flask, options: AppOptions) -> None:
+    """The saved sessions, their replays and their hanab.live records (owner or published)."""
+    out = Path(options.out)
+
+    def finished(sid: str, game: int) -> None:
+        """Refuse a game this browser may not see (yet): 400, 404, 403 or 409."""
+        try:
+            data = store.read_session(out, sid)
+        except ValueError as exc:
+            raise Refused(400, str(exc)) from None
+        if data is None:
+            raise Refused(404, f"no saved session {sid}")
+        if not (options.publish_records or store.owned_by(data, request.cookies.get(OWNER_COOKIE))):
+            raise Refused(403, f"session {sid} belongs to another browser; its records are "
+                          "not published on this server")  # fmt: skip
+        results, config = data.get("results"), data.get("config")
+        games = config.get("games", 0) if isinstance(config, dict) else 0
+        if not 1 <= game <= (games if isinstance(games, int) else 0):
+            raise Refused(404, f"session {sid} has no game {game}")
+        if game > (len(results) if isinstance(results, list) else 0):
+            raise Refused(409, f"game {game} of session {sid} is not over: a game's record "
+                          "is shown once it is over")  # fmt: skip
 
     @app.get("/api/records")
     def api_records():
-        return jsonify(store.list_sessions(out))
+        owner = request.cookies.get(OWNER_COOKIE)
+        return jsonify(store.list_sessions(out, owner, everyone=options.publish_records))
 
     @app.get("/api/records/<sid>/<int:game>")
     def api_replay(sid: str, game: int):
         move = request.args.get("move", "0")
         if not move.isdigit():
             raise Refused(400, f"move={move!r} must be a move number (0 = the deal)")
+        finished(sid, game)
         return jsonify(replay(out, sid, game, int(move)))
 
     @app.get("/api/records/<sid>/<int:game>/hanablive")
     def api_hanablive(sid: str, game: int):
-        if not store.SESSION_ID.fullmatch(sid):
-            raise Refused(400, f"{sid!r} is not a session id")
+        finished(sid, game)
         path = store.game_path(out, sid, game, record=True)
         if not path.is_file():
             raise Refused(404, f"session {sid} has no finished game {game}")
@@ -250,7 +396,8 @@ def replay(root: Path, sid: str, game: int, move: int) -> dict:
         ``result``.
 
     Raises:
-        Refused: No such session or game (404), or a log that does not replay (422).
+        Refused: No such session or game (404), a game not over (409), or a log that does not
+            replay (422).
     """
     from hanabi_env import HanabiConfig, HanabiGame
 
@@ -260,6 +407,8 @@ def replay(root: Path, sid: str, game: int, move: int) -> dict:
         raise Refused(400, str(exc)) from None
     except FileNotFoundError as exc:
         raise Refused(404, str(exc)) from None
+    if log.get("result") is None:
+        raise Refused(409, f"game {game} of session {sid} is not over: it is shown once it is")
     moves = [m for m in log.get("moves", []) if "action" in m]
     n = min(move, len(moves))
     try:

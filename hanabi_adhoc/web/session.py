@@ -37,7 +37,17 @@ from hanabi_env.metrics import metric_ratios
 from hanabi_env.records import to_hanablive
 from hanabi_env.validate import check_choice, check_int, check_seed
 
-__all__ = ["PERSON", "AppOptions", "PlaySession", "Refused", "Settings", "settings_from"]
+__all__ = [
+    "DROP_SECONDS",
+    "IDLE_SECONDS",
+    "PERSON",
+    "AppOptions",
+    "PlaySession",
+    "Refused",
+    "Settings",
+    "check_request_partner",
+    "settings_from",
+]
 
 PERSON = "person"
 """The meta-agent's partner id for the person (one partner over the whole session)."""
@@ -45,14 +55,26 @@ PERSON = "person"
 MAX_GAMES = 100
 """Most games in one session."""
 
+IDLE_SECONDS = 3600.0
+"""A session without a request for this long no longer counts as live (its client's limit)."""
+
+DROP_SECONDS = 6 * 3600.0
+"""A session without a request for this long is dropped from the server's memory (its files
+stay; its page is told to start a new session)."""
+
 
 class Refused(Exception):
-    """A request the session refuses: nothing changed. ``status`` is the HTTP status to answer."""
+    """A request the session refuses: nothing changed.
 
-    def __init__(self, status: int, message: str):
+    ``status`` is the HTTP status to answer; ``retry_after``, seconds to wait before asking
+    again (a 429's ``Retry-After`` header), or None.
+    """
+
+    def __init__(self, status: int, message: str, retry_after: int | None = None):
         """See the class docstring."""
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -96,8 +118,51 @@ class Settings:
         )
 
 
-def settings_from(data: object, defaults: Settings, fixed: bool) -> Settings:
+def check_request_partner(spec: str, trust_model: bool, parameter: str = "partners") -> None:
+    """Refuse a partner spec from a request that would run code or read a file, unless trusted.
+
+    Checked from the spec's text alone, before anything is built or imported
+    (:func:`agents.registry.check_spec_allowed`): baseline names, chromosomes, shipped
+    partners (``rl:NAME``, ``bad:NAME``) and the meta-agent (``meta``, ``meta:VARIANT`` of
+    :data:`hanabi_adhoc.specs.META_VARIANTS`) are always allowed; code (``module:Name``,
+    ``file.py:Name``) and model files (``sb3:PATH``, ``rl:PATH.json``, ``bad:PATH.json``) only
+    when the server trusts them (``serve --trust-model``, docs/browser.md §6).
+
+    Args:
+        spec: The agent spec the page sent.
+        trust_model: The server's ``--trust-model``.
+        parameter: The name the error gives the spec.
+
+    Raises:
+        TypeError: ``spec`` is not a str.
+        ValueError: A spec the server does not allow, naming it and what is allowed.
+    """
+    from agents.registry import check_spec_allowed
+    from hanabi_adhoc.specs import META_VARIANTS
+
+    key = spec.strip().lower() if isinstance(spec, str) else ""
+    if key == "meta" or (key.startswith("meta:") and key[5:].strip() in META_VARIANTS):
+        return
+    check_spec_allowed(
+        spec,
+        allow_code=trust_model,
+        allow_model_files=trust_model,
+        parameter=parameter,
+        hint=(
+            ", the meta-agent (meta, "
+            + ", ".join(f"meta:{v}" for v in META_VARIANTS)
+            + "); code and model files need a server started with --trust-model"
+        ),
+    )
+
+
+def settings_from(
+    data: object, defaults: Settings, fixed: bool, trust_model: bool = False
+) -> Settings:
     """The settings a page asked for, checked; ``fixed``: the server's partners and games only.
+
+    Every partner spec is checked by :func:`check_request_partner` (``trust_model``: the
+    server's ``--trust-model``) before anything is built.
 
     Raises:
         ValueError: A bad field; the message names it and what is allowed.
@@ -112,6 +177,8 @@ def settings_from(data: object, defaults: Settings, fixed: bool) -> Settings:
         raise ValueError("partners must be a list of agent specs (texts)")
     if not 1 <= len(partners) <= 4 or not all(p.strip() for p in partners):
         raise ValueError(f"partners={partners!r}: give 1 to 4 non-empty agent specs (2-5 players)")
+    for i, spec in enumerate(partners):
+        check_request_partner(spec, trust_model, f"partners[{i}]")
     players = len(partners) + 1
     hand = data.get("hand_size", s.hand_size)
     return Settings(
@@ -138,8 +205,17 @@ class AppOptions:
             questionnaires.
         show_belief: Show the meta-agent's belief between games (it is logged either way).
         train_games: Games per pair of the meta-agent's response table.
-        trust_model: Allow ``sb3:PATH`` partners (loading a model runs code from the file).
+        trust_model: Allow partners from the page that run code or read a file
+            (``module:Name``, ``file.py:Name``, ``sb3:PATH``, ``rl:PATH.json``,
+            ``bad:PATH.json``) and ``sb3:PATH`` partners at all (loading a model runs code
+            from the file).
         agent_delay_ms: Pause of the page before each partner move (milliseconds).
+        publish_records: Serve every session's finished games to every browser; False: to
+            the browser that played them only.
+        max_sessions: Most live sessions (not done, used in the last
+            :data:`IDLE_SECONDS`) of one client address.
+        session_rate: Most sessions one client address may start per minute.
+        max_body: Largest request body, in bytes (a larger one is refused with 413).
     """
 
     out: Path
@@ -150,6 +226,10 @@ class AppOptions:
     train_games: int = 20
     trust_model: bool = False
     agent_delay_ms: int = 700
+    publish_records: bool = False
+    max_sessions: int = 20
+    session_rate: int = 10
+    max_body: int = 64 * 1024
 
 
 def _now() -> str:
@@ -237,6 +317,7 @@ class PlaySession:
         self.game: HanabiGame | None = None
         self.log: list[dict] = []
         self.turn_started = time.monotonic()
+        self.touched = time.monotonic()  # the last request (the live-session limit)
         self.played_response: str | None = None
         # the deals and agent seeds of `hanabi-adhoc play` with the same seed (issue 37)
         from agents.evaluate import game_seeds
@@ -248,6 +329,10 @@ class PlaySession:
         self._save_session()
 
     # ------------------------------------------------------------------ requests
+    def is_live(self, now: float) -> bool:
+        """Not done, and asked for in the last :data:`IDLE_SECONDS` (``now``: monotonic)."""
+        return self.phase != "done" and now - self.touched < IDLE_SECONDS
+
     def check_owner(self, owner: str | None) -> None:
         """Refuse (403) a browser that is not the one that started the session."""
         import secrets
@@ -583,6 +668,7 @@ class PlaySession:
                 "session": self.id,
                 "created": self.created,
                 "updated": _now(),
+                "owner_sha256": store.owner_digest(self.owner),
                 "phase": self.phase,
                 "config": self._config(),
                 "seats": self._seats(),

@@ -13,6 +13,7 @@ Nothing is sent anywhere: the files stay on this machine (docs/browser.md §5).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -23,7 +24,10 @@ __all__ = [
     "SESSION_FILE",
     "game_path",
     "list_sessions",
+    "owned_by",
+    "owner_digest",
     "read_game",
+    "read_session",
     "write_json",
 ]
 
@@ -61,18 +65,65 @@ def _read(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def list_sessions(root: str | Path) -> list[dict]:
-    """Summaries of the sessions saved under ``root``, newest first.
+def owner_digest(secret: str) -> str:
+    """The SHA-256 (hex) of a browser's owner secret: what ``session.json`` keeps of it.
+
+    The secret itself (the browser's cookie) is never written, so the files do not let anyone
+    act as the owner; the digest lets the owner's browser find its records again after the
+    server restarts (docs/browser.md §6).
+    """
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def read_session(root: str | Path, session: str) -> dict | None:
+    """The ``session.json`` of ``session`` under ``root``; None if there is none (or unreadable).
+
+    Raises:
+        ValueError: ``session`` is not a session id.
+    """
+    if not isinstance(session, str) or not SESSION_ID.fullmatch(session):
+        raise ValueError(f"session={session!r} is not a session id (16 hex digits)")
+    return _read(Path(root) / session / SESSION_FILE)
+
+
+def owned_by(data: dict, owner: str | None) -> bool:
+    """Whether the browser holding ``owner`` started the session whose ``session.json`` is ``data``.
+
+    Args:
+        data: A session's ``session.json`` (:func:`read_session`).
+        owner: The browser's owner secret (its cookie), or None (no cookie: owns nothing).
 
     Returns:
-        One dict per readable ``session.json``: ``session``, ``created``, ``seats`` (names),
-        ``games`` (finished), ``scores`` and ``config`` (players, hand size, scoring, ruleset).
+        True when ``data``'s ``owner_sha256`` is :func:`owner_digest` of ``owner`` (compared in
+        constant time); a session saved without one is owned by no browser (docs/browser.md §6).
+    """
+    import hmac
+
+    digest = data.get("owner_sha256")
+    if not owner or not isinstance(digest, str):
+        return False
+    return hmac.compare_digest(digest, owner_digest(owner))
+
+
+def list_sessions(root: str | Path, owner: str | None = None, everyone: bool = False) -> list[dict]:
+    """Summaries of the sessions saved under ``root`` that a browser may see, newest first.
+
+    Args:
+        root: The server's output folder.
+        owner: The browser's owner secret (its cookie), or None: it sees the sessions it
+            started (:func:`owned_by`).
+        everyone: Every session is shown (``serve --publish-records``).
+
+    Returns:
+        One dict per readable ``session.json`` shown: ``session``, ``created``, ``seats``
+        (names), ``games`` (finished), ``scores`` and ``config`` (players, hand size, scoring,
+        ruleset).
     """
     root = Path(root)
     out = []
     for folder in root.iterdir() if root.is_dir() else ():
         data = _read(folder / SESSION_FILE) if SESSION_ID.fullmatch(folder.name) else None
-        if data is None:
+        if data is None or not (everyone or owned_by(data, owner)):
             continue
         results = data.get("results", [])
         out.append(

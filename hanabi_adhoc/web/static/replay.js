@@ -72,7 +72,10 @@ async function init() {
     return;
   }
   const list = $("sessions");
-  if (!sessions.length) list.append(el("li", { text: "No saved session yet." }));
+  if (!sessions.length) {
+    list.append(el("li", { text: "No saved session to show: a session is listed here for the " +
+      "browser that played it (its games once they are over)." }));
+  }
   for (const s of sessions) {
     const item = el("li", { "data-session": s.session },
       `${s.created.slice(0, 16).replace("T", " ")}: ${s.seats.join(", ")} — `);
@@ -80,7 +83,7 @@ async function init() {
       item.append(el("button", { type: "button", "data-game": g,
         text: `game ${g} (${s.scores[g - 1]})`, onclick: () => load(s.session, g, 0) }), " ");
     }
-    if (!s.games) item.append("no finished game");
+    if (!s.games) item.append("no finished game yet");
     list.append(item);
   }
 }

@@ -71,6 +71,8 @@ def test_serve_listens_on_this_computer_and_prints_its_address(tmp_path):
         ("--agent-delay -1", "--agent-delay"),
         ("--study missing-study.json", "--study"),
         ("--partner sb3:model.zip", "--partner"),
+        ("--max-sessions 10001", "--max-sessions"),
+        ("--session-rate 10001", "--session-rate"),
     ],
 )
 def test_bad_options_are_one_error_line(argv, text, tmp_path, capsys, monkeypatch):
@@ -81,6 +83,17 @@ def test_bad_options_are_one_error_line(argv, text, tmp_path, capsys, monkeypatc
     assert "\n" not in err
     assert text in err
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.parametrize("flag", ["--max-sessions", "--session-rate"])
+def test_limits_below_one_are_one_error_line_of_the_real_command(flag, tmp_path):
+    from tests.helpers import run_python
+
+    done = run_python(["-m", "hanabi_adhoc", "serve", flag, "0"], cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: argument {flag}: 0 is out of range")
+    assert done.stderr.count("\n") == 1
+    assert not list(tmp_path.iterdir())
 
 
 def test_serve_without_flask_says_which_extra_to_install(tmp_path, capsys, monkeypatch):

@@ -253,7 +253,7 @@ def test_a_policy_of_ones_own_is_a_partner(tmp_path):
         "    def act(self, view):\n"
         "        return int(view.legal_actions()[0])\n"
     )
-    client = make_app(tmp_path / "out").test_client()
+    client = make_app(tmp_path / "out", trust_model=True).test_client()  # code: trusted only
     state = start(client, partners=[f"{mine}:FirstLegal", "Piers"], seat=2, games=1)
     assert state["names"] == ["FirstLegal", "Piers", "You"]
     final = play_session(client, state, random.Random(7))
@@ -279,6 +279,8 @@ def test_a_meta_agent_needs_two_players(tmp_path):
         ({"partners": ["Piers"], "hand_size": 7}, "hand_size"),
         ({"partners": ["Piers"], "scoring": "soft"}, "scoring"),
         ({"partners": ["sb3:model.zip"]}, "trust"),
+        ({"partners": ["Piers", "this:X"]}, "partners[1]='this:X' is not allowed"),
+        ({"partners": ["meta:oracle"]}, "--trust-model"),
     ],
 )
 def test_bad_settings_are_refused_with_their_name(tmp_path, settings, text):
