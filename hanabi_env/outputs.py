@@ -310,6 +310,13 @@ class OutputFolder:
     existed (files but no ``manifest.json``) is adopted: each file is recorded as it is when
     first verified, with one note.
 
+    A **strict** folder (``strict=True``, the benchmark's) trusts its manifest only and never
+    overwrites a file it did not write: entering one that holds files but no manifest (its
+    results cannot be checked) is refused instead of adopted, and so is entering one that holds
+    a file its manifest does not record (a file of the user's, which a write could replace).
+    Files whose names start with ``.`` are not looked at (the lock files, the temporary files
+    of a killed write; the toolkit writes no other).
+
     Manifest schema (a self-checking document of :func:`write_checksummed_json`, format
     ``"hanabi-adhoc/manifest"``): payload ``{"kind", "config", "seed", "created", "adopted":
     bool, "files": {name: {"sha256": hex or null, "bytes", "stage", "config", "seed",
@@ -328,12 +335,15 @@ class OutputFolder:
         fresh: Start over in a folder of another run (its recorded files removed) instead of
             refusing it.
         say: Where notes go (default: stderr).
+        strict: Refuse a folder with files but no manifest, or with files the manifest does
+            not record (see above), instead of adopting them.
 
     Raises:
         FolderBusyError: (entering) Another process writes the folder, or this process has it
             open already.
-        ResultFileError: (entering) The manifest is damaged, or the folder belongs to another
-            kind of run or (without ``fresh``) to a run with other settings.
+        ResultFileError: (entering) The manifest is damaged, the folder belongs to another
+            kind of run or (without ``fresh``) to a run with other settings, or (``strict``)
+            it holds files the toolkit did not write.
         OutputWriteError: The folder, a file or the manifest cannot be written.
     """
 
@@ -347,6 +357,7 @@ class OutputFolder:
         wait: bool = False,
         fresh: bool = False,
         say: Callable[[str], None] | None = None,
+        strict: bool = False,
     ):
         """See the class docstring."""
         if not isinstance(kind, str) or not kind:
@@ -356,6 +367,7 @@ class OutputFolder:
         self.config: dict = dict(_plain(dict(config or {})))  # type: ignore[call-overload]
         self.seed = None if seed is None else int(seed)
         self.fresh = bool(fresh)
+        self.strict = bool(strict)
         self.say = say or _stderr
         self._lock = FolderLock(self.path, wait=wait, say=self.say)
         self._files: dict[str, dict] = {}
@@ -373,6 +385,8 @@ class OutputFolder:
         self._lock.__enter__()
         try:
             self._read_manifest()
+            if self.strict:
+                self._refuse_foreign()
         except BaseException:
             self._lock.__exit__(None, None, None)
             raise
@@ -429,6 +443,34 @@ class OutputFolder:
         self._files = {str(k): dict(v) for k, v in files.items()}
         self._adopted = bool(doc.get("adopted"))
         self._created = str(doc.get("created") or self._created)
+
+    def _refuse_foreign(self) -> None:
+        """(strict) Refuse files the manifest does not record: the toolkit did not write them."""
+        foreign = []
+        for p in sorted(self.path.rglob("*")):
+            rel = p.relative_to(self.path)
+            if any(part.startswith(".") for part in rel.parts) or p.is_dir():
+                continue
+            if rel.as_posix() not in self._files and rel.as_posix() != MANIFEST_NAME:
+                foreign.append(p)
+        self._adopted = False  # a strict folder adopts nothing
+        if not foreign:
+            return
+        if not self.manifest_path.exists():
+            raise ResultFileError(
+                f"{self.path} holds files (e.g. {foreign[0].name}) but no {MANIFEST_NAME}: "
+                "the toolkit cannot check them, and they may be yours; move them away, or use "
+                "another folder"
+            )
+        raise ResultFileError(
+            f"{foreign[0]} is not in {self.manifest_path}: this toolkit did not write it and "
+            "would overwrite it or mix it with its outputs; move it away, or use another folder"
+        )
+
+    def entry(self, name: str) -> dict | None:
+        """A copy of the manifest's entry of ``name`` (see the class docstring), or None."""
+        got = self._files.get(name)
+        return None if got is None else dict(got)
 
     def _save(self) -> None:
         payload = {

@@ -4,9 +4,11 @@ A report folder is a :class:`hanabi_env.outputs.OutputFolder` of kind ``"benchma
 (docs/reliability.md): one writer at a time (a second ``hanabi-adhoc benchmark`` on the same
 folder is refused, or waits with ``--wait``), every file written atomically and recorded in the
 folder's manifest with the settings that made it, and every saved game table verified against
-its record before a resumed run trusts it. The folder's own configuration is only the format of
-its reports: one folder holds any number of agents (each unit of games records its agent's
-options), so that agents can be added to it later.
+its record before a resumed run trusts it. The folder is strict (docs/benchmark.md §1): one
+that holds files but no manifest, or a file its manifest does not record (a ``summary.md`` of
+the user's), is refused, never adopted or overwritten. The folder's own configuration is only
+the format of its reports: one folder holds any number of agents (each unit of games records
+its agent's options and identity), so that agents can be added to it later.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ def open_folder(out: str | Path, wait: bool = False) -> OutputFolder:
 
     Raises:
         FolderBusyError: On entering, another process writes it (without ``wait``).
-        ResultFileError: On entering, it holds the outputs of another kind of run.
+        ResultFileError: On entering, it holds the outputs of another kind of run, files but no
+            manifest, or a file its manifest does not record.
     """
-    return OutputFolder(out, kind="benchmark", config=REPORT_FORMAT, wait=wait)
+    return OutputFolder(out, kind="benchmark", config=REPORT_FORMAT, wait=wait, strict=True)
 
 
 def read_csv(path: str | Path) -> list[dict[str, str]]:

@@ -33,6 +33,7 @@ import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend
 from agents.evaluate import _picklable, play_games  # the rule play_games uses
+from agents.faults import AgentFault
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
 from agents.registry import make_policy
@@ -144,9 +145,18 @@ def is_episodic(agent: Policy) -> bool:
     return any(callable(getattr(agent, h, None)) for h in HOOKS)
 
 
-def partner_policies(group: Group, indices: Sequence[int]) -> list[Policy]:
-    """Some partners of a group as policies, in its ruleset (seed 0; reseeded every game)."""
-    return [make_policy(group.partners[i].spec, 0, ruleset=group.ruleset) for i in indices]
+def partner_policies(
+    group: Group, indices: Sequence[int], trust_code: bool = False
+) -> list[Policy]:
+    """Some partners of a group as policies, in its ruleset (seed 0; reseeded every game).
+
+    ``trust_code`` lets an ``sb3:PATH`` partner of a trusted suite file load
+    (:func:`hanabi_adhoc.benchmark.suites.load_suite` checked the rest).
+    """
+    return [
+        make_policy(group.partners[i].spec, 0, ruleset=group.ruleset, trust_model=trust_code)
+        for i in indices
+    ]
 
 
 def game_config(
@@ -165,52 +175,109 @@ def game_config(
     )
 
 
-def agent_players(agent: Policy, hand_size: int | None = None) -> dict[int, str | None]:
-    """Game sizes the agent can play: size → None, or why not.
+def agent_players(
+    agent: Policy, hand_size: int | None = None, name: str | None = None
+) -> dict[int, str | None]:
+    """Game sizes the agent can play: size → None, or why not (its refusal).
 
     An agent may declare ``supported_players`` (a sequence of sizes); a Bayesian meta-agent
-    plays 2-player games (its response table's); otherwise the agent is asked for the first
-    move of a game of each size, and a ``ValueError`` (e.g. a network trained for another
-    observation size) rules that size out (an episodic agent is told ``start_episode`` and
-    ``start_game`` first, as in the protocol).
+    plays 2-player games (its response table's). Otherwise each size is probed
+    (:func:`_probe`): a ``ValueError`` of the agent's ``check_game(config)`` refuses that size;
+    without ``check_game``, a ``ValueError`` on the first move (e.g. a network trained for
+    another observation size) refuses that size only when the agent plays another size: an
+    agent that fails its first move at every size is faulty, not refusing (docs/benchmark.md
+    §1). An episodic agent is told ``start_episode`` and ``start_game`` first, as in the
+    protocol.
+
+    Args:
+        agent: The agent.
+        hand_size: Cards per hand (None: the rulebook's).
+        name: The agent's name in errors (default: its ``name``, or its class name).
+
+    Returns:
+        ``{2: None or str, ..., 5: ...}``.
+
+    Raises:
+        agents.faults.AgentFault: The agent raised anything but a ``ValueError`` while probed,
+            or a ``ValueError`` on its first move at every size (naming the agent).
     """
+    name = name or str(getattr(agent, "name", None) or type(agent).__name__)
     declared = getattr(agent, "supported_players", None)
     if declared is None and hasattr(agent, "table") and hasattr(agent, "responses"):
         declared = (2,)  # a meta-agent: its response table was played at 2 players
+    if declared is not None:
+        return {p: None if p in declared else f"the agent plays {list(declared)} players"
+                for p in (2, 3, 4, 5)}  # fmt: skip
     out: dict[int, str | None] = {}
+    errors: dict[int, ValueError] = {}
     for p in (2, 3, 4, 5):
-        if declared is not None:
-            out[p] = None if p in declared else f"the agent plays {list(declared)} players"
-            continue
         hs = rulebook_hand_size(p) if hand_size is None else hand_size
-        out[p] = _first_move_refused(agent, HanabiConfig(players=p, hand_size=hs))
+        out[p], err = _probe(agent, HanabiConfig(players=p, hand_size=hs), name)
+        if err is not None:
+            errors[p] = err
+    if errors and all(why is not None for why in out.values()):
+        p, err = next(iter(errors.items()))
+        raise AgentFault(
+            name,
+            f"raised {type(err).__name__}: {err} on its first move at every game size (at "
+            f"{p} players, ...): a fault of the agent, not a refusal of the games (an agent "
+            "refuses a game size with check_game(config) raising ValueError)",
+        ) from err
     return out
 
 
-def fixed_slots_refused(agent: Policy, hand_size: int | None = None) -> str | None:
+def fixed_slots_refused(
+    agent: Policy, hand_size: int | None = None, name: str | None = None
+) -> str | None:
     """Why ``agent`` refuses the Java framework's fixed hand slots, or None if it plays them.
 
     The groups of the ``reference`` ruleset play with fixed hand slots (docs/rules.md §12); an
     agent trained in HLE's hand order may refuse them (a shipped RL partner does: its inputs
-    would mean something else). Probed as :func:`agent_players` does, in a 2-player game.
+    would mean something else). Probed as :func:`agent_players` does, in a 2-player game (a
+    first-move ``ValueError`` refuses: the agent played HLE's hand order).
+
+    Raises:
+        agents.faults.AgentFault: As :func:`agent_players`.
     """
     hs = rulebook_hand_size(2) if hand_size is None else hand_size
-    return _first_move_refused(agent, HanabiConfig(players=2, hand_size=hs, hand_order="fixed"))
+    name = name or str(getattr(agent, "name", None) or type(agent).__name__)
+    why, _ = _probe(agent, HanabiConfig(players=2, hand_size=hs, hand_order="fixed"), name)
+    return why
 
 
-def _first_move_refused(agent: Policy, config: HanabiConfig) -> str | None:
-    """The ``ValueError`` text of a copy of ``agent`` asked for the first move in ``config``."""
+def _probe(agent: Policy, config: HanabiConfig, name: str) -> tuple[str | None, ValueError | None]:
+    """Ask a copy of ``agent`` for the first move in ``config``: ``(refusal, first-move error)``.
+
+    The refusal is the text of ``check_game``'s ``ValueError``, or of a ``ValueError`` on the
+    first move (then returned too, so that the caller can tell a fault at every size).
+
+    Raises:
+        agents.faults.AgentFault: The agent raised anything else (an ``AgentFault`` as it is).
+    """
     game = HanabiGame(config)
     game.reset(0)
     probe = copy.deepcopy(agent)
+    where = f"probed with a {config.players}-player game"
     try:
+        check = getattr(probe, "check_game", None)
+        if callable(check):
+            try:
+                check(config)
+            except ValueError as err:
+                if isinstance(err, AgentFault):
+                    raise
+                return str(err), None
         for hook in ("start_episode", "start_game"):  # as before a game of the protocol
             _call(probe, hook, "probe")
         probe.reset(0)
         probe.act(game.view(0))
+    except AgentFault:
+        raise
     except ValueError as err:
-        return str(err)
-    return None
+        return str(err), err
+    except Exception as err:
+        raise AgentFault(name, f"raised {type(err).__name__}: {err} ({where})") from err
+    return None, None
 
 
 def _columns(unit: Unit, sched: dict[str, np.ndarray], scores, ac, pc) -> Results:
@@ -257,6 +324,7 @@ def play_unit(
     workers: int | None = 1,
     progress: Callable[[int], None] | None = None,
     partners: Sequence[Policy] | None = None,
+    trust_code: bool = False,
 ) -> Results:
     """Play one unit of the protocol (see the module docstring).
 
@@ -268,12 +336,17 @@ def play_unit(
         workers: Local workers (None = all cores); results do not depend on it.
         progress: Called with the number of games finished, as they finish.
         partners: The unit's partner policies (default: built from their specs).
+        trust_code: Build partners whose loading runs code (a trusted suite file's).
 
     Returns:
         The unit's :class:`~hanabi_adhoc.benchmark.results.Results`.
     """
     sched = deal_schedule(unit.group, unit.players, deals)
-    mates = partners if partners is not None else partner_policies(unit.group, unit.partners)
+    mates = (
+        partners
+        if partners is not None
+        else partner_policies(unit.group, unit.partners, trust_code)
+    )
     cfg = game_config(unit.group, unit.players, [agent, *mates], hand_size)
     if is_episodic(agent):
         from hanabi_adhoc.benchmark.meta_fast import play_fast_seat0

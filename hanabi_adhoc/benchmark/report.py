@@ -20,7 +20,13 @@ from hanabi_adhoc.benchmark.run import Benchmark
 from hanabi_env.config import rulebook_hand_size
 from hanabi_env.outputs import OutputFolder
 
-__all__ = ["LEADERBOARD_FIELDS", "PER_PARTNER_FIELDS", "summarise", "write_report"]
+__all__ = [
+    "LEADERBOARD_FIELDS",
+    "PER_PARTNER_FIELDS",
+    "check_leaderboard",
+    "summarise",
+    "write_report",
+]
 
 PER_PARTNER_FIELDS = (
     "agent",
@@ -47,6 +53,7 @@ PER_PARTNER_FIELDS = (
 LEADERBOARD_FIELDS = (
     "agent",
     "spec",
+    "agent_sha256",
     "suite",
     "suite_sha256",
     "agent_seed",
@@ -62,7 +69,7 @@ LEADERBOARD_FIELDS = (
     "units",
     "date",
 )
-"""Columns of ``leaderboard.csv``."""
+"""Columns of ``leaderboard.csv`` (``agent_sha256``: :func:`agents.identity.agent_identity`)."""
 
 RULEBOOK = "rulebook (5 cards at 2–3 players, 4 at 4–5)"
 
@@ -115,6 +122,7 @@ def summarise(bench: Benchmark) -> dict:
         doc: dict = {
             "label": run.label,
             "spec": run.spec,
+            "identity": run.identity,
             "slug": run.slug,
             "options": run.options,
             "players": {str(p): why or "yes" for p, why in run.players.items()},
@@ -277,9 +285,22 @@ def _md_configuration(bench: Benchmark) -> list[str]:
         o = a["options"]
         lines.append(
             f"\n- {a['label']}: {a['spec'] or 'a policy object'}; rule agents named here play "
-            f"the {o['ruleset']} ruleset; agent seed {o['seed']}."
+            f"the {o['ruleset']} ruleset; agent seed {o['seed']}; identity "
+            f"{(a.get('identity') or {}).get('sha256', '')[:12]} ({_made_of(a)})."
         )
     return lines
+
+
+def _made_of(agent: dict) -> str:
+    """What an agent's identity hashed, in words (docs/benchmark.md §1)."""
+    ident = agent.get("identity") or {}
+    files = [Path(f["path"]).name for f in ident.get("files", [])]
+    if files:
+        more = f" and {len(files) - 3} more" if len(files) > 3 else ""
+        return "files " + ", ".join(files[:3]) + more
+    if ident.get("version"):
+        return f"the spec and toolkit version {ident['version']}"
+    return "no file found"
 
 
 def _md_results(s: dict) -> list[str]:
@@ -448,6 +469,33 @@ def _png(folder: OutputFolder, name: str, data: bytes) -> None:
     folder.write_bytes(name, data, stage="report")
 
 
+def check_leaderboard(path: str | Path) -> None:
+    """Refuse a leaderboard file outside the report folder that is not a leaderboard.
+
+    A file of the user's named by ``--leaderboard`` would be rewritten with the leaderboard's
+    columns only: it is refused (before any game) unless it is missing, or a CSV whose header
+    holds the leaderboard's key columns (one written by the toolkit).
+
+    Raises:
+        ValueError: ``path`` exists and is not a leaderboard CSV (the message names it).
+    """
+    path = Path(path)
+    if not path.exists():
+        return
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            header = fh.readline().strip().split(",")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"leaderboard {path} cannot be read ({err})") from None
+    need = {"agent", "spec", "suite", "suite_sha256", "agent_seed", "normalised_iqm"}
+    if not path.is_file() or not need <= set(header):
+        raise ValueError(
+            f"leaderboard {path} exists and is not a leaderboard CSV (its header lacks "
+            f"{', '.join(sorted(need - set(header))) or 'nothing: not a file'}); it would be "
+            "overwritten: name a new file or an existing leaderboard"
+        )
+
+
 def _leaderboard(bench: Benchmark, folder: OutputFolder, path: Path) -> None:
     inside = path.resolve().is_relative_to(folder.path.resolve())
     old = []
@@ -463,6 +511,7 @@ def _leaderboard(bench: Benchmark, folder: OutputFolder, path: Path) -> None:
                 {
                     "agent": a["label"],
                     "spec": a["spec"] or "",
+                    "agent_sha256": (a.get("identity") or {}).get("sha256", ""),
                     "suite": key,
                     "suite_sha256": sha[key],
                     "agent_seed": a["options"]["seed"],

@@ -5,6 +5,11 @@ agent it plays every unit of the protocol (:mod:`hanabi_adhoc.benchmark.protocol
 report folder does not hold yet, saving each as it finishes (``agents/<slug>/games/*.npz``), so
 a killed run resumes where it stopped and a finished one re-reports without playing. Results
 never depend on ``workers``.
+
+Every saved unit is bound to its agent's identity (:func:`agents.identity.agent_identity`: the
+SHA-256 of the agent's source, model or weights files, or of its spec and the toolkit's version):
+a rerun after the agent changed plays its units again, with one note naming what changed, and
+never mixes old and new games (docs/benchmark.md §1).
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.faults import AgentFault
+from agents.identity import agent_identity, policy_identity, toolkit_identity
 from agents.policy import Policy
 from hanabi_adhoc.benchmark.files import open_folder
 from hanabi_adhoc.benchmark.protocol import (
@@ -29,7 +36,7 @@ from hanabi_adhoc.benchmark.protocol import (
 )
 from hanabi_adhoc.benchmark.results import Results
 from hanabi_adhoc.benchmark.suites import DEFAULT_SUITES, SUITES, Suite, load_suites
-from hanabi_env.outputs import OutputFolder
+from hanabi_env.outputs import OutputFolder, ResultFileError
 from hanabi_env.validate import check_bool, check_int, check_seed, check_workers
 
 __all__ = ["AgentRun", "AgentSpecError", "Benchmark", "run_benchmark"]
@@ -54,6 +61,7 @@ class AgentRun:
         results: Its per-game table (every unit played or loaded).
         seconds: Time spent playing in this call (loaded units cost nothing).
         replies: Reply counts of a text agent (:class:`agents.text.ReplyStats`), else None.
+        identity: What its results are bound to (:func:`agents.identity.agent_identity`).
     """
 
     label: str
@@ -66,6 +74,7 @@ class AgentRun:
     results: Results = field(default_factory=Results)
     seconds: float = 0.0
     replies: dict | None = None
+    identity: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -118,23 +127,73 @@ def _resolve(agent, seed: int, make, labels: set[str]) -> tuple[str, str | None,
     return label, spec, policy
 
 
+def _agent_identity(spec: str | None, policy: Policy) -> dict:
+    """The identity an agent's results are bound to (``meta`` is the toolkit's own agent)."""
+    from hanabi_adhoc.specs import meta_variant
+
+    if spec is None:
+        return policy_identity(policy)
+    if meta_variant(spec) is not None:
+        return toolkit_identity(spec, "meta")
+    try:
+        return agent_identity(spec)
+    except ValueError as err:
+        raise AgentSpecError(str(err)) from None
+
+
 def _identity(run: AgentRun) -> dict:
     """What an agent's files depend on: recorded with each of them in the folder's manifest."""
-    return {"label": run.label, "spec": run.spec, "options": run.options}
+    return {
+        "label": run.label,
+        "spec": run.spec,
+        "options": run.options,
+        "agent_sha256": run.identity["sha256"],
+    }
+
+
+def _changes(old: dict, new: dict) -> str:
+    """What differs between two identities, in words (files by name, else the hash)."""
+    was = {f["path"]: f["sha256"] for f in old.get("files") or []}
+    now = {f["path"]: f["sha256"] for f in new.get("files") or []}
+    changed = [Path(p).name for p in sorted(set(was) | set(now)) if was.get(p) != now.get(p)]
+    if changed:
+        return "changed: " + ", ".join(changed[:3]) + (" ..." if len(changed) > 3 else "")
+    if old.get("version") != new.get("version"):
+        return f"toolkit version {old.get('version')} there, {new.get('version')} here"
+    return f"identity {str(old.get('sha256'))[:12]} there, {new['sha256'][:12]} here"
 
 
 def _check_agent(folder: OutputFolder, run: AgentRun) -> None:
     name = f"agents/{run.slug}/agent.json"
-    doc = _identity(run)
+    doc = {**_identity(run), "identity": run.identity}
     if folder.verify(name):
         old = folder.load_json(name)
-        if {k: old.get(k) for k in doc} != json.loads(json.dumps(doc)):
+        keys = ("label", "spec", "options")
+        if {k: old.get(k) for k in keys} != json.loads(json.dumps({k: doc[k] for k in keys})):
             raise ValueError(
                 f"{folder.file(name)} holds another agent ({old.get('label')!r}, "
                 f"{old.get('options')}); use another output folder"
             )
-    else:
-        folder.write_json(name, doc, stage="agent", config=doc, seed=run.options["seed"])
+        if old.get("agent_sha256") == doc["agent_sha256"]:
+            return
+        folder.say(
+            f"note: agent {run.label!r} changed since its games in {folder.path} were played "
+            f"({_changes(old.get('identity') or {}, run.identity)}): its games are played again"
+        )
+    folder.write_json(name, doc, stage="agent", config=doc, seed=run.options["seed"])
+
+
+def _saved(folder: OutputFolder | None, name: str, config: dict) -> bool:
+    """Whether unit file ``name`` is saved for this agent (verified; another identity: not)."""
+    if folder is None:
+        return False
+    entry = folder.entry(name)
+    if (
+        entry is not None
+        and (entry.get("config") or {}).get("agent_sha256") != config["agent_sha256"]
+    ):
+        return False  # played by the agent before it changed: played again, replaced
+    return folder.verify(name, config=config)
 
 
 def _play_run(
@@ -145,23 +204,31 @@ def _play_run(
     who = _identity(run)
     for unit in units:
         name = f"agents/{run.slug}/games/{unit.key}.npz"
-        if folder is not None and folder.verify(name, config={**who, "unit": unit.key}):
+        cfg = {**who, "unit": unit.key}
+        if folder is not None and _saved(folder, name, cfg):
             parts.append(Results.from_bytes(folder.file(name).read_bytes()))
             if bar is not None:
                 bar.update(unit.games(opts["deals"]))
             continue
         t0 = time.perf_counter()
-        res = play_unit(
-            run.policy,
-            unit,
-            hand_size=opts["hand_size"],
-            deals=opts["deals"],
-            workers=1 if stats is not None else opts["workers"],
-            progress=None if bar is None else bar.update,
-        )
+        try:
+            res = play_unit(
+                run.policy,
+                unit,
+                hand_size=opts["hand_size"],
+                deals=opts["deals"],
+                workers=1 if stats is not None else opts["workers"],
+                progress=None if bar is None else bar.update,
+                trust_code=opts["trust_code"],
+            )
+        except (AgentFault, ResultFileError, OSError):
+            raise
+        except Exception as err:  # the agent's own code raised while playing
+            raise AgentFault(
+                run.label, f"raised {type(err).__name__}: {err} (playing unit {unit.key})"
+            ) from err
         run.seconds += time.perf_counter() - t0
         if folder is not None:
-            cfg = {**who, "unit": unit.key}
             folder.write_bytes(
                 name, res.to_bytes(), stage="games", config=cfg, seed=who["options"]["seed"]
             )
@@ -179,6 +246,7 @@ def run_benchmark(
     seed: int = 0,
     ruleset: str = "corrected",
     trust_model: bool = False,
+    trust_code: bool = False,
     hand_size: int | None = None,
     deals: int | None = None,
     players: Sequence[int] | None = None,
@@ -196,11 +264,16 @@ def run_benchmark(
             Every agent plays the same deals.
         suites: Suite names (``pool``, ``published``, ``own``, ``dev``, ``test``, ``NAME@V``)
             or suite files.
-        out: Report folder (created; rerun with the same folder to resume); None: nothing is
-            written and nothing resumed.
+        out: Report folder (created; rerun with the same folder to resume, and to replay the
+            units of an agent that changed since); None: nothing is written and nothing
+            resumed. A folder with files but no manifest, or with files the toolkit did not
+            write, is refused (docs/benchmark.md §1).
         seed: Seed of the agents built from specs (the deals are the suites').
         ruleset: Ruleset of the rule agents built from specs (and of the meta-agent's pool).
         trust_model: Allow specs whose loading runs code from a file (``sb3:PATH``).
+        trust_code: Allow suite files of your own to name partners whose building runs code
+            or reads a model file (refused otherwise: a suite file is data; docs/benchmark.md
+            §2).
         hand_size: Cards per hand (None: the rulebook's, 5 at 2–3 players, 4 at 4–5; the
             best-response scores were measured so, and other sizes have no normalised score).
         deals: Play only the first ``deals`` deals per partner and seat (a quick look; the
@@ -218,17 +291,22 @@ def run_benchmark(
 
     Raises:
         AgentSpecError: An agent spec that does not build a policy.
-        TypeError, ValueError: A bad argument, an unknown suite, or an output folder that
-            holds another agent under the same name.
+        agents.faults.AgentFault: An agent raised while probed or playing (a ``ValueError``
+            naming it; a refusal of a game size is not a fault).
+        TypeError, ValueError: A bad argument, an unknown suite, a suite file naming code
+            partners without ``trust_code``, a ``leaderboard`` file that is not one, or an
+            output folder that holds another agent under the same name.
         FolderBusyError: Another process writes ``out`` (without ``wait``).
-        ResultFileError: A saved file of ``out`` was changed or swapped in (the message says
-            which and what to do).
+        ResultFileError: A saved file of ``out`` was changed or swapped in, or ``out`` holds
+            files the toolkit did not write or no manifest (the message says which and what to
+            do).
     """
-    from hanabi_adhoc.benchmark.report import summarise, write_report
+    from hanabi_adhoc.benchmark.report import check_leaderboard, summarise, write_report
     from hanabi_adhoc.specs import make_agent
 
     seed = check_seed("seed", seed)
     trust_model = check_bool("trust_model", trust_model)
+    trust_code = check_bool("trust_code", trust_code)
     workers = check_workers("workers", workers)
     progress = check_bool("progress", progress)
     if hand_size is not None:
@@ -242,9 +320,17 @@ def run_benchmark(
         agents = [agents]
     if not agents:
         raise ValueError("agents=[] is not allowed; allowed: at least one policy or spec")
-    loaded = load_suites(list(suites))
+    loaded = load_suites(list(suites), trust_code=trust_code)
     groups = [g for s in loaded for g in s.groups]
-    opts = {"hand_size": hand_size, "deals": deals, "players": sizes, "workers": workers}
+    opts = {
+        "hand_size": hand_size,
+        "deals": deals,
+        "players": sizes,
+        "workers": workers,
+        "trust_code": trust_code,
+    }
+    if leaderboard is not None:
+        check_leaderboard(Path(leaderboard).expanduser())
 
     def make(spec: str, s: int) -> Policy:
         return make_agent(
@@ -269,13 +355,14 @@ def run_benchmark(
             "deals": deals,
             "train_games": train_games if spec and spec.lower().startswith("meta") else None,
         }
-        ok = agent_players(policy, hand_size)
+        identity = _agent_identity(spec, policy)
+        ok = agent_players(policy, hand_size, label)
         playable = [p for p, why in ok.items() if why is None and (sizes is None or p in sizes)]
         if not plan(groups, playable):
             refused = [(p, why) for p, why in ok.items() if why]
             reason = f"at {refused[0][0]} players: {refused[0][1]}" if refused else "no size asked"
             raise ValueError(f"agent {label!r} plays none of the suites' games ({reason})")
-        if 2 in playable and fixed and (why := fixed_slots_refused(policy, hand_size)):
+        if 2 in playable and fixed and (why := fixed_slots_refused(policy, hand_size, label)):
             free = [
                 s.name
                 for s in load_suites(list(SUITES))
@@ -286,10 +373,9 @@ def run_benchmark(
                 f"partners of suite(s) {', '.join(fixed)} play with (docs/benchmark.md §2): "
                 f"{why}; choose suites without them (--suite {','.join(free)})"
             )
+        slug = _slug(label, spec, options)
         runs.append(
-            AgentRun(
-                label, spec, policy, _slug(label, spec, options), options, ok, is_episodic(policy)
-            )
+            AgentRun(label, spec, policy, slug, options, ok, is_episodic(policy), identity=identity)
         )
     bench = Benchmark(runs, loaded, opts)
     if out is None:

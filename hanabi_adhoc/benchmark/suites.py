@@ -20,6 +20,15 @@ population run, or the test pool. A group fixes everything a game needs:
   self-play measures and the best known response score ``br`` with the spec of the agent that
   made it (computed by ``tools/benchmark_suites.py``).
 
+A suite file is data: its partners may only be agents the registry builds without running code
+or reading other files (baselines, chromosomes, shipped partners such as ``rl:NAME``;
+:func:`agents.registry.check_spec_allowed`). A file of your own that names code or model files
+(``file.py:Name``, ``module:Name``, ``sb3:PATH``, ``rl:PATH.json``) is refused unless you trust
+it (``trust_code=True``, ``--trust-code``). The shipped names and versions are reserved: a file
+is reported as ``pool@1`` only when it is byte for byte the shipped ``pool.v1.json`` (its SHA-256
+is :data:`SUITE_SHA256`'s); any other file is ``custom:<name>@<sha256[:12]>``, whatever it calls
+itself (docs/benchmark.md §2).
+
 The ``dev`` and ``test`` suites hold copies of the groups of the others (the same group, the
 same content hash, so the same results); a group's hash (:func:`group_hash`) keys its results in
 a report folder.
@@ -34,8 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agents.evaluate import game_seeds
+from agents.registry import check_spec_allowed
 from hanabi_env.config import rulebook_hand_size
 from hanabi_env.seeding import derive_seed
+from hanabi_env.validate import check_bool
 
 __all__ = [
     "DEFAULT_SUITES",
@@ -152,6 +163,7 @@ class Suite:
         groups: Its groups.
         sha256: SHA-256 of the file's bytes.
         path: The file.
+        shipped: Whether the file is byte for byte a shipped suite (:data:`SUITE_SHA256`).
     """
 
     name: str
@@ -160,11 +172,14 @@ class Suite:
     groups: tuple[Group, ...]
     sha256: str
     path: str
+    shipped: bool = False
 
     @property
     def key(self) -> str:
-        """``"name@version"``."""
-        return f"{self.name}@{self.version}"
+        """``"name@version"`` for a shipped suite, else ``"custom:name@<sha256[:12]>"``."""
+        if self.shipped:
+            return f"{self.name}@{self.version}"
+        return f"custom:{self.name}@{self.sha256[:12]}"
 
     @property
     def partners(self) -> int:
@@ -279,20 +294,24 @@ def _resolve(name: str) -> Path:
     return files[-1]
 
 
-def load_suite(name: str | Path) -> Suite:
+def load_suite(name: str | Path, *, trust_code: bool = False) -> Suite:
     """Load a suite by name (latest version), ``NAME@VERSION`` or path.
 
     Args:
         name: ``"pool"``, ``"published"``, ``"own"``, ``"dev"``, ``"test"``, ``"rl"``,
             ``"pool@1"``, or
             the path of a suite JSON file of your own (same format).
+        trust_code: Allow a file of your own to name partners whose building runs code or
+            reads a model file (``file.py:Name``, ``module:Name``, ``sb3:PATH``,
+            ``rl:PATH.json``, ...); refused otherwise (docs/benchmark.md §2).
 
     Returns:
-        The :class:`Suite`.
+        The :class:`Suite` (``shipped`` when the file is byte for byte a shipped one).
 
     Raises:
-        ValueError: An unknown name or version, or a file that is not a suite (the message
-            names it).
+        ValueError: An unknown name or version, a file that is not a suite, or (without
+            ``trust_code``) a partner whose building runs code or reads a file (the message
+            names the file, the partner and its spec).
         FileNotFoundError: No such file.
     """
     path = _resolve(str(name))
@@ -312,22 +331,42 @@ def load_suite(name: str | Path) -> Suite:
             groups=groups,
             sha256=sha,
             path=str(path),
+            shipped=SUITE_SHA256.get(f"{doc['name']}.v{doc['version']}.json") == sha,
         )
     except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, KeyError, TypeError) as err:
         raise ValueError(f"{path}: not a benchmark suite ({err!r})") from None
     names = [g.name for g in groups]
     if not groups or len(set(names)) != len(names):
         raise ValueError(f"{path}: a suite needs groups with distinct names, got {names}")
+    if not suite.shipped:
+        _check_partners(suite, check_bool("trust_code", trust_code))
     return suite
 
 
-def load_suites(names: Sequence[str | Path]) -> list[Suite]:
+def _check_partners(suite: Suite, trust_code: bool) -> None:
+    """Refuse (untrusted) a partner whose building runs code or reads a file."""
+    hint = (
+        "; a suite file is data: pass --trust-code (trust_code=True) only for a file you "
+        "trust, whose partners you are willing to run"
+    )
+    for g in suite.groups:
+        for p in g.partners:
+            check_spec_allowed(
+                p.spec,
+                allow_code=trust_code,
+                allow_model_files=trust_code,
+                parameter=f"{suite.path}: partner {g.name}/{p.id} spec",
+                hint=hint,
+            )
+
+
+def load_suites(names: Sequence[str | Path], *, trust_code: bool = False) -> list[Suite]:
     """:func:`load_suite` of each name; a group in two suites must be the same group.
 
     Raises:
         ValueError: As :func:`load_suite`, or two groups of one name with different contents.
     """
-    suites = [load_suite(n) for n in names]
+    suites = [load_suite(n, trust_code=trust_code) for n in names]
     seen: dict[str, str] = {}
     for s in suites:
         for g in s.groups:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
 from hanabi_adhoc.cli.options import (
     QUIET_HELP,
@@ -34,14 +33,14 @@ AGENT_HELP = (
 )
 
 
-def _suites(text: str) -> list[str]:
+def _suites(text: str, trust_code: bool) -> list[str]:
     from hanabi_adhoc.benchmark.suites import load_suites
 
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
         raise OptionError("--suite", f"{text!r} names no suite")
     try:
-        load_suites(names)
+        load_suites(names, trust_code=trust_code)
     except (ValueError, FileNotFoundError) as err:
         raise OptionError("--suite", str(err)) from None
     return names
@@ -64,43 +63,44 @@ def _short(label: str, width: int = 23) -> str:
 def _benchmark(args: argparse.Namespace) -> int:
     from hanabi_adhoc.benchmark.run import AgentSpecError, run_benchmark
 
-    suites = _suites(args.suite)
+    suites = _suites(args.suite, args.trust_code)
     players = None if args.players is None else check_players("--players", args.players)
     check_out_dir("--out", args.out)
     agents = [*args.agents, *(args.compare or [])]
-    try:
-        with command_errors(ValueError, TypeError, FileNotFoundError):
-            try:
-                bench = run_benchmark(
-                    agents,
-                    suites,
-                    args.out,
-                    seed=args.seed,
-                    ruleset=args.ruleset,
-                    trust_model=args.trust_model,
-                    hand_size=args.hand_size,
-                    deals=args.deals,
-                    players=players,
-                    workers=args.workers,
-                    progress=not args.quiet,
-                    train_games=args.train_games,
-                    leaderboard=args.leaderboard,
-                    wait=args.wait,
-                )
-            except AgentSpecError as err:
-                raise OptionError("AGENT", str(err)) from None
-    except KeyboardInterrupt:
-        print(f"\nstopped; rerun the same command to resume ({args.out})", file=sys.stderr)
-        return 130
+    # Ctrl-C is hanabi-adhoc's: one error line, exit 2 (docs/reliability.md §4); every unit
+    # finished is saved, and the same command resumes
+    with command_errors(ValueError, TypeError, FileNotFoundError):
+        try:
+            bench = run_benchmark(
+                agents,
+                suites,
+                args.out,
+                seed=args.seed,
+                ruleset=args.ruleset,
+                trust_model=args.trust_model,
+                trust_code=args.trust_code,
+                hand_size=args.hand_size,
+                deals=args.deals,
+                players=players,
+                workers=args.workers,
+                progress=not args.quiet,
+                train_games=args.train_games,
+                leaderboard=args.leaderboard,
+                wait=args.wait,
+            )
+        except AgentSpecError as err:
+            raise OptionError("AGENT", str(err)) from None
+    w = max([14, *(len(s.key) + 2 for s in bench.suites)])  # custom:NAME@SHA keys are longer
     print(
-        f"{'agent':<24}{'suite':<14}{'units':>6}  {'normalised IQM [95% CI]':<26}{'mean score':>10}"
+        f"{'agent':<24}{'suite':<{w}}{'units':>6}  {'normalised IQM [95% CI]':<26}"
+        f"{'mean score':>10}"
     )
     for a in bench.summary["agents"]:
         for key, su in a["suites"].items():
             al = su["all"]
             score = al["score_mean"]["value"]
             print(
-                f"{_short(a['label']):<24}{key:<14}{al['units']:>6}  "
+                f"{_short(a['label']):<24}{key:<{w}}{al['units']:>6}  "
                 f"{_fmt(al['normalised_iqm']):<26}"
                 f"{score if score is None else round(score, 2):>10}"
             )
@@ -137,8 +137,9 @@ def add_subcommand(subparsers) -> None:
             (
                 "--out",
                 "DIR",
-                "report folder; rerun with the same folder to resume or re-report "
-                "(default runs/benchmark)",
+                "report folder; rerun with the same folder to resume or re-report (an agent "
+                "changed since is played again); a folder with files the toolkit did not "
+                "write is refused (default runs/benchmark)",
                 "runs/benchmark",
             ),
             ("--seed", "SEED", SEED_HELP + "; the deals are the suites' own", 0),
@@ -178,6 +179,13 @@ def add_subcommand(subparsers) -> None:
                 "FLAG",
                 "allow sb3:PATH agents: loading a model runs code stored in "
                 "the file (default: refused)",
+            ),
+            (
+                "--trust-code",
+                "FLAG",
+                "allow a suite file of your own to name partners that run code or read model "
+                "files (file.py:Name, module:Name, sb3:PATH, rl:PATH.json; default: refused, "
+                "a suite file is data)",
             ),
             ("--leaderboard", "PATH", "leaderboard CSV to update (default OUT/leaderboard.csv)"),
             (

@@ -359,6 +359,31 @@ def test_a_folder_made_before_manifests_is_adopted(tmp_path):
         out.verify("result.json")  # recorded at adoption: checked from then on
 
 
+def test_a_strict_folder_adopts_nothing_and_overwrites_nothing_it_did_not_write(tmp_path):
+    (tmp_path / "summary.md").write_text("my notes")  # no manifest: not adopted
+    with pytest.raises(ResultFileError, match=r"summary\.md\) but no manifest\.json"):
+        OutputFolder(tmp_path, kind="demo", strict=True).__enter__()
+    assert (tmp_path / "summary.md").read_text() == "my notes"
+    assert not (tmp_path / "manifest.json").exists()
+    assert not (tmp_path / (LOCK_NAME + ".json")).exists()  # the lock was released
+
+    run = tmp_path / "run"
+    (run / ".hidden").mkdir(parents=True)
+    (run / ".hidden" / "x").write_text("")  # dot-files: locks and temporary files, not looked at
+    with OutputFolder(run, kind="demo", strict=True) as out:
+        out.write_json("sub/result.json", {"mean": 1.0}, stage="evaluate")
+    with OutputFolder(run, kind="demo", strict=True) as out:  # its own files: fine
+        assert out.load_json("sub/result.json") == {"mean": 1.0}
+        assert out.entry("sub/result.json")["stage"] == "evaluate"
+        assert out.entry("nope") is None
+    (run / "sub" / "mine.txt").write_text("mine")
+    with pytest.raises(ResultFileError, match=r"mine\.txt is not in .*manifest\.json"):
+        OutputFolder(run, kind="demo", strict=True).__enter__()
+    with OutputFolder(run, kind="demo") as out:  # not strict: as before
+        assert out.verify("sub/result.json")
+    assert (run / "sub" / "mine.txt").read_text() == "mine"
+
+
 @pytest.mark.parametrize("damage", ["truncated", "edited", "not-json", "wrong-format"])
 def test_a_damaged_manifest_is_refused(tmp_path, damage):
     _made(tmp_path)
