@@ -146,9 +146,9 @@ def _code_files(where: str, arg: str, spec: str) -> list[Path]:
         if not path.is_file():
             raise ValueError(f"agent {spec!r}: no Python file at {where}")
         return [path.resolve()]
-    prefix = registry._PREFIXES.get(where.lower())
-    if prefix is not None:  # a prefix registered by someone else: its loader (and a file ARG)
-        files = _module_files(prefix.loader.partition(":")[0], spec)
+    loader = registry.prefix_loader(where)
+    if loader is not None:  # a prefix registered by someone else: its loader (and a file ARG)
+        files = _module_files(loader.partition(":")[0], spec)
         arg_path = Path(arg).expanduser()
         return files + ([arg_path.resolve()] if arg and arg_path.is_file() else [])
     return _module_files(where, spec)

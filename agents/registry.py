@@ -41,6 +41,7 @@ __all__ = [
     "SPEC_KINDS",
     "check_spec_allowed",
     "make_policy",
+    "prefix_loader",
     "register_prefix",
     "registered_prefixes",
     "spec_kind",
@@ -204,6 +205,13 @@ def register_prefix(prefix: str, loader: str, summary: str) -> None:
 def registered_prefixes() -> dict[str, str]:
     """The registered prefixes and their one-line summaries."""
     return {k: v.summary for k, v in sorted(_PREFIXES.items())}
+
+
+def prefix_loader(prefix: str) -> str | None:
+    """The ``"module:function"`` loader registered for ``prefix`` (any case), or None."""
+    check_str("prefix", prefix)
+    found = _PREFIXES.get(prefix.strip().lower())
+    return None if found is None else found.loader
 
 
 def make_policy(

@@ -86,6 +86,23 @@ def _source_errors(option: str, source: str):
         raise OptionError(option, f"{source}: not a pool ({err})") from None
 
 
+def _policy_identities(sources) -> dict:
+    """``{"policy_sha256": {SOURCE: sha256}}`` for ``policy:SPEC`` sources, else ``{}``.
+
+    Binds a folder's tables to the code or model file of the policies they were played with
+    (:func:`agents.identity.agent_identity`): an edited ``policy:my.py:Mine`` is another config,
+    refused on resume as any changed setting is. Folders without such a source keep their config.
+    """
+    from agents.identity import agent_identity
+
+    found = {}
+    for source in sources:
+        text = str(source).strip()
+        if text.lower().startswith("policy:"):
+            found[text] = agent_identity(text.partition(":")[2].strip())["sha256"]
+    return {"policy_sha256": found} if found else {}
+
+
 def _recorded_option(option: str, source: str) -> str | None:
     """:func:`recorded_ruleset` of a checked SOURCE, errors as usage errors naming ``option``."""
     from hanabi_adhoc.cli.options import OptionError, check_archive
@@ -279,6 +296,7 @@ def _eval(args) -> int:
     args.workers = args.workers or default_workers()
     tables = {"responses": args.responses, "hypotheses": h_src, "partners": e_src,
               "ruleset": ruleset, "train_games": train}  # fmt: skip
+    tables.update(_policy_identities((args.responses, h_src, e_src)))
     plan = {"variants": variants, "episodes": episodes, "games": games,
             "response_threshold": args.response_threshold, "empty_niche": args.empty_niche,
             "self_play_games": args.self_play_games}  # fmt: skip
