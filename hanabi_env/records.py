@@ -398,8 +398,8 @@ def from_hanablive(
     ``null`` option is its default; the boolean ones (``oneExtraCard``, ``oneLessCard``,
     ``timed``, ``cardCycle``, ``deckPlays``) must be JSON ``true``/``false`` (a string such
     as ``"false"``, or ``0``/``1``, is refused, never read as true); ``startingPlayer`` an
-    int seat. An option this engine does not know is refused unless it is off (``false``,
-    ``0`` or ``null``).
+    int seat, ``timeBase`` and ``timePerTurn`` ints. An option this engine does not know is
+    refused unless it is off (``false``, ``0`` or ``null``).
 
     Args:
         record: The JSON object (a dict, e.g. from ``json.load``).
@@ -431,6 +431,12 @@ def from_hanablive(
     if variant != _VARIANT:
         raise ValueError(f"variant {variant!r} is not supported; allowed: {_VARIANT!r}")
     flags = {name: _flag(options, name) for name in _BOOL_OPTIONS}
+    for name in _INT_OPTIONS:  # read by nothing here, but typed as on the server
+        value = _option(options, name, 0)
+        if type(value) is not int:
+            raise ValueError(
+                f"options[{name!r}]={value!r} is not allowed; allowed: an int, or no value"
+            )
     unknown = [k for k, v in options.items() if k not in _OPTIONS and v not in (False, 0, None)]
     if unknown:
         raise ValueError(f"options {unknown} are not supported; allowed: {sorted(_OPTIONS)}")
@@ -490,7 +496,8 @@ _OPTIONS = {"variant", "startingPlayer", *_BOOL_OPTIONS}
 # options that do not change the rules of a replay (checked all the same): clocks, the
 # card-cycle display, and deck plays (a play of the deck's last card is refused below as a
 # card in no hand)
-_OPTIONS |= {"timeBase", "timePerTurn"}
+_INT_OPTIONS = ("timeBase", "timePerTurn")
+_OPTIONS |= set(_INT_OPTIONS)
 
 
 def _deck(deck: object, n_ranks: int) -> np.ndarray:

@@ -1114,6 +1114,10 @@ for opt, v in [("oneExtraCard", "false"), ("oneLessCard", "true"), ("deckPlays",
     case(f"from_hanablive(options {opt}={v!r})",
          lambda opt=opt, v=v: from_hanablive(record(**{opt: v})), V, opt,
          rf"options\['{opt}'\]={v!r} is not allowed; allowed: true or false")  # fmt: skip
+for opt, v in [("timeBase", "60"), ("timePerTurn", True), ("timePerTurn", 1.5)]:
+    case(f"from_hanablive(options {opt}={v!r})",
+         lambda opt=opt, v=v: from_hanablive(record(**{opt: v})), V, opt,
+         rf"options\['{opt}'\]={v!r} is not allowed; allowed: an int")  # fmt: skip
 case("from_hanablive(startingPlayer=True)", lambda: from_hanablive(record(startingPlayer=True)),
      V, "startingPlayer", r"options\['startingPlayer'\]=True is not a seat")  # fmt: skip
 case("from_hanablive(options='')", lambda: from_hanablive(dict(record(), options="")), V,
