@@ -39,6 +39,10 @@ docs/browser.md §4)::
 * Seat 0 moves first unless ``options.startingPlayer`` says otherwise (kept for old games,
   ``server/src/command_table_start.go``); :func:`to_hanablive` writes it only when the game's
   start player is not 0.
+* Options are typed as the server's Go structs decode them: the boolean ones are JSON
+  ``true``/``false`` (Go's decoder refuses ``"false"`` or ``0`` for a ``bool``), ``null`` or
+  absent is the default. :func:`from_hanablive` reads them as strictly (a string for a boolean
+  option is refused, naming the option).
 
 **Where hanab.live ends a game** (``Game.CheckEnd`` in ``server/src/game.go``, called after every
 action, with ``server/src/game_player.go`` and ``server/src/command_action.go``; a JSON record
@@ -390,6 +394,13 @@ def from_hanablive(
     of type 4 or 5 (the game was ended by the server or the players) stops the replay there.
     Other fields (``notes``, ``id``, ``seed``, ``hanabi_adhoc``, ...) are ignored.
 
+    Options are read as hanab.live's server decodes them (Go struct fields): an absent or
+    ``null`` option is its default; the boolean ones (``oneExtraCard``, ``oneLessCard``,
+    ``timed``, ``cardCycle``, ``deckPlays``) must be JSON ``true``/``false`` (a string such
+    as ``"false"``, or ``0``/``1``, is refused, never read as true); ``startingPlayer`` an
+    int seat, ``timeBase`` and ``timePerTurn`` ints. An option this engine does not know is
+    refused unless it is off (``false``, ``0`` or ``null``).
+
     Args:
         record: The JSON object (a dict, e.g. from ``json.load``).
         scoring: Scoring of the engine game, ``"strict"`` (hanab.live's) or ``"lenient"``.
@@ -401,29 +412,39 @@ def from_hanablive(
 
     Raises:
         TypeError: ``record`` is not a mapping.
-        ValueError: A field is missing or malformed, a variant or option this engine cannot
-            play, a deck that is not a full deck, or an action that is not legal where it
-            stands (the message names the action's index and why).
+        ValueError: A field is missing or malformed (an option of the wrong JSON type
+            included: the message names it and what is allowed), a variant or option this
+            engine cannot play, a deck that is not a full deck, or an action that is not legal
+            where it stands (the message names the action's index and why).
     """
     if not isinstance(record, Mapping):
         raise type_error("record", "a mapping (a hanab.live JSON object)", record)
     players = record.get("players")
     if not isinstance(players, list) or not 2 <= len(players) <= 5:
         raise ValueError(f"record['players'] must list 2 to 5 players, got {players!r}")
-    options = record.get("options") or {}
+    options = record.get("options")
+    if options is None:  # absent or null: hanab.live's defaults
+        options = {}
     if not isinstance(options, Mapping):
         raise ValueError(f"record['options'] must be an object, got {options!r}")
-    variant = options.get("variant", _VARIANT)
+    variant = _option(options, "variant", _VARIANT)
     if variant != _VARIANT:
         raise ValueError(f"variant {variant!r} is not supported; allowed: {_VARIANT!r}")
+    flags = {name: _flag(options, name) for name in _BOOL_OPTIONS}
+    for name in _INT_OPTIONS:  # read by nothing here, but typed as on the server
+        value = _option(options, name, 0)
+        if type(value) is not int:
+            raise ValueError(
+                f"options[{name!r}]={value!r} is not allowed; allowed: an int, or no value"
+            )
     unknown = [k for k, v in options.items() if k not in _OPTIONS and v not in (False, 0, None)]
     if unknown:
         raise ValueError(f"options {unknown} are not supported; allowed: {sorted(_OPTIONS)}")
     n = len(players)
-    hand = HANABLIVE_HAND_SIZE[n] + _flag(options, "oneExtraCard") - _flag(options, "oneLessCard")
+    hand = HANABLIVE_HAND_SIZE[n] + flags["oneExtraCard"] - flags["oneLessCard"]
     check_choice("scoring", scoring, ("strict", "lenient"))
     cfg = HanabiConfig(players=n, hand_size=hand, scoring=scoring, hand_order=hand_order)
-    start = options.get("startingPlayer", 0)
+    start = _option(options, "startingPlayer", 0)
     if type(start) is not int or not 0 <= start < n:
         raise ValueError(f"options['startingPlayer']={start!r} is not a seat in [0, {n - 1}]")
     game = HanabiGame(cfg)
@@ -445,15 +466,38 @@ def from_hanablive(
     return game
 
 
+def _option(options: Mapping, name: str, default: object) -> object:
+    """Option ``name``, or ``default`` when it is absent or null (Go leaves the field unset)."""
+    value = options.get(name)
+    return default if value is None else value
+
+
 def _flag(options: Mapping, name: str) -> int:
-    """1 if the boolean option ``name`` is set, else 0."""
-    return int(bool(options.get(name)))
+    """1 if the boolean option ``name`` is true, 0 if false, absent or null.
+
+    hanab.live's options are JSON bools (Go ``bool`` fields, whose decoder refuses strings
+    and numbers), so only ``true``/``false`` are read: ``"false"``, ``0`` or ``1`` is refused
+    rather than guessed.
+
+    Raises:
+        ValueError: Any other value; the message names the option and what is allowed.
+    """
+    value = _option(options, name, False)
+    if not isinstance(value, bool):
+        raise ValueError(
+            f"options[{name!r}]={value!r} is not allowed; allowed: true or false (a JSON bool, "
+            "as hanab.live writes it), or no value"
+        )
+    return int(value)
 
 
-_OPTIONS = {"variant", "oneExtraCard", "oneLessCard", "startingPlayer"}
-# options that do not change the rules of a replay: clocks, the card-cycle display, and deck
-# plays (a play of the deck's last card is refused below as a card in no hand)
-_OPTIONS |= {"timed", "timeBase", "timePerTurn", "cardCycle", "deckPlays"}
+_BOOL_OPTIONS = ("oneExtraCard", "oneLessCard", "timed", "cardCycle", "deckPlays")
+_OPTIONS = {"variant", "startingPlayer", *_BOOL_OPTIONS}
+# options that do not change the rules of a replay (checked all the same): clocks, the
+# card-cycle display, and deck plays (a play of the deck's last card is refused below as a
+# card in no hand)
+_INT_OPTIONS = ("timeBase", "timePerTurn")
+_OPTIONS |= set(_INT_OPTIONS)
 
 
 def _deck(deck: object, n_ranks: int) -> np.ndarray:

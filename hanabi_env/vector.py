@@ -43,6 +43,13 @@ the new game's, and ``infos["final_obs"]`` (an object array, ``None`` elsewhere,
 ``infos["_final_obs"]``) and ``infos["final_info"]`` hold the last game's; with ``"disabled"``,
 call ``reset(options={"reset_mask": mask})`` yourself.
 
+**Memory and closing.** Each game takes about :func:`bytes_per_game` bytes (its state, its
+rows of the buffers and of the observation space, a step's outputs); ``num_envs`` is refused
+(``ValueError`` naming the memory needed and the most allowed) above :data:`MAX_ENVS` or above
+what fits in :data:`MEMORY_SHARE` of the machine's physical memory. ``close()`` stops the threads
+and frees the games' arrays; ``reset`` and ``step`` then raise Gymnasium's
+``ClosedEnvironmentError``, and a second ``close()`` does nothing.
+
 **Speed.** Games are stepped by ``threads`` threads (default 1; the kernels release the GIL),
 each over a fixed range of games, so results never depend on it. ``benchmarks/bench_vector.py``
 measures steps per second against OpenSpiel and JaxMARL.
@@ -60,18 +67,36 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ClosedEnvironmentError
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from hanabi_env import _batch as B
+from hanabi_env import _engine as E
 from hanabi_env import _view as V
+from hanabi_env import validate
 from hanabi_env.config import HanabiConfig
 from hanabi_env.metrics import INFO_METRICS, RATIOS
 from hanabi_env.seeding import SEED_LIMIT
 from hanabi_env.spaces import OBSERVATION_DTYPES, numpy_dtype, observation_space
-from hanabi_env.validate import check_bool, check_choice, check_float, check_int, check_seed
+from hanabi_env.validate import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_mapping,
+    check_seed,
+)
 
-__all__ = ["AUTORESET_MODES", "OBSERVATION_DTYPES", "HanabiVectorEnv", "observation_space"]
+__all__ = [
+    "AUTORESET_MODES",
+    "MAX_ENVS",
+    "MEMORY_SHARE",
+    "OBSERVATION_DTYPES",
+    "HanabiVectorEnv",
+    "bytes_per_game",
+    "observation_space",
+]
 
 AUTORESET_MODES = {
     "next_step": AutoresetMode.NEXT_STEP,
@@ -81,16 +106,83 @@ AUTORESET_MODES = {
 """The ``autoreset_mode`` names and Gymnasium's modes."""
 
 _BLOCK = 32  # deal seeds drawn at a time from each game's generator
-MAX_ENVS = 1 << 20
-"""Most games one vector env holds (about 10 KB each: 10 GB at the limit)."""
+MAX_ENVS = 1 << 18
+"""Most games one vector env holds, whatever the memory (262,144; about 12 GiB with the
+defaults, :func:`bytes_per_game`)."""
+MEMORY_SHARE = 0.5
+"""Share of this machine's physical memory (``os.sysconf``) the games may take: ``num_envs``
+is refused when ``num_envs * bytes_per_game(...)`` exceeds it."""
+_GAME_OVERHEAD = 8 << 10  # per game: deal generator, seed block, per-game scalars and infos
 _METRIC_SPEC = np.array([RATIOS[m] for m in INFO_METRICS], dtype=np.float64)
+
+
+def bytes_per_game(
+    config: HanabiConfig,
+    observation_dtype: str = "float64",
+    all_observations: bool = False,
+    autoreset_mode: str = "next_step",
+) -> int:
+    """Bytes of memory one game of a :class:`HanabiVectorEnv` takes at most (an estimate).
+
+    The game's state (:class:`hanabi_env._batch.Batch`), its rows of the env's buffers and of
+    the batched observation space's bounds, the outputs of a step (copies of the observation,
+    the mask and the infos) twice, for a training loop still holds the previous step's while
+    the next one is made, a ``"same_step"`` reset's final observation and info, and 8 KiB for
+    the rest (deal generator, seeds, per-game scalars). ``obs_dim``-sized terms count
+    ``observation_dtype``'s bytes; ``all_observations`` adds ``players * obs_dim`` per copy.
+    Measured against :mod:`tracemalloc` by ``tests/hanabi_env/test_vector.py``.
+
+    Args:
+        config: The games' settings.
+        observation_dtype: As :class:`HanabiVectorEnv`.
+        all_observations: As :class:`HanabiVectorEnv`.
+        autoreset_mode: As :class:`HanabiVectorEnv`.
+
+    Returns:
+        Bytes per game (an upper bound of what the env allocates per game, within ~20%).
+
+    Raises:
+        TypeError, ValueError: A bad argument (named, with what is allowed).
+    """
+    if not isinstance(config, HanabiConfig):
+        raise TypeError(f"config must be a HanabiConfig, got {type(config).__name__}")
+    check_bool("all_observations", all_observations)
+    same_step = check_choice("autoreset_mode", autoreset_mode, AUTORESET_MODES) == "same_step"
+    one = E.new_state(config)
+    state = sum(a.nbytes for a in (one.scal, one.deck, one.counters, one.rng, one.packed))
+    obs_dim = V.observation_size(one.cfg, V.OBSERVATION_TYPES[config.observation_type])
+    obs = obs_dim * numpy_dtype(observation_dtype).itemsize
+    seats = config.players * obs if all_observations else 0
+    mask = int(one.cfg[E.CFG_N_ACTIONS])
+    step_out = obs + seats + mask + same_step * (obs + 2 * seats + 2 * mask)
+    held = obs + seats + mask + 2 * obs + 2 * obs_dim  # buffers, the space's bounds and flags
+    return int(state + held + 2 * step_out + _GAME_OVERHEAD)
+
+
+def _check_num_envs(n: int, each: int) -> int:
+    """``n`` unless ``n`` games of ``each`` bytes pass :data:`MAX_ENVS` or the memory share."""
+    memory = validate.memory_limit()
+    by_memory = int(memory * MEMORY_SHARE) // each
+    most = min(MAX_ENVS, by_memory)
+    if n <= most:
+        return n
+    share = f"{MEMORY_SHARE:.0%} of this machine's {memory / 2**30:,.1f} GiB"
+    why = "MAX_ENVS" if most == MAX_ENVS else share
+    raise ValueError(
+        f"num_envs={n:,} is out of range: {n:,} games would need about "
+        f"{n * each / 2**30:,.1f} GiB of memory ({each:,} bytes each with these options); "
+        f"allowed: <= {most:,} ({why})"
+    )
 
 
 class HanabiVectorEnv(VectorEnv):
     """``num_envs`` Hanabi games in lockstep, a Gymnasium ``VectorEnv`` (module docstring).
 
     Args:
-        num_envs: Games stepped together, in [1, 2**20].
+        num_envs: Games stepped together: at least 1, at most :data:`MAX_ENVS` (2**18), and
+            no more than fit in :data:`MEMORY_SHARE` (half) of this machine's physical memory
+            at :func:`bytes_per_game` bytes each (about 46 KB with the defaults, 0.5 MB with 5
+            players, ``all_observations`` and ``"same_step"``).
         colors: As :func:`hanabi_env.env`, and so are ``ranks``, ``players``, ``hand_size``,
             ``max_information_tokens``, ``max_life_tokens``, ``observation_type``,
             ``random_start_player``, ``scoring`` and ``hand_order`` (hanabi_v5's arguments and
@@ -107,7 +199,8 @@ class HanabiVectorEnv(VectorEnv):
             ``step`` or ``reset`` (saves a copy per step).
 
     Raises:
-        TypeError, ValueError: A bad argument (named, with what is allowed).
+        TypeError, ValueError: A bad argument (named, with what is allowed); for ``num_envs``
+            over the limit, the message gives the memory it would need and the most allowed.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - Gymnasium convention (class-level dict)
@@ -136,7 +229,7 @@ class HanabiVectorEnv(VectorEnv):
         copy: bool = True,
     ):
         """See the class docstring."""
-        self.num_envs = n = check_int("num_envs", num_envs, 1, MAX_ENVS)
+        n = check_int("num_envs", num_envs, 1)
         self.config = HanabiConfig(
             colors=colors,
             ranks=ranks,
@@ -156,6 +249,9 @@ class HanabiVectorEnv(VectorEnv):
         self.illegal_reward = check_float("illegal_reward", illegal_reward)
         self.threads = check_int("threads", threads, 1, 64)
         self.copy = check_bool("copy", copy)
+        each = bytes_per_game(self.config, observation_dtype, all_observations, autoreset_mode)
+        self.num_envs = _check_num_envs(n, each)
+        self.closed = False
         self._batch = B.new_batch(self.config, n)
         self._obs_type = V.OBSERVATION_TYPES[self.config.observation_type]
         obs_dim = V.observation_size(self._batch.cfg, self._obs_type)
@@ -199,17 +295,23 @@ class HanabiVectorEnv(VectorEnv):
                 seed (or None) per game.
             options: ``{"reset_mask": (num_envs,) bool array}`` deals only those games (the
                 others keep their state); ``{"deal_seeds": (num_envs,) ints}`` deals those
-                exact deals instead of drawing them (seed ignored).
+                exact deals instead of drawing them (``seed`` then only seeds the deals of the
+                later games, and only at the first reset). Other keys are refused.
 
         Returns:
             ``(obs, infos)``: ``(num_envs, obs_dim)`` observations of each game's seat to move
             and the infos of the module docstring.
 
         Raises:
-            TypeError, ValueError: A bad seed, mask or deal seed.
+            ClosedEnvironmentError: After ``close()`` (:mod:`gymnasium.error`).
+            TypeError, ValueError: A bad seed, mask, deal seed or option key.
         """
+        self._check_open("reset")
         n = self.num_envs
-        options = dict(options or {})
+        options = check_mapping("options", options)
+        unknown = sorted(map(str, set(options) - {"reset_mask", "deal_seeds"}))
+        if unknown:
+            raise ValueError(f"options {unknown} are not allowed; allowed: reset_mask, deal_seeds")
         mask = options.pop("reset_mask", None)
         if mask is None:
             mask = np.ones(n, dtype=np.bool_)
@@ -224,6 +326,8 @@ class HanabiVectorEnv(VectorEnv):
                 raise TypeError(f"options['deal_seeds'] must be {n} ints")
             for s in deals[mask].tolist():
                 check_seed("options['deal_seeds']", s)
+            if not self._gens:  # the games after these are drawn from ``seed``
+                self._seed_generators(seed, mask)
         else:
             self._seed_generators(seed, mask)
             self._draw_deals(mask)
@@ -245,17 +349,22 @@ class HanabiVectorEnv(VectorEnv):
         """Play one move in every game (see the module docstring for resets and rewards).
 
         Args:
-            actions: ``(num_envs,)`` integer move uids, one per game (ignored for a game dealt
-                at this step).
+            actions: ``(num_envs,)`` integer move uids in ``[0, n_actions)``, one per game
+                (ignored, whatever its value, for a game dealt at this step). A move uid that
+                is not legal ends its game (``illegal_reward``).
 
         Returns:
             ``(obs, rewards, terminations, truncations, infos)``.
 
         Raises:
+            ClosedEnvironmentError: After ``close()`` (:mod:`gymnasium.error`).
             RuntimeError: Before the first ``reset``, or with ``autoreset_mode="disabled"``
                 when a game that ended has not been reset.
-            TypeError, ValueError: ``actions`` not ``num_envs`` integers.
+            TypeError: ``actions`` not ``num_envs`` integers.
+            ValueError: An action outside ``[0, n_actions)`` for a game that moves (as
+                ``env()``'s ``ActionOutOfRange``); nothing is played.
         """
+        self._check_open("step")
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         acts = np.asarray(actions)
@@ -264,8 +373,16 @@ class HanabiVectorEnv(VectorEnv):
                 f"actions must be {self.num_envs} integer move uids, got "
                 f"{acts.dtype} array of shape {acts.shape}"
             )
-        self._actions = acts.astype(np.int64, copy=False)
         reset_now = self._pending.copy()
+        n_actions = int(self.single_action_space.n)  # type: ignore[attr-defined]
+        outside = np.flatnonzero(((acts < 0) | (acts >= n_actions)) & ~reset_now)
+        if outside.size:
+            i = int(outside[0])
+            raise ValueError(
+                f"actions[{i}]={int(acts[i])} is out of range; allowed: [0, {n_actions - 1}] "
+                f"(move uids; {outside.size} game(s) out of range)"
+            )
+        self._actions = acts.astype(np.int64, copy=False)
         if self.autoreset_mode == AutoresetMode.DISABLED and reset_now.any():
             raise RuntimeError(
                 "a game ended and autoreset_mode='disabled': call "
@@ -287,10 +404,30 @@ class HanabiVectorEnv(VectorEnv):
         return obs, rewards, done, np.zeros(self.num_envs, dtype=np.bool_), infos
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Stop the stepping threads."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        """Stop the stepping threads and free the games' arrays (``close()`` calls it once).
+
+        After ``close()``, ``reset`` and ``step`` raise Gymnasium's
+        :class:`~gymnasium.error.ClosedEnvironmentError`; a second ``close()`` does nothing.
+        """
+        pool, self._pool = getattr(self, "_pool", None), None
+        if pool is not None:
+            pool.shutdown()
+        if not hasattr(self, "_batch"):  # the constructor refused its arguments
+            return
+        b = self._batch
+        empty = [np.empty((0, *a.shape[1:]), dtype=a.dtype) for a in b[1:]]
+        self._batch = B.Batch(b.cfg, *empty)
+        for name in ("_obs", "_mask", "_buf", "_all"):
+            buf = getattr(self, name)
+            if buf is not None:
+                setattr(self, name, np.empty((0, *buf.shape[1:]), dtype=buf.dtype))
+        self._gens = []
+
+    def _check_open(self, method: str) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError(
+                f"HanabiVectorEnv.{method}() after close(): the env is closed; make a new one"
+            )
 
     # -------------------------------------------------------------------------- internals
     def _out(self, buf: np.ndarray) -> np.ndarray:
@@ -413,6 +550,8 @@ class HanabiVectorEnv(VectorEnv):
         games = np.flatnonzero(done).astype(np.int64)
         B.reset_games(self._batch, games, self._deals[games], self.config.random_start_player)
         self._observe(games)
+        self._done[games] = 0  # the new games' infos are a fresh deal's (as after reset())
+        self._illegal[games] = 0
         fresh = self._infos()
         fresh["final_obs"], fresh["_final_obs"] = final_obs, done.copy()
         fresh["final_info"], fresh["_final_info"] = final_info, done.copy()

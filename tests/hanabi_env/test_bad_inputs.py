@@ -23,6 +23,8 @@ import hanabi_env
 from agents import RuleAgent, evaluate, game_seeds, make, play, play_games, rule_ids
 from hanabi_adhoc.pipeline import PipelineConfig, run_pipeline
 from hanabi_env import HanabiConfig, HanabiGame
+from hanabi_env.records import from_hanablive
+from hanabi_env.vector import HanabiVectorEnv
 from meta import (
     BayesianMetaAgent,
     ResponseMetaAgent,
@@ -1061,6 +1063,65 @@ case("reset_with_deck(10**8 cards)", lambda: game().reset_with_deck(_Huge()), V,
 if Path("/dev/zero").exists():
     case("load_archive_source('/dev/zero')", lambda: load_archive_source("/dev/zero"), V,
          "SOURCE", r"/dev/zero is not a regular file")  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------
+# 8. the vector env and hanab.live records (issue 41, item 8)
+# ------------------------------------------------------------------------------------------
+
+
+def venv(reset: bool = True, **kw) -> HanabiVectorEnv:
+    e = HanabiVectorEnv(2, **kw)
+    if reset:
+        e.reset(seed=0)
+    return e
+
+
+for v, kind in [(0, V), (-1, V), (True, T), (2.0, T), ("2", T)]:
+    case(f"HanabiVectorEnv({v!r})", lambda v=v: HanabiVectorEnv(v), kind, "num_envs")
+case("HanabiVectorEnv(2**20)", lambda: HanabiVectorEnv(2**20), V, "num_envs",
+     r"num_envs=1,048,576 is out of range: .* GiB .*; allowed: <= 262,144")  # fmt: skip
+case("HanabiVectorEnv(2**62)", lambda: HanabiVectorEnv(2**62), V, "num_envs",
+     r"num_envs=4,611,686,018,427,387,904 is out of range")  # fmt: skip
+for kw, kind, name in [
+    ({"threads": 0}, V, "threads"),
+    ({"threads": 65}, V, "threads"),
+    ({"illegal_reward": NAN}, V, "illegal_reward"),
+    ({"illegal_reward": "-1"}, T, "illegal_reward"),
+    ({"copy": 1}, T, "copy"),
+    ({"all_observations": "yes"}, T, "all_observations"),
+    ({"autoreset_mode": None}, T, "autoreset_mode"),
+]:
+    case(f"HanabiVectorEnv(2, {kw!r})", lambda kw=kw: HanabiVectorEnv(2, **kw), kind, name)
+case("HanabiVectorEnv.reset(options=['reset_mask'])",
+     lambda: venv(False).reset(options=["reset_mask"]), T, "options")  # fmt: skip
+case("HanabiVectorEnv.reset(options={'mask': ...})",
+     lambda: venv(False).reset(options={"mask": None}), V, "options",
+     r"options \['mask'\] are not allowed; allowed: reset_mask, deal_seeds")  # fmt: skip
+for a in (-1, 20, 2**40):
+    case(f"HanabiVectorEnv.step([{a}, 0])", lambda a=a: venv().step(np.array([a, 0])), V,
+         "actions[0]", rf"actions\[0\]={a} is out of range; allowed: \[0, 19\]")  # fmt: skip
+
+
+def record(**options) -> dict:
+    r = hanabi_env.records.to_hanablive(game())
+    r["options"].update(options)
+    return r
+
+
+for opt, v in [("oneExtraCard", "false"), ("oneLessCard", "true"), ("deckPlays", 0),
+               ("timed", 1), ("cardCycle", "no")]:  # fmt: skip
+    case(f"from_hanablive(options {opt}={v!r})",
+         lambda opt=opt, v=v: from_hanablive(record(**{opt: v})), V, opt,
+         rf"options\['{opt}'\]={v!r} is not allowed; allowed: true or false")  # fmt: skip
+for opt, v in [("timeBase", "60"), ("timePerTurn", True), ("timePerTurn", 1.5)]:
+    case(f"from_hanablive(options {opt}={v!r})",
+         lambda opt=opt, v=v: from_hanablive(record(**{opt: v})), V, opt,
+         rf"options\['{opt}'\]={v!r} is not allowed; allowed: an int")  # fmt: skip
+case("from_hanablive(startingPlayer=True)", lambda: from_hanablive(record(startingPlayer=True)),
+     V, "startingPlayer", r"options\['startingPlayer'\]=True is not a seat")  # fmt: skip
+case("from_hanablive(options='')", lambda: from_hanablive(dict(record(), options="")), V,
+     "options", r"record\['options'\] must be an object")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------

@@ -249,3 +249,30 @@ def test_a_game_ended_by_the_players_stops_the_replay():
     record = to_hanablive(game)
     record["actions"] = [*record["actions"][:4], {"type": 4, "target": 1, "value": 4}]
     assert from_hanablive(record).n_moves == 4
+
+
+@pytest.mark.parametrize("value", ["false", "true", "False", 0, 1, 1.0, [], {}])
+@pytest.mark.parametrize("option", ["oneExtraCard", "oneLessCard", "deckPlays", "timed"])
+def test_boolean_options_must_be_json_bools(option, value):
+    """hanab.live's boolean options are JSON bools (Go refuses anything else): "false" is
+    refused naming the option, never read as true (it used to add a card to every hand)."""
+    game = next(_games(2, "random", 1))
+    record = json.loads(json.dumps(to_hanablive(game)))
+    record["options"][option] = value
+    with pytest.raises(ValueError, match=rf"options\['{option}'\]=.*allowed: true or false"):
+        from_hanablive(record)
+
+
+def test_boolean_options_read_true_false_and_null():
+    game = next(_games(4, "random", 1, hand_size=5))
+    record = json.loads(json.dumps(to_hanablive(game)))
+    assert record["options"]["oneExtraCard"] is True
+    assert from_hanablive(record).config.hand_size == 5
+    for off in (False, None):
+        record["options"].update(oneExtraCard=off, oneLessCard=None, timed=False)
+        replayed = from_hanablive(dict(record, actions=[]))
+        assert replayed.config.hand_size == 4  # the rulebook's size at 4 players
+    replayed = from_hanablive(dict(record, actions=[], options=None))
+    assert replayed.config.hand_size == 4
+    null_start = dict(record, actions=[], options={"variant": None, "startingPlayer": None})
+    assert from_hanablive(null_start).current_player == 0

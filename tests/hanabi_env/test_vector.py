@@ -7,8 +7,9 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import hanabi_env
+from hanabi_env import validate
 from hanabi_env.metrics import metric_ratios
-from hanabi_env.vector import HanabiVectorEnv
+from hanabi_env.vector import MAX_ENVS, MEMORY_SHARE, HanabiVectorEnv, bytes_per_game
 
 CONFIGS = [
     {},
@@ -181,3 +182,176 @@ def test_bad_calls_are_refused():
         venv.reset(options={"reset_mask": [True, False]})
     with pytest.raises(ValueError, match="seed"):
         venv.reset(seed=-1)
+
+
+# --------------------------------------------------------------- issue 41 item 8: small holes
+def _illegal_and_legal(mask_row: np.ndarray) -> tuple[int, int]:
+    return int(np.flatnonzero(mask_row == 0)[0]), int(np.flatnonzero(mask_row)[0])
+
+
+@pytest.mark.parametrize("method", ["reset", "step"])
+def test_a_closed_env_refuses_to_step_or_reset(method):
+    """After close(): Gymnasium's ClosedEnvironmentError naming the method; close() twice is ok."""
+    from gymnasium.error import ClosedEnvironmentError
+
+    venv = HanabiVectorEnv(3, threads=2)
+    venv.reset(seed=0)
+    venv.close()
+    venv.close()  # harmless
+    assert venv.closed
+    call = {"reset": lambda: venv.reset(seed=1), "step": lambda: venv.step(np.zeros(3, int))}
+    with pytest.raises(ClosedEnvironmentError, match=rf"{method}\(\).*close"):
+        call[method]()
+    assert venv._batch.scal.shape[0] == 0  # the games' arrays are freed
+    assert venv._obs.size == 0
+
+
+def test_close_before_reset_and_after_a_refused_constructor_is_harmless():
+    HanabiVectorEnv(2).close()
+    with pytest.raises(ValueError, match="num_envs"):
+        HanabiVectorEnv(2**20)
+
+
+def _user_loop_peak(n: int, kwargs: dict) -> int:
+    """Peak traced bytes of a training loop: reset, then 40 steps, each keeping the last output."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        venv = HanabiVectorEnv(n, **kwargs)
+        out = venv.reset(seed=0)
+        for _ in range(40):
+            out = venv.step(np.argmax(out[-1]["action_mask"], axis=1))
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"observation_dtype": "int8"},
+        {"players": 4, "observation_type": "seer", "all_observations": True},
+        {"players": 3, "all_observations": True, "autoreset_mode": "same_step"},
+    ],
+)
+def test_bytes_per_game_bounds_what_a_game_really_takes(kwargs):
+    """The estimate behind the num_envs limit is at least the measured bytes per game (and
+    not far above): the peak of a real loop, per game added (tracemalloc)."""
+    _user_loop_peak(8, kwargs)  # kernels loaded, caches warm
+    small, large = 64, 320
+    measured = (_user_loop_peak(large, kwargs) - _user_loop_peak(small, kwargs)) / (large - small)
+    config = hanabi_env.HanabiConfig(
+        **{k: v for k, v in kwargs.items() if k in ("players", "observation_type")}
+    )
+    estimate = bytes_per_game(
+        config,
+        kwargs.get("observation_dtype", "float64"),
+        kwargs.get("all_observations", False),
+        kwargs.get("autoreset_mode", "next_step"),
+    )
+    assert measured <= estimate <= 1.6 * measured, (measured, estimate)
+
+
+def test_num_envs_is_bounded_by_memory_and_max_envs(monkeypatch):
+    """2**20 games (~45 GiB) are refused before anything is allocated, naming num_envs, the
+    estimate in GiB and the allowed maximum; on a small machine the memory share binds."""
+    each = bytes_per_game(hanabi_env.HanabiConfig())
+    with pytest.raises(ValueError, match=r"num_envs=1,048,576.*GiB.*allowed: <= 262,144") as e:
+        HanabiVectorEnv(2**20)
+    assert f"{2**20 * each / 2**30:,.1f} GiB" in str(e.value)
+    assert MAX_ENVS == 2**18
+    memory = 1 << 28
+    monkeypatch.setattr(validate, "memory_limit", lambda: memory)  # a 256 MiB machine
+    most = int(memory * MEMORY_SHARE) // each
+    HanabiVectorEnv(most).close()
+    with pytest.raises(ValueError, match=rf"allowed: <= {most:,} \(50% of this machine's"):
+        HanabiVectorEnv(most + 1)
+    big = bytes_per_game(hanabi_env.HanabiConfig(players=5), all_observations=True)
+    with pytest.raises(ValueError, match="num_envs"):  # the options count
+        HanabiVectorEnv(int(memory * MEMORY_SHARE) // big + 1, players=5, all_observations=True)
+
+
+def _aec_infos_after_reset(seed: int, resets: int) -> tuple[dict, object]:
+    e = hanabi_env.env()
+    e.reset(seed=seed)
+    for _ in range(resets):
+        e.reset()
+    return e.infos, e
+
+
+@pytest.mark.parametrize("all_observations", [False, True])
+def test_same_step_reset_gives_the_new_game_a_fresh_games_infos(all_observations):
+    """After an illegal move ends game 0, the same step deals it anew: its infos are those of
+    a fresh game (illegal_action False, as the AEC env after reset()), the old ones in final_info.
+    """
+    venv = HanabiVectorEnv(2, autoreset_mode="same_step", all_observations=all_observations)
+    _, infos = venv.reset(seed=10)
+    for _ in range(6):  # hints first (the last legal uid), so the ended game's metrics are set
+        hints = np.array([np.flatnonzero(m)[-1] for m in infos["action_mask"]])
+        _, _, term, _, infos = venv.step(hints)
+        assert not term.any()
+    illegal, _ = _illegal_and_legal(infos["action_mask"][0])
+    _, legal = _illegal_and_legal(infos["action_mask"][1])
+    obs, rewards, term, _, infos = venv.step(np.array([illegal, legal]))
+    assert term.tolist() == [True, False]
+    assert rewards[0] == -1.0
+    assert infos["final_info"]["illegal_action"][0]
+    assert infos["illegal_action"].tolist() == [False, False]
+    aec_infos, e = _aec_infos_after_reset(seed=10, resets=1)  # game 0's second deal
+    seat = infos["seat"][0]
+    assert e.agent_selection == f"player_{seat}"
+    assert np.array_equal(obs[0], e.observe(e.agent_selection)["observation"])
+    assert np.array_equal(infos["action_mask"][0], e.observe(e.agent_selection)["action_mask"])
+    assert infos["score"][0] == aec_infos[e.agent_selection]["score"] == 0
+    for m in ("communicativeness", "ipp", "risk_aversion"):
+        for p, agent in enumerate(e.possible_agents):
+            assert infos[m][0, p] == aec_infos[agent][m]
+            assert infos[f"{m}_defined"][0, p] == aec_infos[agent][f"{m}_defined"]
+    fresh = HanabiVectorEnv(1, all_observations=all_observations)
+    _, fresh_infos = fresh.reset(options={"deal_seeds": [int(venv._deals[0])]})
+    for key, value in fresh_infos.items():  # every per-game info is a fresh deal's
+        assert np.array_equal(infos[key][0], value[0]), key
+    assert infos["final_info"]["communicativeness_defined"][0].any()  # the old game's
+
+
+def test_reset_refuses_unknown_options_and_deal_seeds_first_then_draws_from_seed():
+    venv = HanabiVectorEnv(2)
+    with pytest.raises(ValueError, match="reset_maks"):
+        venv.reset(seed=0, options={"reset_maks": np.array([True, True])})
+    with pytest.raises(TypeError, match="options"):
+        venv.reset(seed=0, options=[("reset_mask", None)])
+    # deal_seeds at the first reset: the games after them are drawn from `seed` (they used
+    # to have no generator: IndexError at the next autoreset)
+    _, infos = venv.reset(seed=5, options={"deal_seeds": [1, 2]})
+    illegal, _ = _illegal_and_legal(infos["action_mask"][0])
+    _, legal = _illegal_and_legal(infos["action_mask"][1])
+    venv.step(np.array([illegal, legal]))
+    obs, rewards, term, _, _ = venv.step(np.array([0, legal]))  # game 0 dealt anew
+    assert rewards[0] == 0
+    assert not term[0]
+    e = hanabi_env.env()
+    e.reset(seed=5)
+    assert np.array_equal(obs[0], e.observe(e.agent_selection)["observation"])
+
+
+def test_actions_out_of_range_are_refused_like_the_aec_envs():
+    """A move uid outside [0, n_actions) is a ValueError naming the game (as env()'s
+    ActionOutOfRange); nothing is played. Games being dealt may carry any action."""
+    venv = HanabiVectorEnv(2)
+    _, infos = venv.reset(seed=0)
+    _, legal = _illegal_and_legal(infos["action_mask"][1])
+    before = venv._batch.scal.copy()
+    for bad in (-1, 20, 2**40):
+        with pytest.raises(ValueError, match=r"actions\[0\].*allowed: \[0, 19\]"):
+            venv.step(np.array([bad, legal]))
+    assert np.array_equal(venv._batch.scal, before)
+    illegal, _ = _illegal_and_legal(infos["action_mask"][0])
+    infos = venv.step(np.array([illegal, legal]))[-1]  # game 0 ends; next_step deals it
+    _, legal = _illegal_and_legal(infos["action_mask"][1])
+    _, rewards, term, _, _ = venv.step(np.array([-1, legal]))  # -1 ignored: game 0 is dealt
+    assert rewards[0] == 0
+    assert not term.any()
