@@ -71,30 +71,35 @@ def test_evaluate_a_policy_from_a_file(user_file, capsys, tmp_path):
 
 
 def test_meta_eval_takes_a_policy_as_partner(user_file, tmp_path, capsys):
-    rc = main(
-        [
-            "meta-eval",
-            "--partners",
-            f"policy:{user_file}:LastLegal",
-            "--train-games",
-            "2",
-            "--episodes",
-            "1",
-            "--games",
-            "2",
-            "--self-play-games",
-            "0",
-            "--workers",
-            "1",
-            "--variants",
-            "adaptive,generalist",
-            "--out",
-            str(tmp_path / "m"),
-        ]
-    )
-    assert rc == 0
+    argv = [
+        "meta-eval",
+        "--partners",
+        f"policy:{user_file}:LastLegal",
+        "--train-games",
+        "2",
+        "--episodes",
+        "1",
+        "--games",
+        "2",
+        "--self-play-games",
+        "0",
+        "--workers",
+        "1",
+        "--variants",
+        "adaptive,generalist",
+        "--out",
+        str(tmp_path / "m"),
+    ]
+    assert main(argv) == 0
     doc = json.loads((tmp_path / "m" / "evaluation.json").read_text())
     assert doc["partner_ids"] == ["last-legal"]
+    # an edited policy file is another run: its folder's tables are not reused (issue 41)
+    user_file.write_text(POLICY + "\n# edited\n")
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith("error:") and "policy_sha256" in err[0], err
 
 
 @pytest.mark.parametrize(
