@@ -8,7 +8,7 @@ rule-game loop of :mod:`agents.rule_games`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -168,13 +168,18 @@ def _known_cards(raw: V.View, stop: int) -> dict[int, int]:
 
 def _moves_from(raw: V.View, start: int, stop: int) -> list[Move]:
     """The :class:`Move` records ``start..stop-1`` of the view ``raw``."""
+    return _moves_at(raw, range(start, stop))
+
+
+def _moves_at(raw: V.View, indices: Sequence[int]) -> list[Move]:
+    """The :class:`Move` records of the view ``raw`` at move ``indices`` (each < n_moves)."""
     hist, hist_uids = raw.hist, raw.hist_uids
     n_ranks = int(raw.cfg[E.CFG_RANKS])
     n_cards = int(raw.cfg[E.CFG_N_CARDS])
     n_moves = int(raw.scal[V.V_N_MOVES])
-    known = _known_cards(raw, n_moves) if start < stop else {}
+    known = _known_cards(raw, n_moves) if len(indices) else {}
     out = []
-    for m in range(start, stop):
+    for m in indices:
         rec = hist[m]
         touched = int(rec[E.H_TOUCHED])
         is_reveal = rec[E.H_KIND] in (E.REVEAL_COLOR, E.REVEAL_RANK)
@@ -308,6 +313,9 @@ class PlayerView:
         int, "scal", V.V_SCORE, "Current score under the game's scoring variant."
     )
     is_terminal: bool = _view_field(bool, "scal", V.V_DONE, "Whether the game is over.")
+    n_moves: int = _view_field(
+        int, "scal", V.V_N_MOVES, "Moves made so far (``len(moves)``, without building them)."
+    )
     fireworks: np.ndarray = _view_array(
         "fireworks", "``(n_colors,)`` int32 firework heights (0 = empty)."
     )
@@ -403,7 +411,10 @@ class PlayerView:
         :attr:`Move.card`, :attr:`Move.uid`, :attr:`Move.color`, :attr:`Move.rank`,
         :attr:`Move.actor` and :attr:`Move.index`; ``kind == "play"`` marks a misplay.
         """
-        return [m for m in self.moves if m.kind == "discard" or (m.kind == "play" and not m.scored)]
+        rec = self.raw.hist[: int(self.raw.scal[V.V_N_MOVES])]
+        kind = rec[:, E.H_KIND]
+        pile = (kind == E.DISCARD) | ((kind == E.PLAY) & (rec[:, E.H_SCORED] != 1))
+        return _moves_at(self.raw, np.flatnonzero(pile).tolist())
 
     def played_cards(self) -> list[Move]:
         """The fireworks' history in order: every card played successfully, oldest first.
@@ -411,7 +422,9 @@ class PlayerView:
         Each entry is the scoring play (:attr:`Move.scored` is True), with its card, uid,
         colour and rank; together they add up to :attr:`fireworks`.
         """
-        return [m for m in self.moves if m.scored]
+        rec = self.raw.hist[: int(self.raw.scal[V.V_N_MOVES])]
+        scored = (rec[:, E.H_KIND] == E.PLAY) & (rec[:, E.H_SCORED] == 1)
+        return _moves_at(self.raw, np.flatnonzero(scored).tolist())
 
     def card_hints(
         self,
