@@ -173,43 +173,46 @@ def _moves_from(raw: V.View, start: int, stop: int) -> list[Move]:
 
 def _moves_at(raw: V.View, indices: Sequence[int]) -> list[Move]:
     """The :class:`Move` records of the view ``raw`` at move ``indices`` (each < n_moves)."""
-    hist, hist_uids = raw.hist, raw.hist_uids
+    if not len(indices):
+        return []
     n_ranks = int(raw.cfg[E.CFG_RANKS])
     n_cards = int(raw.cfg[E.CFG_N_CARDS])
     n_moves = int(raw.scal[V.V_N_MOVES])
-    known = _known_cards(raw, n_moves) if len(indices) else {}
+    known = _known_cards(raw, n_moves)
+    hist = raw.hist[:n_moves].tolist()  # Python ints: cheaper to read than numpy scalars
+    touched_uids = raw.hist_uids[:n_moves].tolist()
+    deck_now = int(raw.scal[V.V_DECK])
     out = []
     for m in indices:
         rec = hist[m]
-        touched = int(rec[E.H_TOUCHED])
-        is_reveal = rec[E.H_KIND] in (E.REVEAL_COLOR, E.REVEAL_RANK)
-        deck_before = int(rec[E.H_DECK_BEFORE])
+        kind = rec[E.H_KIND]
+        touched = rec[E.H_TOUCHED]
+        is_reveal = kind in (E.REVEAL_COLOR, E.REVEAL_RANK)
+        deck_before = rec[E.H_DECK_BEFORE]
         # the deck shrinks only by draws: compare with the next move's deck (or the deck now)
-        deck_after = (
-            int(hist[m + 1, E.H_DECK_BEFORE]) if m + 1 < n_moves else int(raw.scal[V.V_DECK])
-        )
+        deck_after = hist[m + 1][E.H_DECK_BEFORE] if m + 1 < n_moves else deck_now
         drawn_uid = n_cards - deck_before if deck_after < deck_before else -1
         drawn = known.get(drawn_uid, -1) if drawn_uid >= 0 else -1
         out.append(
             Move(
                 index=m,
-                actor=int(rec[E.H_ACTOR]),
-                kind=MOVE_KINDS[int(rec[E.H_KIND])],
-                action=int(rec[E.H_ACTION]),
-                target=int(rec[E.H_TARGET]),
-                color=int(rec[E.H_COLOR]),
-                rank=int(rec[E.H_RANK]),
-                slot=int(rec[E.H_SLOT]),
-                card=int(rec[E.H_CARD]),
-                uid=int(rec[E.H_UID]),
+                actor=rec[E.H_ACTOR],
+                kind=MOVE_KINDS[kind],
+                action=rec[E.H_ACTION],
+                target=rec[E.H_TARGET],
+                color=rec[E.H_COLOR],
+                rank=rec[E.H_RANK],
+                slot=rec[E.H_SLOT],
+                card=rec[E.H_CARD],
+                uid=rec[E.H_UID],
                 touched_slots=tuple(k for k in range(32) if (touched >> k) & 1)
                 if is_reveal
                 else (),
-                touched_uids=tuple(int(u) for u in hist_uids[m] if u >= 0),
-                scored=bool(rec[E.H_SCORED] == 1),
-                token_returned=bool(rec[E.H_TOKEN] == 1),
-                information_tokens_before=int(rec[E.H_INFO_BEFORE]),
-                known_attributes=int(rec[E.H_KNOWN_ATTRS]),
+                touched_uids=tuple(u for u in touched_uids[m] if u >= 0),
+                scored=rec[E.H_SCORED] == 1,
+                token_returned=rec[E.H_TOKEN] == 1,
+                information_tokens_before=rec[E.H_INFO_BEFORE],
+                known_attributes=rec[E.H_KNOWN_ATTRS],
                 drawn_uid=drawn_uid,
                 drawn_card=drawn,
                 drawn_color=drawn // n_ranks if drawn >= 0 else -1,
