@@ -22,12 +22,13 @@ from agents.human import describe_action as human_describe_action
 from hanabi_env import _engine as E
 from hanabi_env.game import HanabiGame, Hint, describe_move
 
-CASES = [(2, 0), (2, 7), (3, 5), (4, 2), (5, 11)]
+CASES = [(2, 0, "shift"), (2, 7, "shift"), (3, 5, "shift"), (4, 2, "shift"), (5, 11, "shift"),
+         (2, 4, "fixed"), (3, 9, "fixed")]  # fmt: skip
 
 
-def play_recorded(players: int, seed: int, choose=None):
+def play_recorded(players: int, seed: int, choose=None, order: str = "shift"):
     """Play a random game; per move: the mover, the hands before it and the deck position."""
-    game = HanabiGame(players=players)
+    game = HanabiGame(players=players, hand_order=order)
     game.reset(seed)
     rng = np.random.default_rng(seed)
     records = []
@@ -54,9 +55,9 @@ def hand_of(rec: dict, p: int) -> list[int]:
 # --- moves, moves_since_last_turn, moves_from ----------------------------------------------
 
 
-@pytest.mark.parametrize(("players", "seed"), CASES)
-def test_moves_since_last_turn_are_every_move_after_the_seats_last_one(players, seed):
-    game = HanabiGame(players=players)
+@pytest.mark.parametrize(("players", "seed", "order"), CASES)
+def test_moves_since_last_turn_are_every_move_after_the_seats_last_one(players, seed, order):
+    game = HanabiGame(players=players, hand_order=order)
     game.reset(seed)
     rng = np.random.default_rng(seed)
     actors: list[int] = []
@@ -83,9 +84,9 @@ def test_moves_since_last_turn_are_every_move_after_the_seats_last_one(players, 
 # --- the card each move drew ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("players", "seed"), CASES)
-def test_each_move_says_which_card_was_drawn_and_shows_it_where_it_is_public(players, seed):
-    game, records = play_recorded(players, seed)
+@pytest.mark.parametrize(("players", "seed", "order"), CASES)
+def test_each_move_says_which_card_was_drawn_and_shows_it_where_it_is_public(players, seed, order):
+    game, records = play_recorded(players, seed, order=order)
     deck = game.state.deck
     for seat in range(players):
         view = game.view(seat)
@@ -173,9 +174,9 @@ def hints_oracle(game: HanabiGame, records: list[dict]) -> dict[int, list[Hint]]
     return out
 
 
-@pytest.mark.parametrize(("players", "seed"), CASES)
-def test_card_hints_list_every_hint_a_card_received_in_order(players, seed):
-    game, records = play_recorded(players, seed)
+@pytest.mark.parametrize(("players", "seed", "order"), CASES)
+def test_card_hints_list_every_hint_a_card_received_in_order(players, seed, order):
+    game, records = play_recorded(players, seed, order=order)
     oracle = hints_oracle(game, records)
     dealt = int(game.state.scal[E.S_DECK_POS])
     assert any(h.positive for hs in oracle.values() for h in hs)
@@ -218,9 +219,9 @@ def test_card_hints_refuse_bad_arguments():
 # --- the discard pile and the fireworks, in order ------------------------------------------
 
 
-@pytest.mark.parametrize(("players", "seed"), CASES)
-def test_discard_pile_and_played_cards_are_in_order(players, seed):
-    game, _ = play_recorded(players, seed)
+@pytest.mark.parametrize(("players", "seed", "order"), CASES)
+def test_discard_pile_and_played_cards_are_in_order(players, seed, order):
+    game, _ = play_recorded(players, seed, order=order)
     view = game.view(players - 1)
     pile, played = view.discard_pile(), view.played_cards()
     assert [m.index for m in pile] == sorted(m.index for m in pile)
