@@ -278,7 +278,7 @@ def play_ours(
         while not game.is_terminal:
             cur = game.current_player
             game.step(int(seats[cur].act(game.view(cur))))  # type: ignore[attr-defined]
-    except Exception as err:  # noqa: BLE001 - reported as the game's outcome
+    except Exception as err:  # reported as the game outcome
         error = f"{type(err).__name__}: {err}"
     steps = [step_of(m) for m in game.view(0).moves]
     return steps, int(game.fireworks_total), error
@@ -323,7 +323,7 @@ def replay(players: int, deck: Sequence[int], steps: Sequence[Step]) -> HanabiGa
 
 def first_mismatch(ours: Sequence[Step], theirs: Sequence[Step]) -> int | None:
     """The index of the first move that differs (or where one game is longer), else None."""
-    for i, (a, b) in enumerate(zip(ours, theirs)):
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=False)):
         if a != b:
             return i
     return None if len(ours) == len(theirs) else min(len(ours), len(theirs))
