@@ -62,6 +62,9 @@ PROGRAMS = {
 }
 """This project's bot names and the oracle's programs."""
 
+Deck = Sequence[int] | np.ndarray
+"""A deck: engine card ids, first dealt first."""
+
 _POSITIONS = {
     5: ("oldest", "second-oldest", "middle", "second-newest", "newest"),
     4: ("oldest", "second-oldest", "second-newest", "newest"),
@@ -118,7 +121,7 @@ def card_text(card: int) -> str:
     return f"{card % 5 + 1}{LETTERS[card // 5]}"
 
 
-def deck_text(deck: Sequence[int]) -> str:
+def deck_text(deck: Deck) -> str:
     """A deck (engine card ids, first dealt first) in the oracle's ``--deck`` format."""
     return " ".join(card_text(int(c)) for c in deck)
 
@@ -234,9 +237,7 @@ class OracleGame:
     log: str
 
 
-def run_oracle(
-    bot: str, players: int, deck: Sequence[int], bin_dir: Path | None = None
-) -> OracleGame:
+def run_oracle(bot: str, players: int, deck: Deck, bin_dir: Path | None = None) -> OracleGame:
     """Play the oracle's ``bot`` on ``deck`` (engine card ids, first dealt first).
 
     Raises:
@@ -260,7 +261,7 @@ def run_oracle(
 
 
 def play_ours(
-    make: Callable[[], object], players: int, deck: Sequence[int]
+    make: Callable[[], object], players: int, deck: Deck
 ) -> tuple[list[Step], int, str | None]:
     """Play our bot (``make()`` builds one policy per seat) on ``deck``.
 
@@ -293,7 +294,7 @@ def action_of(view, step: Step) -> int:
     return view.action_uid(step.kind, target=step.target, rank=step.rank)
 
 
-def replay(players: int, deck: Sequence[int], steps: Sequence[Step]) -> HanabiGame:
+def replay(players: int, deck: Deck, steps: Sequence[Step]) -> HanabiGame:
     """Play the oracle's ``steps`` on this engine; the finished game.
 
     Checks the two engines' rules agree: each step is legal here, is this engine's mover's,
@@ -329,7 +330,7 @@ def first_mismatch(ours: Sequence[Step], theirs: Sequence[Step]) -> int | None:
     return None if len(ours) == len(theirs) else min(len(ours), len(theirs))
 
 
-def compare(bot: str, players: int, deck: Sequence[int], bin_dir: Path | None = None) -> dict:
+def compare(bot: str, players: int, deck: Deck, bin_dir: Path | None = None) -> dict:
     """Play ``bot`` (ours, from ``agents.make``) and the oracle on ``deck``; a report dict.
 
     Keys: ``index`` (first differing move or None), ``ours``/``theirs`` (the two moves there,
