@@ -165,7 +165,12 @@ class BotPolicy(Policy):
             config.max_information_tokens,
             config.max_life_tokens,
             self.name,
+            config.hand_order,
         )
+
+    def __repr__(self) -> str:
+        """The bot's name, e.g. ``SmartBot()``."""
+        return f"{self.name}()"
 
     def new_seat(self, players: int, me: int, hand_size: int) -> Seat:
         """A fresh memory for seat ``me`` (bots override it to add their beliefs)."""
@@ -186,6 +191,7 @@ class BotPolicy(Policy):
                 view.max_information_tokens,
                 int(view.raw.cfg[E.CFG_MAX_LIFE]),
                 self.name,
+                "shift" if view.raw.cfg[E.CFG_HAND_ORDER] == E.HAND_SHIFT else "fixed",
             )
             seat = self.new_seat(view.n_players, me, view.hand_size)
             self._seats[me] = seat
@@ -250,7 +256,14 @@ class BotPolicy(Policy):
 
 
 def check_view_game(
-    players: int, colours: int, ranks: int, hand_size: int, hints: int, lives: int, name: str
+    players: int,
+    colours: int,
+    ranks: int,
+    hand_size: int,
+    hints: int,
+    lives: int,
+    name: str,
+    hand_order: str = "shift",
 ) -> None:
     """Refuse a game other than the reference's (see :class:`BotPolicy`).
 
@@ -264,10 +277,12 @@ def check_view_game(
         ("hand_size", hand_size, expected_hand),
         ("max_information_tokens", hints, 8),
         ("max_life_tokens", lives, 3),
+        ("hand_order", hand_order, "shift"),
     ):
         if value != allowed:
             raise ValueError(
-                f"{name} plays only the reference bots' game (docs/bots.md §2): {field}={value} "
-                f"is not allowed; allowed: {field}={allowed} at {players} players (5 colours x "
-                "5 ranks, 8 hint tokens, 3 lives, hands of 5 cards at 2-3 players and 4 at 4-5)"
+                f"{name} plays only the reference bots' game (docs/bots.md §2): {field}={value!r} "
+                f"is not allowed; allowed: {field}={allowed!r} at {players} players (5 colours x "
+                "5 ranks, 8 hint tokens, 3 lives, hands of 5 cards at 2-3 players and 4 at 4-5, "
+                "new cards at the end of the hand)"
             )
