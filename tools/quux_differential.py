@@ -33,7 +33,7 @@ import quux_oracle as Q  # noqa: E402
 from agents.bots import make_bot  # noqa: E402
 from hanabi_env.stats import sem  # noqa: E402
 
-IMPLEMENTED = ("simplebot", "smartbot")
+IMPLEMENTED = ("simplebot", "valuebot", "holmesbot", "smartbot")
 
 
 def run(bot: str, players: int, decks: int, bin_dir: Path) -> dict:

@@ -24,7 +24,7 @@ from hanabi_env import HanabiConfig, HanabiGame
 from tests.helpers import ROOT, run_python
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "quux"
-RECORDED = ("simplebot", "smartbot")
+RECORDED = ("simplebot", "valuebot", "holmesbot", "smartbot")
 
 
 @cache
