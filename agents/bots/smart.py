@@ -32,8 +32,6 @@ of queries.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from agents.bots._table import COUNTS, BotPolicy, Decision, Seat, Table
@@ -42,12 +40,17 @@ __all__ = ["SmartBot"]
 
 NO, MAYBE, YES = 0, 1, 2
 _P32 = [[float(np.float32(y) / np.float32(t)) if t else 0.0 for t in range(26)] for y in range(26)]
-_CELLS = [(k, v) for k in range(5) for v in range(1, 6)]  # cell index k * 5 + v - 1
+
+
+FULL = (1 << 25) - 1
+COLOUR_MASK = [31 << (5 * k) for k in range(5)]  # the cells of colour k
+VALUE_MASK = [0] + [sum(1 << (5 * k + v - 1) for k in range(5)) for v in range(1, 6)]
 
 
 class _Knol:
     """One card's knowledge as its holder has it: the cards it cannot be, and cached summaries.
 
+    ``cant``: a 25-bit mask, bit ``5 * colour + value - 1`` set for each identity ruled out.
     ``colour``/``value``: -2 not computed, -1 ambiguous, else the identity. Summaries
     (``play``, ``val``, ``worth`` in NO/MAYBE/YES) are valid while their probability
     (``pp``, ``pv``, ``pw``) is not -1.
@@ -69,7 +72,7 @@ class _Knol:
 
     def __init__(self, seat: _SmartSeat):
         self.seat = seat
-        self.cant = [False] * 25
+        self.cant = 0
         self.poss = -1
         self.colour = -2
         self.value = -2
@@ -78,7 +81,7 @@ class _Knol:
 
     def copy(self) -> _Knol:
         new = _Knol.__new__(_Knol)
-        new.seat, new.cant, new.poss = self.seat, self.cant[:], self.poss
+        new.seat, new.cant, new.poss = self.seat, self.cant, self.poss
         new.colour, new.value = self.colour, self.value
         new.play, new.val, new.worth = self.play, self.val, self.worth
         new.pp, new.pv, new.pw = self.pp, self.pv, self.pw
@@ -88,14 +91,17 @@ class _Knol:
     def identity(self) -> None:
         if self.colour != -2 and self.value != -2:
             return
+        possible = FULL & ~self.cant
+        if not possible:
+            self.colour = self.value = -2
+            return
         colour = value = -2
-        cant = self.cant
-        for i in range(25):
-            if cant[i]:
-                continue
-            k, v = _CELLS[i]
-            colour = k if colour in (-2, k) else -1
-            value = v if value in (-2, v) else -1
+        for k in range(5):
+            if possible & COLOUR_MASK[k]:
+                colour = k if colour == -2 else -1
+        for v in range(1, 6):
+            if possible & VALUE_MASK[v]:
+                value = v if value == -2 else -1
         self.colour, self.value = colour, value
 
     def known(self) -> bool:
@@ -109,30 +115,23 @@ class _Knol:
     def cannot_be_value(self, v: int) -> bool:
         if self.value >= 0:
             return self.value != v
-        cant = self.cant
-        return all(cant[k * 5 + v - 1] for k in range(5))
+        return not (VALUE_MASK[v] & ~self.cant)
 
     def possibilities(self) -> int:
         if self.poss == -1:
-            self.poss = 25 - sum(self.cant)
+            self.poss = (FULL & ~self.cant).bit_count()
         return self.poss
 
     # --- cached summaries ---
-    def _summary(self, test: Callable[[int, int], bool]) -> tuple[float, int]:
-        total = yes = 0
-        cant = self.cant
-        for i in range(25):
-            if cant[i]:
-                continue
-            total += 1
-            k, v = _CELLS[i]
-            yes += test(k, v)
+    def _summary(self, mask: int) -> tuple[float, int]:
+        possible = FULL & ~self.cant
+        total = possible.bit_count()
+        yes = (possible & mask).bit_count()
         return _P32[yes][total], (YES if yes == total else MAYBE if yes else NO)
 
     def playable(self) -> int:
         if self.pp == -1.0:
-            piles = self.seat.table.piles
-            self.pp, self.play = self._summary(lambda k, v: v == piles[k] + 1)
+            self.pp, self.play = self._summary(self.seat.masks()[0])
         return self.play
 
     def prob_playable(self) -> float:
@@ -141,12 +140,12 @@ class _Knol:
 
     def valuable(self) -> int:
         if self.pv == -1.0:
-            self.pv, self.val = self._summary(self.seat.is_valuable)
+            self.pv, self.val = self._summary(self.seat.masks()[1])
         return self.val
 
     def worthless(self) -> int:
         if self.pw == -1.0:
-            self.pw, self.worth = self._summary(self.seat.is_worthless)
+            self.pw, self.worth = self._summary(self.seat.masks()[2])
         return self.worth
 
     def prob_worthless(self) -> float:
@@ -164,11 +163,7 @@ class _Knol:
 
     # --- hints and conventions ---
     def set_colour(self, colour: int) -> None:
-        cant = self.cant
-        for k in range(5):
-            if k != colour:
-                for v in range(5):
-                    cant[k * 5 + v] = True
+        self.cant |= FULL & ~COLOUR_MASK[colour]
         self.poss = -1
         self.colour = colour
         if self.value == -1:
@@ -176,11 +171,7 @@ class _Knol:
         self._narrowed()
 
     def set_value(self, value: int) -> None:
-        cant = self.cant
-        for k in range(5):
-            for v in range(1, 6):
-                if v != value:
-                    cant[k * 5 + v - 1] = True
+        self.cant |= FULL & ~VALUE_MASK[value]
         self.poss = -1
         if self.colour == -1:
             self.colour = -2
@@ -195,25 +186,18 @@ class _Knol:
             self.value = -2
 
     def set_not_colour(self, colour: int) -> None:
-        for v in range(5):
-            self.cant[colour * 5 + v] = True
+        self.cant |= COLOUR_MASK[colour]
         self._ruled_out()
         self._narrowed()
 
     def set_not_value(self, value: int) -> None:
-        for k in range(5):
-            self.cant[k * 5 + value - 1] = True
+        self.cant |= VALUE_MASK[value]
         self._ruled_out()
         self._narrowed()
 
     def set_playable(self, known: bool) -> None:
-        piles = self.seat.table.piles
-        cant = self.cant
-        for i in range(25):
-            if not cant[i]:
-                k, v = _CELLS[i]
-                if (v == piles[k] + 1) != known:
-                    cant[i] = True
+        mask = self.seat.masks()[0]
+        self.cant |= (FULL & ~mask) if known else mask
         self._ruled_out()
         self.play = YES if known else NO
         self.pp = 1.0 if known else 0.0
@@ -225,13 +209,8 @@ class _Knol:
             self.worth, self.pw = NO, 0.0
 
     def set_valuable(self, known: bool) -> None:
-        cant = self.cant
-        is_valuable = self.seat.is_valuable
-        for i in range(25):
-            if not cant[i]:
-                k, v = _CELLS[i]
-                if is_valuable(k, v) != known:
-                    cant[i] = True
+        mask = self.seat.masks()[1]
+        self.cant |= (FULL & ~mask) if known else mask
         self._ruled_out()
         if self.play == MAYBE:
             self.pp = -1.0
@@ -255,23 +234,12 @@ class _Knol:
         if self.worth != YES:
             self.worth, self.pw = MAYBE, -1.0
 
-    def update(self, eyesight: bool) -> None:
-        """Rule out the cards all of whose copies are public or located (or seen)."""
+    def update(self, exhausted: int) -> None:
+        """Rule out ``exhausted`` (the cards all of whose copies are public or located/seen)."""
         if self.known():
             return
-        seat = self.seat
-        held = seat.eyesight if eyesight else seat.located
-        played = seat.played
-        cant = self.cant
-        changed = False
-        for i in range(25):
-            if cant[i]:
-                continue
-            k, v = _CELLS[i]
-            if played[k][v] + held[k][v] == COUNTS[v - 1]:
-                cant[i] = True
-                changed = True
-        if changed:
+        if exhausted & ~self.cant:
+            self.cant |= exhausted
             self.poss = -1
             self.colour = self.value = -2
             self.play = self.val = self.worth = MAYBE
@@ -314,6 +282,10 @@ class _SmartSeat(Seat):
         self.played = _zeros()  # played or discarded copies
         self.located = _zeros()  # identified in hands (public knowledge)
         self.eyesight = _zeros()  # visible to this seat
+        self.eye_exhausted = 0  # the cards all of whose copies are public or visible
+        self.version = 0  # counts changes of self.played
+        self._masks_key = (-1, -1)
+        self._masks = (0, 0, 0)
         self.my_hand = table.hand_size
 
     def is_valuable(self, k: int, v: int) -> bool:
@@ -331,6 +303,39 @@ class _SmartSeat(Seat):
             if played[v] == COUNTS[v - 1]:
                 return True
         return False
+
+    def see(self, card: tuple[int, int]) -> None:
+        """A card played or discarded."""
+        self.played[card[0]][card[1]] += 1
+        self.version += 1
+
+    def masks(self) -> tuple[int, int, int]:
+        """Cell masks of the playable, valuable and worthless identities now."""
+        piles = self.table.piles
+        key = (sum(piles), self.version)
+        if key != self._masks_key:
+            play = val = worth = 0
+            for k in range(5):
+                for v in range(1, 6):
+                    bit = 1 << (5 * k + v - 1)
+                    if v == piles[k] + 1:
+                        play |= bit
+                    if self.is_valuable(k, v):
+                        val |= bit
+                    if self.is_worthless(k, v):
+                        worth |= bit
+            self._masks_key, self._masks = key, (play, val, worth)
+        return self._masks
+
+    def exhausted(self, held: list[list[int]]) -> int:
+        """Cells of the identities all of whose copies are public or in ``held``."""
+        mask = 0
+        played = self.played
+        for k in range(5):
+            for v in range(1, 6):
+                if played[k][v] + held[k][v] == COUNTS[v - 1]:
+                    mask |= 1 << (5 * k + v - 1)
+        return mask
 
     def update_located(self) -> bool:
         new = _zeros()
@@ -395,9 +400,10 @@ class SmartBot(BotPolicy):
         seat.located = _zeros()
         seat.update_located()
         while True:
+            exhausted = seat.exhausted(seat.located)
             for row in seat.knols:
                 for knol in row:
-                    knol.update(False)
+                    knol.update(exhausted)
             if not seat.update_located():
                 break
         eye = _zeros()
@@ -410,6 +416,7 @@ class SmartBot(BotPolicy):
                 for k, v in t.hand(p):
                     eye[k][v] += 1
         seat.eyesight = eye
+        seat.eye_exhausted = seat.exhausted(eye)
 
     def before_discard(self, seat, frm, slot, card):  # noqa: D102
         t = seat.table
@@ -426,7 +433,7 @@ class SmartBot(BotPolicy):
         for row in seat.knols:
             for k in row:
                 k.befuddle_by_discard()
-        seat.played[card[0]][card[1]] += 1
+        seat.see(card)
         seat.remove(frm, slot)
 
     def before_play(self, seat, frm, slot, card):  # noqa: D102
@@ -435,7 +442,7 @@ class SmartBot(BotPolicy):
         for row in seat.knols:
             for k in row:
                 k.befuddle_by_play(success)
-        seat.played[card[0]][card[1]] += 1
+        seat.see(card)
         seat.remove(frm, slot)
 
     @staticmethod
@@ -531,7 +538,7 @@ class SmartBot(BotPolicy):
             if mine[i].playable() == NO:
                 continue
             eye = mine[i].copy()
-            eye.update(True)
+            eye.update(seat.eye_exhausted)
             if eye.playable() != YES:
                 continue
             fitness = 6.0 - eye.get_value()
@@ -551,7 +558,7 @@ class SmartBot(BotPolicy):
                 continue
             if w == MAYBE:
                 eye = mine[i].copy()
-                eye.update(True)
+                eye.update(seat.eye_exhausted)
                 if eye.worthless() != YES:
                     continue
             fitness = 2.0 - mine[i].prob_worthless()
@@ -667,7 +674,7 @@ class SmartBot(BotPolicy):
         mine = seat.knols[t.me]
         for i in range(len(mine) - 1, -1, -1):
             eye = mine[i].copy()
-            eye.update(True)
+            eye.update(seat.eye_exhausted)
             if eye.playable() == MAYBE:
                 fitness = eye.prob_playable()
                 if fitness > best_fitness:
