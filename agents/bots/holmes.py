@@ -32,47 +32,46 @@ from agents.bots._table import COUNTS, BotPolicy, Decision, Seat, Table
 
 __all__ = ["HolmesBot"]
 
-_CELLS = [(k, v) for k in range(5) for v in range(1, 6)]  # cell index k * 5 + v - 1
+
+FULL = (1 << 25) - 1
+COLOUR_MASK = [31 << (5 * k) for k in range(5)]  # the cells of colour k
+VALUE_MASK = [0] + [sum(1 << (5 * k + v - 1) for k in range(5)) for v in range(1, 6)]
 
 
 class _Knol:
+    """``cant``: a 25-bit mask, bit ``5 * colour + value - 1`` set per identity ruled out."""
+
     __slots__ = ("cant", "colour", "playable", "valuable", "value", "worthless")
 
     def __init__(self) -> None:
         self.colour = -1
         self.value = -1
-        self.cant = [False] * 25
+        self.cant = 0
         self.playable = self.valuable = self.worthless = False
 
     def cannot_colour(self, k: int) -> bool:
         if self.colour != -1:
             return self.colour != k
-        return all(self.cant[k * 5 : k * 5 + 5])
+        return not (COLOUR_MASK[k] & ~self.cant)
 
     def cannot_value(self, v: int) -> bool:
         if self.value != -1:
             return self.value != v
-        return all(self.cant[k * 5 + v - 1] for k in range(5))
+        return not (VALUE_MASK[v] & ~self.cant)
 
     def set_colour(self, colour: int) -> None:
-        for k in range(5):
-            if k != colour:
-                self.set_not_colour(k)
+        self.cant |= FULL & ~COLOUR_MASK[colour]
         self.colour = colour
 
     def set_value(self, value: int) -> None:
-        for v in range(1, 6):
-            if v != value:
-                self.set_not_value(v)
+        self.cant |= FULL & ~VALUE_MASK[value]
         self.value = value
 
     def set_not_colour(self, colour: int) -> None:
-        for v in range(5):
-            self.cant[colour * 5 + v] = True
+        self.cant |= COLOUR_MASK[colour]
 
     def set_not_value(self, value: int) -> None:
-        for k in range(5):
-            self.cant[k * 5 + value - 1] = True
+        self.cant |= VALUE_MASK[value]
 
     def _single(self) -> tuple[int, int]:
         """Give the card its colour/value when only one is left; (colour, value) known."""
@@ -99,39 +98,36 @@ class _Knol:
                 self.set_value(value)
         return colour, value
 
-    def update(self, seat: _HolmesSeat) -> None:
-        """The deductions of the module docstring, for this card."""
-        piles = seat.table.piles
-        played, located = seat.played, seat.located
-        cant = self.cant
+    def update(self, exhausted: int, masks: tuple[int, int, int]) -> None:
+        """The deductions of the module docstring, for this card.
+
+        ``exhausted``: identities all of whose copies are public or located; ``masks``: the
+        playable, valuable and already-played identities.
+        """
+        playable, valuable, played = masks
         while True:
             colour, value = self._single()
             if colour != -1 and value != -1:
                 break
-            restart = False
-            for i in range(25):
-                if cant[i]:
-                    continue
-                k, v = _CELLS[i]
-                if (
-                    played[k][v] + located[k][v] == COUNTS[v - 1]
-                    or (self.valuable and not seat.is_valuable(k, v))
-                    or (self.playable and v != piles[k] + 1)
-                    or (self.worthless and not 1 <= v <= piles[k])
-                ):
-                    cant[i] = True
-                    restart = True
-            if not restart:
+            out = exhausted
+            if self.valuable:
+                out |= FULL & ~valuable
+            if self.playable:
+                out |= FULL & ~playable
+            if self.worthless:
+                out |= FULL & ~played
+            if not out & ~self.cant:
                 break
+            self.cant |= out
         if self.worthless:
             return
-        cells = [_CELLS[i] for i in range(25) if not cant[i]]
-        if not self.playable and not self.valuable and all(1 <= v <= piles[k] for k, v in cells):
+        possible = FULL & ~self.cant
+        if not self.playable and not self.valuable and not possible & ~played:
             self.worthless = True
             return
-        if not self.valuable and all(seat.is_valuable(k, v) for k, v in cells):
+        if not self.valuable and not possible & ~valuable:
             self.valuable = True
-        if not self.playable and all(v == piles[k] + 1 for k, v in cells):
+        if not self.playable and not possible & ~playable:
             self.playable = True
 
 
@@ -152,8 +148,33 @@ class _HolmesSeat(Seat):
         if value < 1 or value > 5:
             return False
         return any(
-            not knol.cant[k * 5 + value - 1] and self.is_valuable(k, value) for k in range(5)
+            not knol.cant >> (k * 5 + value - 1) & 1 and self.is_valuable(k, value)
+            for k in range(5)
         )
+
+    def masks(self) -> tuple[int, int, int]:
+        """Cell masks of the playable, valuable and already-played identities now."""
+        piles = self.table.piles
+        playable = valuable = played = 0
+        for k in range(5):
+            for v in range(1, 6):
+                bit = 1 << (5 * k + v - 1)
+                if v == piles[k] + 1:
+                    playable |= bit
+                if self.is_valuable(k, v):
+                    valuable |= bit
+                if v <= piles[k]:
+                    played |= bit
+        return playable, valuable, played
+
+    def exhausted(self) -> int:
+        """Cells of the identities all of whose copies are public or located."""
+        mask = 0
+        for k in range(5):
+            for v in range(1, 6):
+                if self.played[k][v] + self.located[k][v] == COUNTS[v - 1]:
+                    mask |= 1 << (5 * k + v - 1)
+        return mask
 
     def update_located(self) -> bool:
         new = [[0] * 6 for _ in range(5)]
@@ -204,10 +225,12 @@ class HolmesBot(BotPolicy):
             del seat.knols[p][t.hand_len(p) :]
         seat.located = [[0] * 6 for _ in range(5)]
         seat.update_located()
+        masks = seat.masks()
         while True:
+            exhausted = seat.exhausted()
             for row in seat.knols:
                 for knol in row:
-                    knol.update(seat)
+                    knol.update(exhausted, masks)
             if not seat.update_located():
                 break
         seat.lowest = min(p + 1 for p in t.piles)
@@ -221,7 +244,7 @@ class HolmesBot(BotPolicy):
             cell = card[0] * 5 + card[1] - 1
             for row in seat.knols:
                 for knol in row:
-                    if knol.playable and not knol.valuable and not knol.cant[cell]:
+                    if knol.playable and not knol.valuable and not knol.cant >> cell & 1:
                         knol.playable = False
         seat.played[card[0]][card[1]] += 1
         seat.remove(frm, slot)
