@@ -96,7 +96,8 @@ SPEC_FORMS = (
     "Cautious), a reference bot (SimpleBot, ValueBot, HolmesBot, SmartBot, InfoBot; "
     "docs/bots.md), a chromosome of comma-separated rule indices (e.g. 3,17,4), PREFIX:ARG for a "
     "registered prefix (see agents.registry.registered_prefixes), package.module:Name or "
-    "path/to/file.py:Name for a Policy of your own"
+    "path/to/file.py:Name for a Policy of your own (options as keyword arguments: "
+    "path/to/file.py:Name?key=value&key2=value2)"
 )
 """The forms of an agent spec, for error messages and help texts."""
 
@@ -288,7 +289,7 @@ def make_policy(
                 f"{text!r} is not a chromosome; allowed: rule indices separated by commas, "
                 "e.g. 3,17,4"
             )
-        if text == spec and bot_key(text) is not None:  # the reference bots, before baselines
+        if bot_key(text) is not None:  # the reference bots, before baselines
             return make_bot(text, seed=seed)
         return make_baseline(spec, seed=seed, ruleset=ruleset, preset=preset)
     key = head.strip().lower()
