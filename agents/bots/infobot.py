@@ -74,14 +74,32 @@ def check_infobot_game(config: HanabiConfig) -> None:
         raise ValueError(why)
 
 
+class _Seat:
+    """What one seat's InfoBot knows in the current game (docs/bots_infobot.md §2)."""
+
+    def __init__(self, n: int, h: int):
+        self.info, self.hl, self.pcounts = K.new_knowledge(n, h)
+        self.fw = np.zeros(K.NC, dtype=np.int64)
+        self.disc = np.zeros((K.NC, K.NV), dtype=np.int64)
+        self.sc = np.zeros(K.N_SC, dtype=np.int64)
+        self.sc[K.SC_DECK] = K.TOTAL_CARDS - n * h
+        self.sc[K.SC_HINTS] = K.MAX_HINTS
+        self.sc[K.SC_LIVES] = 3
+        self.seen = 0  # moves of the game observed so far
+
+
 class InfoBot(Policy):
     """InfoBot, the hat-guessing strategy (docs/bots_infobot.md), as a :class:`Policy`.
 
-    The bot keeps the public knowledge of every hand from the public history alone
-    (``view.moves``: each call catches up with the moves made since its previous call), so it
-    plays with any partners; with InfoBots in every seat it makes the C++ reference's moves
-    on every deck. A new game is recognised by :meth:`reset` or by a history shorter than the
-    one already seen.
+    The bot keeps the public knowledge of every hand from the public history alone: each call
+    catches up with the moves made since the seat's previous call, as the C++ bot observes
+    them. It plays with any partners; with InfoBots in every seat it makes the C++ reference's
+    moves on every deck. One object may sit in several seats (it keeps one knowledge per
+    seat). A new game is recognised by :meth:`reset` or by a history shorter than the one
+    already seen.
+
+    Against partners of other conventions InfoBot still moves legally: a hint or discard that
+    no InfoBot would make teaches it nothing it cannot decode (docs/bots_infobot.md §4).
 
     Args:
         seed: Accepted for the agent registry and ignored: the bot is deterministic.
@@ -99,8 +117,9 @@ class InfoBot(Policy):
         check_seed("seed", seed)
         if name is not None:
             self.name = check_str("name", name)
-        self._seen = -1  # moves observed in the current game; -1: no game yet
+        self._seats: dict[int, _Seat] = {}
         self._out = np.zeros(3, dtype=np.int64)
+        self._ws = K.new_workspace()
 
     def check_game(self, config: HanabiConfig) -> None:
         """Refuse a game InfoBot cannot play: see :func:`check_infobot_game`."""
@@ -113,9 +132,9 @@ class InfoBot(Policy):
             TypeError, ValueError: ``seed`` is not None or an int in ``[0, 2**62)``.
         """
         check_seed("seed", seed, allow_none=True)
-        self._seen = -1
+        self._seats = {}
 
-    def _new_game(self, view: PlayerView) -> None:
+    def _new_game(self, view: PlayerView) -> _Seat:
         cfg = view.raw.cfg
         order = "shift" if int(cfg[E.CFG_HAND_ORDER]) != E.HAND_FIXED else "fixed"
         why = _refusal(
@@ -129,15 +148,9 @@ class InfoBot(Policy):
         )
         if why is not None:
             raise ValueError(why)
-        n, h = view.n_players, view.hand_size
-        self._info, self._hl, self._pcounts = K.new_knowledge(n, h)
-        self._fw = np.zeros(K.NC, dtype=np.int64)
-        self._disc = np.zeros((K.NC, K.NV), dtype=np.int64)
-        self._sc = np.zeros(K.N_SC, dtype=np.int64)
-        self._sc[K.SC_DECK] = K.TOTAL_CARDS - n * h
-        self._sc[K.SC_HINTS] = K.MAX_HINTS
-        self._sc[K.SC_LIVES] = 3
-        self._seen = 0
+        seat = _Seat(view.n_players, view.hand_size)
+        self._seats[view.seat] = seat
+        return seat
 
     def act(self, view: PlayerView) -> int:
         """InfoBot's move for the seat of ``view`` (which must be on turn).
@@ -151,31 +164,34 @@ class InfoBot(Policy):
             raise type_error("view", "a hanabi_env.PlayerView", view)
         raw = view.raw
         n_moves = int(raw.scal[V.V_N_MOVES])
-        if self._seen < 0 or n_moves < self._seen:
-            self._new_game(view)
-        if view.current_player != view.seat or view.is_terminal:
-            raise ValueError(f"seat {view.seat} is not on turn; InfoBot acts only on its turn")
         me = view.seat
+        st = self._seats.get(me)
+        if st is None or n_moves < st.seen or st.hl.shape[0] != view.n_players:
+            st = self._new_game(view)
+        if view.current_player != me or view.is_terminal:
+            raise ValueError(f"seat {me} is not on turn; InfoBot acts only on its turn")
         hands = raw.cards.astype(np.int64)
         hl_now = raw.hand_len.astype(np.int64)
         hands[me, :] = -1
         hist = raw.hist.astype(np.int64)
-        K.catch_up(me, hist, self._seen, n_moves, hands, hl_now, self._info, self._hl,
-                   self._pcounts, self._fw, self._disc, self._sc)  # fmt: skip
-        self._seen = n_moves
+        bad = K.catch_up(me, hist, st.seen, n_moves, hands, hl_now, st.info, st.hl, st.pcounts,
+                         st.fw, st.disc, st.sc, self._ws)  # fmt: skip
+        st.seen = n_moves
         if (
-            self._sc[K.SC_DECK] != view.deck_size
-            or self._sc[K.SC_HINTS] != view.information_tokens
-            or self._sc[K.SC_LIVES] != view.life_tokens
-            or not np.array_equal(self._fw, view.fireworks)
-            or self._hl[me] != hl_now[me]
+            bad
+            or st.sc[K.SC_DECK] != view.deck_size
+            or st.sc[K.SC_HINTS] != view.information_tokens
+            or st.sc[K.SC_LIVES] != view.life_tokens
+            or not np.array_equal(st.fw, view.fireworks)
+            or st.hl[me] != hl_now[me]
         ):
+            del self._seats[me]
             raise ValueError(
                 "the game's history does not follow from the moves InfoBot has seen (was the "
                 "bot given views of two games without reset()?)"
             )
-        self._sc[K.SC_PLAYER] = me
-        K.decide(me, self._info, self._hl, self._fw, self._disc, self._sc, hands, self._out)
+        st.sc[K.SC_PLAYER] = me
+        K.decide(me, st.info, st.hl, st.fw, st.disc, st.sc, hands, self._out, self._ws)
         kind, a, b = (int(x) for x in self._out)
         if kind == K.M_PLAY:
             uid = view.action_uid("play", slot=a)

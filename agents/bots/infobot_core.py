@@ -258,30 +258,36 @@ def _augment(tab, hl, fw, disc, pplay, pdead, det):
                         n_dead += w
         pplay[i] = n_play / float(n_total) if n_total else np.nan
         pdead[i] = n_dead / float(n_total) if n_total else np.nan
-        det[i] = n_unique == 1
+        det[i] = 1 if n_unique == 1 else 0
         if pplay[i] == 1.0:
             any_known = True
     return any_known
 
 
 @njit(error_model="numpy")
-def get_questions(total, fw, disc, tab, hl, qkind, qidx, qamt, qmap):
+def get_questions(total, fw, disc, tab, hl, ws):
     """The questions asked about one hand, with ``total`` answers to share.
 
-    ``tab`` is the hand's public table (``hl`` cards). Fills ``qkind`` (0: is it playable?,
-    1: which block of a partition?), ``qidx`` (the card asked about), ``qamt`` (how many
-    answers) and ``qmap`` (a partition's blocks) and returns how many questions there are.
+    ``tab`` is the hand's public table (``hl`` cards). Fills the workspace's (``ws``,
+    :func:`new_workspace`) question arrays: kinds (0: is it playable?, 1: which block of a
+    partition?), the card asked about, how many answers, a partition's blocks; returns how
+    many questions there are.
     """
     rem = total
     nq = 0
-    pplay = np.empty(hl)
-    pdead = np.empty(hl)
-    det = np.empty(hl, dtype=np.bool_)
-    idx = np.empty(hl, dtype=np.int64)
+    qi = ws[0]
+    qkind = qi[0]
+    qidx = qi[1]
+    qamt = qi[2]
+    idx = qi[3]
+    det = qi[4]
+    qmap = ws[1]
+    pplay = ws[2][0]
+    pdead = ws[2][1]
     if not _augment(tab, hl, fw, disc, pplay, pdead, det):
         n = 0
         for i in range(hl):
-            if det[i] or pdead[i] == 1.0 or pplay[i] == 1.0 or pplay[i] < 0.2:
+            if det[i] != 0 or pdead[i] == 1.0 or pplay[i] == 1.0 or pplay[i] < 0.2:
                 continue
             idx[n] = i
             n += 1
@@ -296,7 +302,7 @@ def get_questions(total, fw, disc, tab, hl, qkind, qidx, qamt, qmap):
                 return nq
     n = 0
     for i in range(hl):
-        if det[i] or pdead[i] == 1.0:
+        if det[i] != 0 or pdead[i] == 1.0:
             continue
         idx[n] = i
         n += 1
@@ -350,32 +356,32 @@ def answers_value(nq, hand, fw, qkind, qidx, qamt, qmap):
 
 
 @njit(error_model="numpy")
-def hint_sum(total, me, info, hl, fw, disc, hands):
+def hint_sum(total, me, info, hl, fw, disc, hands, ws):
     """Sum modulo ``total`` of every other player's answers (what a hat hint encodes)."""
-    qkind = np.empty(MAXQ, dtype=np.int64)
-    qidx = np.empty(MAXQ, dtype=np.int64)
-    qamt = np.empty(MAXQ, dtype=np.int64)
-    qmap = np.empty((MAXQ, NC, NV), dtype=np.int64)
+    qkind = ws[0][0]
+    qidx = ws[0][1]
+    qamt = ws[0][2]
+    qmap = ws[1]
     s = 0
     for p in range(hl.shape[0]):
         if p == me:
             continue
-        nq = get_questions(total, fw, disc, info[p], hl[p], qkind, qidx, qamt, qmap)
+        nq = get_questions(total, fw, disc, info[p], hl[p], ws)
         s = (s + answers_value(nq, hands[p], fw, qkind, qidx, qamt, qmap)) % total
     return s
 
 
 @njit(error_model="numpy")
-def update_from_hint_sum(total, value, hinter, me, info, hl, fw, disc, hands):
+def update_from_hint_sum(total, value, hinter, me, info, hl, fw, disc, hands, ws):
     """Apply a hat hint (``value`` modulo ``total``) to every hand but the hinter's."""
-    qkind = np.empty(MAXQ, dtype=np.int64)
-    qidx = np.empty(MAXQ, dtype=np.int64)
-    qamt = np.empty(MAXQ, dtype=np.int64)
-    qmap = np.empty((MAXQ, NC, NV), dtype=np.int64)
+    qkind = ws[0][0]
+    qidx = ws[0][1]
+    qamt = ws[0][2]
+    qmap = ws[1]
     for p in range(hl.shape[0]):
         if p == hinter or p == me:
             continue
-        nq = get_questions(total, fw, disc, info[p], hl[p], qkind, qidx, qamt, qmap)
+        nq = get_questions(total, fw, disc, info[p], hl[p], ws)
         hv = answers_value(nq, hands[p], fw, qkind, qidx, qamt, qmap)
         value = (total + value - hv) % total
         for q in range(nq):
@@ -383,7 +389,7 @@ def update_from_hint_sum(total, value, hinter, me, info, hl, fw, disc, hands):
                         qkind, qamt, qmap)  # fmt: skip
     if me == hinter:
         return
-    nq = get_questions(total, fw, disc, info[me], hl[me], qkind, qidx, qamt, qmap)
+    nq = get_questions(total, fw, disc, info[me], hl[me], ws)
     mod = 1
     for q in range(nq):
         mod *= qamt[q]
@@ -419,8 +425,27 @@ def _hint_index_score(t, fw, disc):
 
 
 @njit(error_model="numpy")
-def _disjoint_rowset(tab, hl, colour):
-    """Largest set of rows no two of whose possibilities share a colour (or a rank)."""
+def _disjoint_rowset(tab, hl, colour, ws):
+    """Largest set of rows no two of whose possibilities share a colour (or a rank).
+
+    A row whose possibilities hold one colour twice (two ranks of it) clashes with itself and
+    joins no set of two or more rows; row 0 alone is the answer when no two rows fit. Of the
+    sets of equal size, the lowest bit pattern wins.
+    """
+    masks = ws[0][5]
+    for i in range(hl):
+        m = 0
+        for k in range(NC):
+            for v in range(NV):
+                if tab[i, k, v] != 0:
+                    bit = 1 << (k if colour else v)
+                    if m & bit:
+                        m = -1  # clashes with itself
+                        break
+                    m |= bit
+            if m < 0:
+                break
+        masks[i] = m
     best_set = 1
     best_card = 1
     for rowset in range(3, 1 << hl):
@@ -435,13 +460,10 @@ def _disjoint_rowset(tab, hl, colour):
         mask = 0
         for i in range(hl):
             if rowset & (1 << i):
-                for k in range(NC):
-                    for v in range(NV):
-                        if tab[i, k, v] != 0:
-                            m = 1 << (k if colour else v)
-                            if mask & m:
-                                ok = False
-                            mask |= m
+                if masks[i] < 0 or mask & masks[i]:
+                    ok = False
+                    break
+                mask |= masks[i]
         if ok:
             best_card = card
             best_set = rowset
@@ -449,13 +471,13 @@ def _disjoint_rowset(tab, hl, colour):
 
 
 @njit(error_model="numpy")
-def _packing_maps(tab, hl, strat):
+def _packing_maps(tab, hl, strat, ws):
     """Set-packing hint types: ``strat[3:8]`` per colour, ``strat[8:13]`` per rank.
 
     Returns how many hint types there are.
     """
-    cset = _disjoint_rowset(tab, hl, True)
-    vset = _disjoint_rowset(tab, hl, False)
+    cset = _disjoint_rowset(tab, hl, True, ws)
+    vset = _disjoint_rowset(tab, hl, False, ws)
     for j in range(3, 13):
         strat[j] = -1
     count = 0
@@ -499,13 +521,13 @@ def _may_be_all_one(tab, hl, colour):
 
 
 @njit(error_model="numpy")
-def hint_strategy(tab, hl, fw, disc, strat):
+def hint_strategy(tab, hl, fw, disc, strat, ws):
     """Choose the hint strategy for a hand and return its count of hint types.
 
     ``strat`` (``(13,)`` int64) receives the kind (``HS3``, ``HS4``, ``HSP``), the count, the
     card a 3- or 4-way strategy is about, and the set-packing maps (:func:`_packing_maps`).
     """
-    count = _packing_maps(tab, hl, strat)
+    count = _packing_maps(tab, hl, strat, ws)
     if count > 4:
         strat[0] = HSP
         strat[1] = count
@@ -596,23 +618,23 @@ def encode_hints(strat, hand, hl, hint_type, out):
 
 
 @njit(error_model="numpy")
-def observe_hint(me, hinter, to, is_colour, val, touched, info, hl, fw, disc, hands):
+def observe_hint(me, hinter, to, is_colour, val, touched, info, hl, fw, disc, hands, ws):
     """Update the knowledge for a hint of ``hinter`` to ``to`` (seen before the hint's effect)."""
     n = hl.shape[0]
-    strat = np.empty(13, dtype=np.int64)
+    strat = ws[3][0]
     total = 0
     prev = 0
     ptype = 0
     player_amt = (n + to - hinter - 1) % n
     for j in range(n - 1):
         p = (hinter + 1 + j) % n
-        cnt = hint_strategy(info[p], hl[p], fw, disc, strat)
+        cnt = hint_strategy(info[p], hl[p], fw, disc, strat, ws)
         if j < player_amt:
             prev += cnt
         elif j == player_amt:
             ptype = decode_hint(strat, is_colour, val, touched)
         total += cnt
-    update_from_hint_sum(total, prev + ptype, hinter, me, info, hl, fw, disc, hands)
+    update_from_hint_sum(total, prev + ptype, hinter, me, info, hl, fw, disc, hands, ws)
     for i in range(hl[to]):
         yes = (touched >> i) & 1
         for k in range(NC):
@@ -622,25 +644,30 @@ def observe_hint(me, hinter, to, is_colour, val, touched, info, hl, fw, disc, ha
 
 
 @njit(error_model="numpy")
-def find_useless(tab, hl, fw, disc, out):
+def find_useless(tab, hl, fw, disc, out, ws):
     """Indices (ascending, into ``out``) of cards known useless: dead, or a known duplicate."""
-    useless = np.zeros(hl, dtype=np.bool_)
-    seen = np.zeros((NC, NV), dtype=np.int64)
+    useless = ws[0][6]
+    seen = ws[4]
+    for i in range(hl):
+        useless[i] = 0
+    for k in range(NC):
+        for v in range(NV):
+            seen[k, v] = 0
     for i in range(hl):
         if prob_dead(tab[i], fw, disc) == 1.0:
-            useless[i] = True
+            useless[i] = 1
         elif n_possible(tab[i]) == 1:
             for k in range(NC):
                 for v in range(NV):
                     if tab[i, k, v] != 0:
                         if seen[k, v] != 0:
-                            useless[i] = True
-                            useless[seen[k, v] - 1] = True
+                            useless[i] = 1
+                            useless[seen[k, v] - 1] = 1
                         else:
                             seen[k, v] = i + 1
     n = 0
     for i in range(hl):
-        if useless[i]:
+        if useless[i] != 0:
             out[n] = i
             n += 1
     return n
@@ -648,15 +675,15 @@ def find_useless(tab, hl, fw, disc, out):
 
 @njit(error_model="numpy")
 def observe_discard_or_play(
-    me, actor, slot, card, is_discard, info, hl, pcounts, fw, disc, sc, hands
+    me, actor, slot, card, is_discard, info, hl, pcounts, fw, disc, sc, hands, ws
 ):
     """Update the knowledge for ``actor`` playing or discarding the card in ``slot``.
 
     ``fw``, ``disc``, ``sc`` and ``hands`` are the position before the move.
     """
     if is_discard:
-        useless = np.empty(hl[actor], dtype=np.int64)
-        nu = find_useless(info[actor], hl[actor], fw, disc, useless)
+        useless = ws[0][7]
+        nu = find_useless(info[actor], hl[actor], fw, disc, useless, ws)
         if nu > 1:
             value = -1
             for j in range(nu):
@@ -664,7 +691,7 @@ def observe_discard_or_play(
                     value = j
                     break
             if value >= 0:
-                update_from_hint_sum(nu, value, actor, me, info, hl, fw, disc, hands)
+                update_from_hint_sum(nu, value, actor, me, info, hl, fw, disc, hands, ws)
     h = hl[actor]
     for i in range(slot, h - 1):
         info[actor, i] = info[actor, i + 1]
@@ -687,14 +714,14 @@ def observe_discard_or_play(
 
 
 @njit(error_model="numpy")
-def _choose_hint(me, info, hl, fw, disc, sc, hands, out):
+def _choose_hint(me, info, hl, fw, disc, sc, hands, out, ws):
     n = hl.shape[0]
-    strats = np.empty((n, 13), dtype=np.int64)
+    strats = ws[3]
     total = 0
     for j in range(n - 1):
         p = (me + 1 + j) % n
-        total += hint_strategy(info[p], hl[p], fw, disc, strats[j])
-    hint_type = hint_sum(total, me, info, hl, fw, disc, hands)
+        total += hint_strategy(info[p], hl[p], fw, disc, strats[j], ws)
+    hint_type = hint_sum(total, me, info, hl, fw, disc, hands, ws)
     amt = 0
     while hint_type >= strats[amt, 1]:
         hint_type -= strats[amt, 1]
@@ -702,21 +729,22 @@ def _choose_hint(me, info, hl, fw, disc, sc, hands, out):
     target = (me + 1 + amt) % n
     h = hl[target]
     hand = hands[target]
-    hand_info = info[target, :h].copy()
-    qkind = np.empty(MAXQ, dtype=np.int64)
-    qidx = np.empty(MAXQ, dtype=np.int64)
-    qamt = np.empty(MAXQ, dtype=np.int64)
-    qmap = np.empty((MAXQ, NC, NV), dtype=np.int64)
-    nq = get_questions(3 * (n - 1), fw, disc, hand_info, h, qkind, qidx, qamt, qmap)
+    hand_info = ws[6]
+    hand_info[:h] = info[target, :h]
+    qkind = ws[0][0]
+    qidx = ws[0][1]
+    qamt = ws[0][2]
+    qmap = ws[1]
+    nq = get_questions(3 * (n - 1), fw, disc, hand_info, h, ws)
     for q in range(nq):
         acknowledge(q, answer(q, hand[qidx[q]], fw, qkind, qmap), hand_info[qidx[q]], fw,
                     qkind, qamt, qmap)  # fmt: skip
-    cand = np.empty((2 * h, 2), dtype=np.int64)
+    cand = ws[7]
     nc = encode_hints(strats[amt], hand, h, hint_type, cand)
     best_colour = 1
     best_val = 0
     best_good = -1.0
-    t = np.empty((NC, NV), dtype=np.int64)
+    t = ws[8]
     for j in range(nc):
         is_colour = cand[j, 0]
         val = cand[j, 1]
@@ -745,10 +773,11 @@ def _choose_hint(me, info, hl, fw, disc, sc, hands, out):
 
 
 @njit(error_model="numpy")
-def _private(me, info, hl, hands):
+def _private(me, info, hl, hands, ws):
     """The seat's own public tables less the copies it sees in the other hands."""
     h = hl[me]
-    priv = info[me, :h].copy()
+    priv = ws[5]
+    priv[:h] = info[me, :h]
     for i in range(h):
         for p in range(hl.shape[0]):
             if p == me:
@@ -799,21 +828,20 @@ def _someone_else_can_play(me, hl, fw, hands):
 
 
 @njit(error_model="numpy")
-def _useless_discard(me, info, hl, fw, disc, hands, priv):
+def _useless_discard(me, info, hl, fw, disc, hands, priv, ws):
     """A known useless card to discard (the hat-chosen one of several public ones); -1: none."""
     h = hl[me]
-    pub_useless = np.empty(h, dtype=np.int64)
-    npu = find_useless(info[me], h, fw, disc, pub_useless)
+    useless = ws[0][7]
+    npu = find_useless(info[me], h, fw, disc, useless, ws)
     if npu > 1:
-        return pub_useless[hint_sum(npu, me, info, hl, fw, disc, hands)]
-    useless = np.empty(h, dtype=np.int64)
-    if find_useless(priv, h, fw, disc, useless) > 0:
+        return useless[hint_sum(npu, me, info, hl, fw, disc, hands, ws)]
+    if find_useless(priv, h, fw, disc, useless, ws) > 0:
         return useless[0]
     return -1
 
 
 @njit(error_model="numpy")
-def decide(me, info, hl, fw, disc, sc, hands, out):
+def decide(me, info, hl, fw, disc, sc, hands, out, ws):
     """InfoBot's move for seat ``me`` on turn: ``out = (kind, slot or target, colour/rank)``.
 
     ``out[0]`` is ``M_PLAY``, ``M_DISCARD`` (``out[1]``: the slot), ``M_COLOR`` or ``M_RANK``
@@ -821,7 +849,7 @@ def decide(me, info, hl, fw, disc, sc, hands, out):
     """
     h = hl[me]
     threshold = TOTAL_CARDS - NC * NV - hl.shape[0] * hands.shape[1]
-    priv = _private(me, info, hl, hands)
+    priv = _private(me, info, hl, hands, ws)
     out[2] = -1
     best = _play_choice(me, priv, hl, fw, disc, sc, hands, threshold)
     if best >= 0:
@@ -829,17 +857,17 @@ def decide(me, info, hl, fw, disc, sc, hands, out):
         out[1] = best
         return
     if sc[SC_HINTS] == MAX_HINTS:
-        _choose_hint(me, info, hl, fw, disc, sc, hands, out)
+        _choose_hint(me, info, hl, fw, disc, sc, hands, out, ws)
         return
     out[0] = M_DISCARD
     if sc[SC_DSIZE] <= threshold:
-        out[1] = _useless_discard(me, info, hl, fw, disc, hands, priv)
+        out[1] = _useless_discard(me, info, hl, fw, disc, hands, priv, ws)
         if out[1] >= 0:
             return
     if sc[SC_HINTS] > 0 and _someone_else_can_play(me, hl, fw, hands):
-        _choose_hint(me, info, hl, fw, disc, sc, hands, out)
+        _choose_hint(me, info, hl, fw, disc, sc, hands, out, ws)
         return
-    out[1] = _useless_discard(me, info, hl, fw, disc, hands, priv)
+    out[1] = _useless_discard(me, info, hl, fw, disc, hands, priv, ws)
     if out[1] >= 0:
         return
     best_score = -1.0
@@ -869,6 +897,27 @@ def new_knowledge(n_players, hand_size):
     return info, hl, pcounts
 
 
+@njit(error_model="numpy")
+def new_workspace():
+    """Scratch arrays every kernel here shares, so that none allocates per move.
+
+    A tuple: question ints (kinds, cards, answer counts, sort order, flags, row masks, useless
+    flags, useless list), partition blocks, question floats, hint strategies, a card table of
+    counts, two copies of a hand's tables, hint candidates and one card table.
+    """
+    return (
+        np.zeros((8, MAXQ), dtype=np.int64),
+        np.zeros((MAXQ, NC, NV), dtype=np.int64),
+        np.zeros((2, MAXQ)),
+        np.zeros((5, 13), dtype=np.int64),
+        np.zeros((NC, NV), dtype=np.int64),
+        np.zeros((5, NC, NV), dtype=np.int64),
+        np.zeros((5, NC, NV), dtype=np.int64),
+        np.zeros((2 * MAXQ, 2), dtype=np.int64),
+        np.zeros((NC, NV), dtype=np.int64),
+    )
+
+
 # --- catching up with the public history (the policy's entry) ---------------------------------
 
 H_ACTOR = 0
@@ -884,26 +933,15 @@ H_TOUCHED = 10
 
 
 @njit(error_model="numpy")
-def catch_up(me, hist, start, stop, hands_now, hl_now, info, hl, pcounts, fw, disc, sc):
-    """Observe moves ``start:stop`` of ``hist`` (the engine's move records) as InfoBot does.
+def _replay_positions(hist, start, n, fw, disc, sc, fws, discs, scs, drew):
+    """Advance ``fw``, ``disc``, ``sc`` over the moves, keeping each move's position before it.
 
-    ``fw``, ``disc`` and ``sc`` hold the position before move ``start`` and are advanced to
-    the position after move ``stop - 1``. The other players' hands at each move are rebuilt
-    backwards from ``hands_now`` (``hl_now`` cards each), the hands at move ``stop``.
-
-    Returns:
-        0, or the index of the first move that InfoBot's rules cannot follow (a card drawn
-        where the tracked deck is empty), for the caller to report.
+    Returns 0, or 1 + the index of a move whose actor is no seat.
     """
-    n = hl.shape[0]
-    hs = hands_now.shape[1]
-    m = stop - start
-    fws = np.empty((m, NC), dtype=np.int64)
-    discs = np.empty((m, NC, NV), dtype=np.int64)
-    scs = np.empty((m, N_SC), dtype=np.int64)
-    drew = np.zeros(m, dtype=np.bool_)
-    for j in range(m):
+    for j in range(fws.shape[0]):
         rec = hist[start + j]
+        if rec[H_ACTOR] < 0 or rec[H_ACTOR] >= n:
+            return start + j + 1
         sc[SC_PLAYER] = rec[H_ACTOR]
         fws[j] = fw
         discs[j] = disc
@@ -926,32 +964,77 @@ def catch_up(me, hist, start, stop, hands_now, hl_now, info, hl, pcounts, fw, di
                 drew[j] = True
         else:
             sc[SC_HINTS] -= 1
-    hands_at = np.empty((m, n, hs), dtype=np.int64)
+    return 0
+
+
+@njit(error_model="numpy")
+def _rebuild_hands(me, hist, start, drew, hands_now, hl_now, hands_at):
+    """The other hands before each move, rebuilt backwards from the hands now.
+
+    Returns 0, or 1 + the index of a move that cannot have been made from such hands.
+    """
+    hs = hands_now.shape[1]
     cur = hands_now.copy()
     curlen = hl_now.copy()
-    for j in range(m - 1, -1, -1):
+    for j in range(hands_at.shape[0] - 1, -1, -1):
         rec = hist[start + j]
         a = rec[H_ACTOR]
         if a != me and (rec[H_KIND] == 0 or rec[H_KIND] == 1):
             if drew[j]:
+                if curlen[a] <= 0:
+                    return start + j + 1
                 curlen[a] -= 1
                 cur[a, curlen[a]] = -1
             slot = rec[H_SLOT]
+            if slot < 0 or slot > curlen[a] or curlen[a] >= hs:
+                return start + j + 1
             for i in range(curlen[a], slot, -1):
                 cur[a, i] = cur[a, i - 1]
             cur[a, slot] = rec[H_CARD]
             curlen[a] += 1
         hands_at[j] = cur
+    return 0
+
+
+@njit(error_model="numpy")
+def catch_up(me, hist, start, stop, hands_now, hl_now, info, hl, pcounts, fw, disc, sc, ws):
+    """Observe moves ``start:stop`` of ``hist`` (the engine's move records) as InfoBot does.
+
+    ``fw``, ``disc`` and ``sc`` hold the position before move ``start`` and are advanced to
+    the position after move ``stop - 1``. The other players' hands at each move are rebuilt
+    backwards from ``hands_now`` (``hl_now`` cards each), the hands at move ``stop``.
+
+    Returns:
+        0, or 1 + the index of the first move that does not follow from what was seen (a slot
+        or seat out of range: views of another game), for the caller to report.
+    """
+    n = hl.shape[0]
+    m = stop - start
+    fws = np.empty((m, NC), dtype=np.int64)
+    discs = np.empty((m, NC, NV), dtype=np.int64)
+    scs = np.empty((m, N_SC), dtype=np.int64)
+    drew = np.zeros(m, dtype=np.bool_)
+    bad = _replay_positions(hist, start, n, fw, disc, sc, fws, discs, scs, drew)
+    if bad:
+        return bad
+    hands_at = np.empty((m, n, hands_now.shape[1]), dtype=np.int64)
+    bad = _rebuild_hands(me, hist, start, drew, hands_now, hl_now, hands_at)
+    if bad:
+        return bad
     for j in range(m):
         rec = hist[start + j]
         kind = rec[H_KIND]
         a = rec[H_ACTOR]
         if kind == 0 or kind == 1:
+            if rec[H_SLOT] < 0 or rec[H_SLOT] >= hl[a]:
+                return start + j + 1
             observe_discard_or_play(me, a, rec[H_SLOT], rec[H_CARD], kind == 1, info, hl,
-                                    pcounts, fws[j], discs[j], scs[j], hands_at[j])  # fmt: skip
+                                    pcounts, fws[j], discs[j], scs[j], hands_at[j], ws)  # fmt: skip
         else:
+            if rec[H_TARGET] < 0 or rec[H_TARGET] >= n or rec[H_TARGET] == a:
+                return start + j + 1
             is_colour = kind == 2
             val = rec[H_COLOR] if is_colour else rec[H_RANK]
             observe_hint(me, a, rec[H_TARGET], is_colour, val, rec[H_TOUCHED], info, hl,
-                         fws[j], discs[j], hands_at[j])  # fmt: skip
+                         fws[j], discs[j], hands_at[j], ws)  # fmt: skip
     return 0
