@@ -6,6 +6,7 @@ the benchmark) resolves it here, so a form that works in one works in all. The f
 | spec | policy |
 |---|---|
 | ``piers``, ``IGGI``, ... | a baseline rule agent (:func:`agents.policy.make`, docs/rules.md §4) |
+| ``smartbot``, ``SmartBot``, ``smart``, ... | a reference bot (:mod:`agents.bots`, docs/bots.md) |
 | ``3,17,4`` | a chromosome: a :class:`~agents.policy.RuleAgent` of those alphabet rules |
 | ``PREFIX:REST`` | a registered prefix (:func:`register_prefix`), e.g. ``sb3:PATH``, ``bad:NAME`` |
 | ``package.module:Name`` | ``Name`` imported from an importable module |
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.bots import bot_key, make_bot
 from agents.policy import Policy, RuleAgent, make_baseline
 from hanabi_env.validate import check_bool, check_seed, check_str, type_error
 
@@ -77,7 +79,8 @@ _PREFIXES: dict[str, _Prefix] = {
 
 SPEC_FORMS = (
     "a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, Flawed, Piers, "
-    "Cautious), a chromosome of comma-separated rule indices (e.g. 3,17,4), PREFIX:ARG for a "
+    "Cautious), a reference bot (SimpleBot, ValueBot, HolmesBot, SmartBot, InfoBot; "
+    "docs/bots.md), a chromosome of comma-separated rule indices (e.g. 3,17,4), PREFIX:ARG for a "
     "registered prefix (see agents.registry.registered_prefixes), package.module:Name or "
     "path/to/file.py:Name for a Policy of your own"
 )
@@ -251,6 +254,8 @@ def make_policy(
                 f"{text!r} is not a chromosome; allowed: rule indices separated by commas, "
                 "e.g. 3,17,4"
             )
+        if text == spec and bot_key(text) is not None:  # the reference bots, before baselines
+            return make_bot(text, seed=seed)
         return make_baseline(spec, seed=seed, ruleset=ruleset, preset=preset)
     key = head.strip().lower()
     if key in _PREFIXES:

@@ -5,8 +5,9 @@ reference's build script, writes one of this project's deals in the oracle's sta
 runs one game on it, reads the oracle's move log back as moves comparable with ours, and plays a
 bot of this project on the same deal to find the first move where the two differ.
 
-The C++ source is not part of this repository: pass its folder with ``--reference`` (or set
-``HANABI_QUUX_REFERENCE``); the default is ``../shared/reference-quux`` next to the checkout.
+The C++ source is not part of this repository: pass the folder holding its ``build.sh`` and
+``src/`` (github Quuxplusone/Hanabi at daef9de, with a build script) with ``--reference`` or
+set ``HANABI_QUUX_REFERENCE``; it is needed only to build.
 The built programs go to ``$TMPDIR/hanabi-reference-quux`` (``--build-dir``).
 
 Card and colour mapping: this engine's card id ``colour * 5 + rank`` (0-based rank) is the
@@ -190,10 +191,16 @@ def parse_log(text: str, players: int) -> list[Step]:
 
 
 def reference_dir(path: str | None = None) -> Path:
-    """The folder holding the reference's ``build.sh`` and ``src/``."""
-    if path is None:
-        path = os.environ.get("HANABI_QUUX_REFERENCE") or str(
-            ROOT.parent / "shared" / "reference-quux"
+    """The folder holding the reference's ``build.sh`` and ``src/``.
+
+    Raises:
+        FileNotFoundError: Neither ``path`` nor ``HANABI_QUUX_REFERENCE`` is given.
+    """
+    path = path or os.environ.get("HANABI_QUUX_REFERENCE")
+    if not path:
+        raise FileNotFoundError(
+            "the C++ bots are not built; pass --reference FOLDER (holding build.sh) or set "
+            "HANABI_QUUX_REFERENCE"
         )
     return Path(path)
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from agents.policy import Policy
 from hanabi_env import _engine as E
-from hanabi_env.game import Move, PlayerView
+from hanabi_env import _view as V
+from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_seed
 
 __all__ = ["COUNTS", "BotPolicy", "Decision", "Seat", "Table"]
@@ -90,18 +91,18 @@ class Table:
         """The reference's rule: no discard while all 8 hint tokens are there."""
         return self.hints != 8
 
-    def apply(self, move: Move) -> None:
-        """Advance the table past ``move`` (its card already recorded in :attr:`cards`)."""
-        if move.kind in ("play", "discard"):
-            card = (move.color, move.rank + 1)
-            hand = self.uids[move.actor]
-            del hand[move.slot]
-            self.public[card[0]][card[1]] += 1
-            if move.kind == "play" and self.is_playable(card):
+    def apply(self, kind: int, actor: int, slot: int, colour: int, value: int) -> None:
+        """Advance the table past a move (engine move kind; the card's colour and value)."""
+        if kind <= E.DISCARD:
+            card = (colour, value)
+            hand = self.uids[actor]
+            del hand[slot]
+            self.public[colour][value] += 1
+            if kind == E.PLAY and self.is_playable(card):
                 self.piles[card[0]] += 1
                 if card[1] == 5 and self.hints < 8:
                     self.hints += 1
-            elif move.kind == "play":
+            elif kind == E.PLAY:
                 self.mulligans -= 1
             else:
                 self.hints += 1
@@ -165,7 +166,12 @@ class BotPolicy(Policy):
             config.max_information_tokens,
             config.max_life_tokens,
             self.name,
+            config.hand_order,
         )
+
+    def __repr__(self) -> str:
+        """The bot's name, e.g. ``SmartBot()``."""
+        return f"{self.name}()"
 
     def new_seat(self, players: int, me: int, hand_size: int) -> Seat:
         """A fresh memory for seat ``me`` (bots override it to add their beliefs)."""
@@ -175,45 +181,52 @@ class BotPolicy(Policy):
         """Replay the moves since this seat's last turn, then decide (a legal move uid)."""
         me = view.seat
         seat = self._seats.get(me)
-        moves = view.moves
-        n_moves = len(moves)
+        raw = view.raw
+        n_moves = int(raw.scal[V.V_N_MOVES])
         if seat is None or seat.seen > n_moves:
+            cfg = raw.cfg
             check_view_game(
-                view.n_players,
-                view.n_colors,
-                view.n_ranks,
-                view.hand_size,
-                view.max_information_tokens,
-                int(view.raw.cfg[E.CFG_MAX_LIFE]),
+                int(cfg[E.CFG_PLAYERS]),
+                int(cfg[E.CFG_COLORS]),
+                int(cfg[E.CFG_RANKS]),
+                int(cfg[E.CFG_HAND]),
+                int(cfg[E.CFG_MAX_INFO]),
+                int(cfg[E.CFG_MAX_LIFE]),
                 self.name,
+                "shift" if cfg[E.CFG_HAND_ORDER] == E.HAND_SHIFT else "fixed",
             )
-            seat = self.new_seat(view.n_players, me, view.hand_size)
+            seat = self.new_seat(int(cfg[E.CFG_PLAYERS]), me, int(cfg[E.CFG_HAND]))
             self._seats[me] = seat
         table = seat.table
         cards = table.cards
-        hands, uids = view.hands, view.card_uids
-        for p in range(view.n_players):
+        lengths = raw.hand_len.tolist()
+        for p, (row, ids) in enumerate(zip(raw.cards.tolist(), raw.uids.tolist(), strict=True)):
             if p != me:
-                for k in range(int(view.hand_lengths[p])):
-                    c = int(hands[p, k])
-                    cards[int(uids[p, k])] = (c // N_RANKS, c % N_RANKS + 1)
-        for m in moves[seat.seen :]:
-            if m.uid >= 0:
-                cards[m.uid] = (m.color, m.rank + 1)
-        for m in moves[seat.seen :]:
+                for k in range(lengths[p]):
+                    c = row[k]
+                    cards[ids[k]] = (c // N_RANKS, c % N_RANKS + 1)
+        records = raw.hist[seat.seen : n_moves].tolist()
+        for rec in records:
+            if rec[E.H_KIND] <= E.DISCARD:
+                cards[rec[E.H_UID]] = (rec[E.H_COLOR], rec[E.H_RANK] + 1)
+        for rec in records:
             if seat.decided:  # this seat's own move: its before_move ran when it decided
                 seat.decided = False
             else:
                 self.before_move(seat)
-            if m.kind == "play":
-                self.before_play(seat, m.actor, m.slot, (m.color, m.rank + 1))
-            elif m.kind == "discard":
-                self.before_discard(seat, m.actor, m.slot, (m.color, m.rank + 1))
-            elif m.kind == "reveal_color":
-                self.colour_hint(seat, m.actor, m.target, m.color, m.touched_slots)
+            kind, actor = rec[E.H_KIND], rec[E.H_ACTOR]
+            if kind == E.PLAY:
+                self.before_play(seat, actor, rec[E.H_SLOT], (rec[E.H_COLOR], rec[E.H_RANK] + 1))
+            elif kind == E.DISCARD:
+                self.before_discard(seat, actor, rec[E.H_SLOT], (rec[E.H_COLOR], rec[E.H_RANK] + 1))
             else:
-                self.value_hint(seat, m.actor, m.target, m.rank + 1, m.touched_slots)
-            table.apply(m)
+                touched = rec[E.H_TOUCHED]
+                slots = tuple(k for k in range(table.hand_len(rec[E.H_TARGET])) if touched >> k & 1)
+                if kind == E.REVEAL_COLOR:
+                    self.colour_hint(seat, actor, rec[E.H_TARGET], rec[E.H_COLOR], slots)
+                else:
+                    self.value_hint(seat, actor, rec[E.H_TARGET], rec[E.H_RANK] + 1, slots)
+            table.apply(kind, actor, rec[E.H_SLOT], rec[E.H_COLOR], rec[E.H_RANK] + 1)
         seat.seen = n_moves
         seat.decided = True
         self.before_move(seat)
@@ -250,7 +263,14 @@ class BotPolicy(Policy):
 
 
 def check_view_game(
-    players: int, colours: int, ranks: int, hand_size: int, hints: int, lives: int, name: str
+    players: int,
+    colours: int,
+    ranks: int,
+    hand_size: int,
+    hints: int,
+    lives: int,
+    name: str,
+    hand_order: str = "shift",
 ) -> None:
     """Refuse a game other than the reference's (see :class:`BotPolicy`).
 
@@ -264,10 +284,12 @@ def check_view_game(
         ("hand_size", hand_size, expected_hand),
         ("max_information_tokens", hints, 8),
         ("max_life_tokens", lives, 3),
+        ("hand_order", hand_order, "shift"),
     ):
         if value != allowed:
             raise ValueError(
-                f"{name} plays only the reference bots' game (docs/bots.md §2): {field}={value} "
-                f"is not allowed; allowed: {field}={allowed} at {players} players (5 colours x "
-                "5 ranks, 8 hint tokens, 3 lives, hands of 5 cards at 2-3 players and 4 at 4-5)"
+                f"{name} plays only the reference bots' game (docs/bots.md §2): {field}={value!r} "
+                f"is not allowed; allowed: {field}={allowed!r} at {players} players (5 colours x "
+                "5 ranks, 8 hint tokens, 3 lives, hands of 5 cards at 2-3 players and 4 at 4-5, "
+                "new cards at the end of the hand)"
             )
