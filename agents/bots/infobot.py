@@ -25,7 +25,10 @@ from hanabi_env.validate import check_seed, check_str, type_error
 
 __all__ = ["InfoBot", "check_infobot_game"]
 
-_MOVE_KINDS = ("play", "discard", "reveal_color", "reveal_rank")
+_NOT_FOLLOWING = (
+    "the game's history does not follow from the moves InfoBot has seen (was the bot given "
+    "views of two games without reset()?)"
+)
 
 
 def _refusal(players: int, colors: int, ranks: int, hand: int, info: int, life: int, order: str):
@@ -86,6 +89,7 @@ class _Seat:
         self.sc[K.SC_HINTS] = K.MAX_HINTS
         self.sc[K.SC_LIVES] = 3
         self.seen = 0  # moves of the game observed so far
+        self.cards: dict[int, int] = {}  # card identity (deck position) -> card, others' hands
 
 
 class InfoBot(Policy):
@@ -173,10 +177,19 @@ class InfoBot(Policy):
         hands = raw.cards.astype(np.int64)
         hl_now = raw.hand_len.astype(np.int64)
         hands[me, :] = -1
+        cards = {
+            int(u): int(c)
+            for u, c in zip(raw.uids.ravel(), hands.ravel(), strict=True)
+            if u >= 0 and c >= 0
+        }
+        if not all(st.cards.get(u, c) == c for u, c in cards.items()):
+            del self._seats[me]  # a card seen before is another card now: another game
+            raise ValueError(_NOT_FOLLOWING)
         hist = raw.hist.astype(np.int64)
         bad = K.catch_up(me, hist, st.seen, n_moves, hands, hl_now, st.info, st.hl, st.pcounts,
                          st.fw, st.disc, st.sc, self._ws)  # fmt: skip
         st.seen = n_moves
+        st.cards = cards
         if (
             bad
             or st.sc[K.SC_DECK] != view.deck_size
@@ -186,10 +199,7 @@ class InfoBot(Policy):
             or st.hl[me] != hl_now[me]
         ):
             del self._seats[me]
-            raise ValueError(
-                "the game's history does not follow from the moves InfoBot has seen (was the "
-                "bot given views of two games without reset()?)"
-            )
+            raise ValueError(_NOT_FOLLOWING)
         st.sc[K.SC_PLAYER] = me
         K.decide(me, st.info, st.hl, st.fw, st.disc, st.sc, hands, self._out, self._ws)
         kind, a, b = (int(x) for x in self._out)
