@@ -251,6 +251,13 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise _Late
 
 
+try:  # the C function under signal.signal: the same, without its enum conversions (~20 us)
+    from _signal import signal as _set_handler
+except ImportError:  # pragma: no cover - not CPython
+    _set_handler = signal.signal
+_SIGALRM = int(getattr(signal, "SIGALRM", 14))
+
+
 def _alarm_usable() -> bool:
     """Whether this call may own ``SIGALRM``: the main thread, POSIX, no timer running."""
     if (
@@ -353,7 +360,7 @@ def _timed(fn: Callable[..., Any], args: tuple, kwargs: dict, budget: float) -> 
             result = fn(*args, **kwargs)
             return result, clock.elapsed(), False
         result, interrupted = None, False
-        old = signal.signal(signal.SIGALRM, _on_alarm)
+        old = _set_handler(_SIGALRM, _on_alarm)
         try:
             try:
                 try:
@@ -365,7 +372,7 @@ def _timed(fn: Callable[..., Any], args: tuple, kwargs: dict, budget: float) -> 
             except _Late:  # (also one that lands just after the call: the call was late anyway)
                 interrupted = True
         finally:
-            signal.signal(signal.SIGALRM, old)
+            _set_handler(_SIGALRM, old)
         return result, clock.elapsed(), interrupted
     finally:
         _clocks.clock = None

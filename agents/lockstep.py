@@ -275,17 +275,19 @@ class _Player:
         B.observe_games(b, games, seats, obs_type, obs, mask)
         run_games = games + self.offset  # each decision's game in the run, for a fault
         move_ids = b.scal[games, E.S_N_MOVES].astype(np.int64)
-        where = {"limit": self.limit, "game": int(run_games[0]), "move": int(move_ids[0])}
+        where = {"game": int(run_games[0]), "move": int(move_ids[0]), "moves": m}
         name = self.names[k]
         if pol.needs_views:
             views = [self._view(b, int(g), int(p)) for g, p in zip(games, seats, strict=True)]
             act_views: Any = pol.act_batch  # its signature adds views= and games=
             answer = call_policy(
-                name, act_views, obs, mask, seats, draws, views=views, games=games, moves=m,
-                **where,
+                name, act_views, obs, mask, seats, draws, views=views, games=games,
+                limit=self.limit, **where,
             )  # fmt: skip
         else:
-            answer = call_policy(name, pol.act_batch, obs, mask, seats, draws, moves=m, **where)
+            answer = call_policy(
+                name, pol.act_batch, obs, mask, seats, draws, limit=self.limit, **where
+            )
         acts = check_moves(name, answer, mask, run_games, move_ids)
         if len(rec):
             rec[games, move_ids] = acts
