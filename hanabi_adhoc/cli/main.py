@@ -576,6 +576,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise OptionError("AGENT", str(err)) from None
     if args.preset is not None and args.mode != "mixed":
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
+    _check_declared_observation(agent, args.agent, players)
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
     from agents.policy import RuleAgent
@@ -591,6 +592,27 @@ def _evaluate(args: argparse.Namespace) -> int:
             atomic_write_csv(args.csv, list(result.rows[0]), result.rows)
     _print_evaluation(result, args.seed)
     return 0
+
+
+def _check_declared_observation(agent, spec: str, players: tuple[int, ...]) -> None:
+    """Refuse an AGENT that declares a hidden-card observation type, naming its spec.
+
+    (The library refuses it too, before any game; this names the spec as typed.)
+
+    Raises:
+        OptionError: ``argument AGENT: SPEC: policy ... asks for observation_type='seer' ...``.
+    """
+    from agents.batch import POLICY_OBSERVATION_TYPES, check_policy_observations
+    from hanabi_adhoc.cli.options import OptionError
+    from hanabi_env.config import HanabiConfig
+
+    declared = getattr(agent, "observation_type", None)
+    if declared is None or declared in POLICY_OBSERVATION_TYPES:
+        return
+    try:
+        check_policy_observations([agent], HanabiConfig(players=players[0]))
+    except ValueError as err:
+        raise OptionError("AGENT", f"{spec}: {err}") from None
 
 
 def _evaluate_agent(evaluate, agent, args: argparse.Namespace, players: tuple[int, ...]):

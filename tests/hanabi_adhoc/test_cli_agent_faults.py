@@ -131,6 +131,7 @@ def test_the_seer_cheat_is_refused_and_its_honest_twin_plays(cheats, tmp_path):
     args = ["--players", "2", "--games", "5", "--quiet", "--workers", "1"]
     proc, _ = _cli(["evaluate", f"{cheats}:Seer", *args], tmp_path)
     line = _one_error_line(proc)
+    assert line.startswith(f"error: argument AGENT: {cheats}:Seer: policy "), line
     assert "asks for observation_type='seer'" in line
     assert "allowed for a policy: 'card_knowledge', 'minimal'" in line
     proc, _ = _cli(["play", f"{cheats}:Seer", "piers"], tmp_path)
