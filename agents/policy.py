@@ -148,7 +148,15 @@ class Policy(ABC):
 
     @abstractmethod
     def act(self, view: PlayerView) -> int:
-        """Return a legal action index for the seat of ``view`` (which must be on turn)."""
+        """Return a legal action index for the seat of ``view`` (which must be on turn).
+
+        The index is a Python ``int`` or a numpy integer. The game loops of this package
+        (:func:`play_out`, :func:`agents.evaluate.play_games`) take anything else (``None``,
+        ``5.7``, ``"3"``, ``True``), an illegal index, an exception or a move slower than
+        their per-move time limit (10 s by default) as the policy's fault and end the run
+        with an :class:`~agents.faults.AgentFault` naming it, the game and the move
+        (docs/reliability.md §9).
+        """
 
     def __call__(self, env, agent: str) -> int | None:
         """One-line PettingZoo integration: ``env.step(policy(env, agent))``.
