@@ -167,7 +167,8 @@ class Policy(ABC):
         base = env.unwrapped
         if base.terminations.get(agent, False) or base.truncations.get(agent, False):
             return None
-        return self.act(base.view(agent))
+        view = base.view(agent)
+        return policy_move(self, view, view.legal_mask(), move=view.n_moves)
 
 
 def rule_ids(rules: Sequence[int | str], reference: bool = False) -> np.ndarray:

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluate import check_games, game_seeds, play_games
+from agents.faults import policy_move
 from agents.policy import ReferenceGameEnd, RuleAgent
 from agents.reference import RULESETS
 from hanabi_env import _engine as E
@@ -482,8 +483,10 @@ def action_agreement(
                     break
                 seat = game.current_player
                 legal += int(game.legal_mask().sum())
+                view = game.view(seat)
                 try:
-                    chosen = asked[seat].act(game.view(seat))
+                    chosen = policy_move(asked[seat], view, view.legal_mask(), game=g,
+                                         move=view.n_moves)  # fmt: skip
                 except ReferenceGameEnd:  # the asked agent would have ended the game here
                     chosen = -1
                 same += int(chosen == int(action))

@@ -74,6 +74,7 @@ from gymnasium import spaces
 from agents import PARTNER_ENV_ID, register_envs  # noqa: F401 - re-exported (module doc)
 from agents import rules as R
 from agents.evaluate import hle_hand_size
+from agents.faults import policy_move
 from agents.policy import Policy, RuleAgent, make
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
@@ -376,7 +377,8 @@ class HanabiPartnerEnv(gymnasium.Env):
             cur = g.current_player
             seat = self._seats[cur]
             assert seat is not None  # only the learner's seat is empty
-            reward += g.step(int(seat.act(g.view(cur))))
+            view = g.view(cur)
+            reward += g.step(policy_move(seat, view, view.legal_mask(), move=view.n_moves))
         return reward
 
     def _obs(self) -> np.ndarray:

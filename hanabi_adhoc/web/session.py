@@ -398,6 +398,7 @@ class PlaySession:
         Raises:
             Refused: Not playing, the game is over, a stale ``turn``, or the person's turn.
         """
+        from agents.faults import AgentFault, policy_move
         from agents.policy import ReferenceGameEnd, end_game
 
         with self.lock:
@@ -407,7 +408,12 @@ class PlaySession:
                 raise Refused(409, "it is your turn: the partners wait for your move")
             t0 = time.perf_counter()
             try:
-                uid = int(self.policies[seat].act(game.view(seat)))
+                view = game.view(seat)
+                uid = policy_move(self.policies[seat], view, view.legal_mask(),
+                                  agent=self.names[seat], game=len(self.results),
+                                  move=view.n_moves)  # fmt: skip
+            except AgentFault as fault:  # the partner's own error: the game cannot go on
+                raise Refused(500, f"the partner failed: {fault}") from None
             except ReferenceGameEnd as end:  # as the Java reference ended such games
                 end_game(game, end.code)
                 self.log.append({"seat": seat, "name": self.names[seat], "ended": end.code})

@@ -99,7 +99,8 @@ def test_meta_eval_takes_a_policy_as_partner(user_file, tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
-    assert err[0].startswith("error:") and "policy_sha256" in err[0], err
+    assert err[0].startswith("error:"), err
+    assert "policy_sha256" in err[0], err
 
 
 @pytest.mark.parametrize(

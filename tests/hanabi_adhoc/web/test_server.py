@@ -260,6 +260,26 @@ def test_a_policy_of_ones_own_is_a_partner(tmp_path):
     assert final["results"][0]["moves"] > 0
 
 
+@pytest.mark.parametrize(
+    ("body", "reason"), [("return 5.7", "not an int"), ("raise KeyError(3)", "raised KeyError")]
+)
+def test_a_partner_that_fails_gets_a_json_error_naming_it(tmp_path, body, reason):
+    mine = tmp_path / "broken.py"
+    mine.write_text(
+        "from agents import Policy\n"
+        "class Broken(Policy):\n"
+        "    name = 'Broken'\n"
+        f"    def act(self, view):\n        {body}\n"
+    )
+    client = make_app(tmp_path / "out", trust_model=True).test_client()
+    state = start(client, partners=[f"{mine}:Broken"], seat=1, games=1)  # Broken moves first
+    response = client.post(f"/api/sessions/{state['session']}/advance", json={"turn": 0})
+    assert response.status_code == 500
+    error = response.json["error"]
+    for part in ("Broken", reason, "move 0"):
+        assert part in error, error
+
+
 def test_a_meta_agent_needs_two_players(tmp_path):
     client = make_app(tmp_path).test_client()
     response = client.post("/api/sessions", json={"partners": ["meta", "Piers"]})
