@@ -104,8 +104,32 @@ def _benchmark(args: argparse.Namespace) -> int:
                 f"{_fmt(al['normalised_iqm']):<26}"
                 f"{score if score is None else round(score, 2):>10}"
             )
+    _print_self_play(bench.summary["agents"])
+    _print_partial(bench)
     print(f"report: {args.out}/summary.md")
     return 0
+
+
+def _print_partial(bench) -> None:
+    """One line per agent that skipped game sizes of a suite (a partial run)."""
+    from hanabi_adhoc.benchmark.report import partial_words
+
+    if bench.partial:
+        return  # --players/--deals: the whole report is partial, and says so
+    for a in bench.summary["agents"]:
+        short = {k: su for k, su in a["suites"].items() if not su["complete"]}
+        if short:
+            print(f"note: {a['label']} played a partial run: {partial_words(a, short)}")
+
+
+def _print_self_play(agents: list[dict]) -> None:
+    """The agents' own self-play scores, mean ± s.e.m. per game size."""
+    from hanabi_adhoc.benchmark.report import pm
+
+    print(f"\n{'agent':<24}self-play score (mean ± s.e.m., games) by players")
+    for a in agents:
+        per = [f"{p}p {pm(st)} ({st['games']})" for p, st in a["self_play"].items()]
+        print(f"{_short(a['label']):<24}{'; '.join(per) or 'none played'}")
 
 
 def add_subcommand(subparsers) -> None:
