@@ -69,7 +69,7 @@ def _benchmark(args: argparse.Namespace) -> int:
     agents = [*args.agents, *(args.compare or [])]
     # Ctrl-C is hanabi-adhoc's: one error line, exit 2 (docs/reliability.md §4); every unit
     # finished is saved, and the same command resumes
-    with command_errors(ValueError, TypeError, FileNotFoundError):
+    with command_errors(ValueError, TypeError, FileNotFoundError, ImportError):
         try:
             bench = run_benchmark(
                 agents,
@@ -87,6 +87,7 @@ def _benchmark(args: argparse.Namespace) -> int:
                 train_games=args.train_games,
                 leaderboard=args.leaderboard,
                 wait=args.wait,
+                scheduler_address=args.scheduler_address,
             )
         except AgentSpecError as err:
             raise OptionError("AGENT", str(err)) from None
@@ -217,6 +218,13 @@ def add_subcommand(subparsers) -> None:
                 "WORKERS",
                 "local workers: threads for rule agents, processes for other "
                 "policies (default: all cores; results do not depend on it)",
+            ),
+            (
+                "--scheduler-address",
+                "ADDRESS",
+                "play the units on the Dask cluster of this scheduler, e.g. tcp://host:8786, "
+                "one task per unit; the workers need the toolkit and the agent's modules "
+                "(default: none, local workers; results are the same)",
             ),
             ("--wait", "FLAG", WAIT_HELP),
             ("--quiet", "FLAG", QUIET_HELP),
