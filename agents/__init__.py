@@ -11,6 +11,9 @@
   papers' Java agents bug for bug (:mod:`agents.reference`; ``RuleAgent(..., ruleset=)``,
   ``make(name, ruleset=, preset="cig18")``, ``evaluate(..., ruleset=, preset=)``); a
   reference agent may end the game as the Java reference did (:class:`ReferenceGameEnd`).
+* :class:`AgentFault` — a policy's own error (it raised, returned anything but a legal move
+  id, or ran past the per-move time limit), naming the agent, the game and the move
+  (:mod:`agents.faults`, docs/reliability.md §9).
 * :mod:`agents.beliefs` — own/partner-perspective probabilities and [BAD19]'s V0/V1 beliefs.
 * :mod:`agents.human` — a person at the terminal as a policy, the board drawn from a view, and
   view helpers (``legal_actions``, ``action_uid``, ``describe_action``).
@@ -23,6 +26,7 @@
 """
 
 from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games
+from agents.faults import DEFAULT_MOVE_TIME_LIMIT, AgentFault
 from agents.policy import (
     Policy,
     ReferenceGameEnd,
@@ -61,9 +65,11 @@ register_envs()
 __all__ = [
     "ALPHABET",
     "BASELINES",
+    "DEFAULT_MOVE_TIME_LIMIT",
     "N_ALPHABET",
     "PARTNER_ENV_ID",
     "TEST_POOL",
+    "AgentFault",
     "EvaluationResult",
     "GameBatch",
     "Policy",

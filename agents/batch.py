@@ -39,28 +39,94 @@ HLE's canonical one (docs/anchors.md §2.2).
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from agents.faults import agent_label, check_moves
 from agents.policy import Policy
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._rng import new_rng, rng_next, rng_seed
+from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_bool, check_choice, check_seed, check_str
 
 __all__ = [
     "OBSERVATION_DTYPES",
+    "POLICY_OBSERVATION_TYPES",
     "BatchPolicy",
     "TorchPolicy",
     "UniformBatchPolicy",
+    "check_policy_observations",
     "draw_uniform",
     "masked_choice",
+    "policy_observation_type",
 ]
 
 OBSERVATION_DTYPES = ("float32", "float64", "int8")
 """Observation dtypes a batch policy may ask for."""
+
+POLICY_OBSERVATION_TYPES = ("card_knowledge", "minimal")
+"""Observation types a policy may take: what its seat may see.
+
+``"seer"`` (every hand face up, the viewer's own included; :mod:`hanabi_env.env`) is not one:
+it exists for analysis tools that ask for it by name (``HanabiGame.view(seat, seer=True)``,
+``HanabiGame.observation(seat, "seer")``, the env's ``state()``, the renderer), never for a
+policy that plays (docs/reliability.md §9)."""
+
+
+def policy_observation_type(policy: object, cfg: np.ndarray) -> str:
+    """The observation type ``policy`` takes in games of ``cfg``, if a policy may take it.
+
+    The one place where a policy's declared observation type is honoured: the lockstep player
+    (:mod:`agents.lockstep`), :meth:`BatchPolicy.act` (the per-game path, PettingZoo loops, the
+    browser) and :func:`check_policy_observations` ask here.
+
+    Args:
+        policy: A :class:`BatchPolicy` (its :meth:`~BatchPolicy.observation_type_for`), or
+            any policy with an ``observation_type`` attribute.
+        cfg: The engine's config array of the game (:mod:`hanabi_env._engine`).
+
+    Returns:
+        ``"card_knowledge"`` or ``"minimal"``.
+
+    Raises:
+        ValueError: The policy asks for another observation type (``"seer"``, which shows the
+            seat's own cards, or an unknown name); the message names the policy, the type and
+            the allowed ones.
+    """
+    if isinstance(policy, BatchPolicy):
+        name = policy.observation_type_for(cfg)
+    else:
+        name = getattr(policy, "observation_type", "card_knowledge")
+    if isinstance(name, str) and name in POLICY_OBSERVATION_TYPES:
+        return name
+    hidden = " (it shows cards the seat may not see)" if name == "seer" else ""
+    raise ValueError(
+        f"policy {agent_label(policy)!r} asks for observation_type={name!r}{hidden}; allowed "
+        f"for a policy: {', '.join(map(repr, POLICY_OBSERVATION_TYPES))} (hidden-card views "
+        "are for analysis tools that ask for them by name)"
+    )
+
+
+def check_policy_observations(policies: Sequence[object], config: HanabiConfig) -> None:
+    """Refuse, before any game, a policy that asks for an observation its seat may not see.
+
+    Args:
+        policies: The policies of a run.
+        config: The game's configuration.
+
+    Raises:
+        ValueError: As :func:`policy_observation_type`.
+    """
+    cfg = None
+    for pol in policies:
+        if isinstance(pol, BatchPolicy) or hasattr(pol, "observation_type"):
+            if cfg is None:
+                cfg = E.new_state(config).cfg
+            policy_observation_type(pol, cfg)
 
 
 def draw_uniform(rng: np.ndarray) -> float:
@@ -117,10 +183,12 @@ class BatchPolicy(Policy):
     """A policy that decides for many games at once (see the module docstring).
 
     Subclasses implement :meth:`act_batch` and set ``observation_type`` (``"card_knowledge"``
-    or ``"minimal"``) and ``observation_dtype`` (``"float32"``, ``"float64"`` or ``"int8"``)
-    to the observation they take. :meth:`act` (one decision from a view) and :meth:`reset`
-    come for free. A batch policy must not keep state between the decisions of a game (the
-    lockstep player interleaves games); one that does is a plain :class:`Policy`.
+    or ``"minimal"``, :data:`POLICY_OBSERVATION_TYPES`; a policy that asks for ``"seer"`` is
+    refused with a ``ValueError`` naming it) and ``observation_dtype`` (``"float32"``,
+    ``"float64"`` or ``"int8"``) to the observation they take. :meth:`act` (one decision from
+    a view) and :meth:`reset` come for free. A batch policy must not keep state between the
+    decisions of a game (the lockstep player interleaves games); one that does is a plain
+    :class:`Policy`.
     """
 
     name: str = "batch-policy"
@@ -167,9 +235,16 @@ class BatchPolicy(Policy):
         return self.observation_type
 
     def act(self, view: PlayerView) -> int:
-        """One decision for ``view``'s seat (on turn): :meth:`act_batch` on a batch of one."""
+        """One decision for ``view``'s seat (on turn): :meth:`act_batch` on a batch of one.
+
+        Raises:
+            ValueError: The policy asks for an observation type a policy may not take
+                (:func:`policy_observation_type`), or the view has no legal move.
+            AgentFault: ``act_batch`` returned anything but one legal move id
+                (:func:`agents.faults.check_moves`).
+        """
         cfg = view.raw.cfg
-        name = self.observation_type_for(cfg)
+        name = policy_observation_type(self, cfg)
         obs_type = V.OBSERVATION_TYPES[name]
         obs = np.zeros((1, V.observation_size(cfg, obs_type)), dtype=self.observation_dtype)
         obs[0] = view.encode(name)
@@ -179,10 +254,11 @@ class BatchPolicy(Policy):
             raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
         draws = np.array([draw_uniform(self._draw_rng())])
         seats = np.array([view.seat], dtype=np.int64)
-        action = int(np.asarray(self.act_batch(obs, mask, seats, draws)).reshape(-1)[0])
-        if not mask[0, action]:
-            raise ValueError(f"{self.name} chose the illegal move {action}")
-        return action
+        one = np.full(1, -1, dtype=np.int64)
+        acts = check_moves(
+            agent_label(self), self.act_batch(obs, mask, seats, draws), mask, one, one
+        )
+        return int(acts[0])
 
 
 class TorchPolicy(BatchPolicy):

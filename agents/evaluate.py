@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend, default_workers
+from agents.batch import check_policy_observations
+from agents.faults import DEFAULT_MOVE_TIME_LIMIT, check_move_time_limit
 from agents.lockstep import CHUNK as LOCKSTEP_CHUNK
 from agents.lockstep import lockstep_playable, play_lockstep
 from agents.policy import Policy, RuleAgent, make, play_out
@@ -198,8 +200,15 @@ def _run_policy_games(
     seat_agents: np.ndarray,
     deals: np.ndarray,
     agent_seeds: np.ndarray,
+    first: int = 0,
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-    """Task: one chunk of games of any policies in the Python loop (module-level: picklable)."""
+    """Task: one chunk of games of any policies in the Python loop (module-level: picklable).
+
+    ``first`` is the chunk's first game in the run (a fault names the run's game); a policy's
+    fault raises :class:`~agents.faults.AgentFault` here, in a worker process too (it pickles
+    to the parent unchanged), with the same ``move_time_limit`` as in the parent.
+    """
     from hanabi_env.game import HanabiGame
 
     game = HanabiGame(cfg)
@@ -214,7 +223,9 @@ def _run_policy_games(
         seat_policies = [per_seat[p][a] for p, a in enumerate(seat_agents[g])]
         for p, pol in enumerate(seat_policies):
             pol.reset(int(agent_seeds[g, p]))
-        moves += play_out(game, seat_policies, actions[g])
+        moves += play_out(
+            game, seat_policies, actions[g], move_time_limit=move_time_limit, game_index=first + g
+        )
         scores[g] = game.score
         counters[g] = game.state.counters
     return scores, counters, moves, actions
@@ -239,6 +250,7 @@ def play_games(
     progress: Callable[[int], None] | None = None,
     record_actions: bool = False,
     no_rule: str = "fallback",
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
 ) -> GameBatch:
     """Play games with the given seating: compiled batches wherever the pool allows.
 
@@ -269,6 +281,10 @@ def play_games(
             move; docs/rules.md §0.3, the reference from late 2020) or ``"end_game"`` (the game ends
             at the current score, the reference's 2018–2020 strict era, docs/rules.md §2.9; rule
             agents only).
+        move_time_limit: Seconds a policy played in Python may take per move (default
+            :data:`~agents.faults.DEFAULT_MOVE_TIME_LIMIT`, 10 s; an ``act_batch`` of ``B``
+            decisions ``B`` times it); None or 0: no limit. Worker processes apply it too.
+            Rule agents in compiled code are not timed.
 
     Returns:
         A :class:`GameBatch`.
@@ -276,9 +292,16 @@ def play_games(
     Raises:
         TypeError: An argument of the wrong type (e.g. float seeds or seat indices).
         ValueError: Arrays of inconsistent shapes, seat indices outside ``policies``, seeds
-            outside ``[0, 2**62)``, or a bad ``workers``, ``chunk_size`` or ``no_rule``.
+            outside ``[0, 2**62)``, a bad ``workers``, ``chunk_size``, ``no_rule`` or
+            ``move_time_limit``, or a policy that asks for an observation its seat may not see
+            (``observation_type="seer"``; :func:`agents.batch.policy_observation_type`).
+        AgentFault: A policy raised, returned anything but a legal move id (never rounded:
+            ``5.7``, ``"3"``, ``None``, ``True``) or ran past ``move_time_limit``; it names
+            the policy, the game (its index in ``deal_seeds``) and the move
+            (docs/reliability.md §9). Nothing of the run is returned.
     """
     check_choice("no_rule", no_rule, ("fallback", "end_game"))
+    limit = check_move_time_limit("move_time_limit", move_time_limit)
     if not isinstance(config, HanabiConfig):
         raise type_error("config", "a HanabiConfig", config)
     policies = _check_policies("policies", policies, names=False)
@@ -308,6 +331,7 @@ def play_games(
     run: Callable[..., tuple[np.ndarray, np.ndarray, int, np.ndarray]]
     tasks: list[tuple]
     _check_reference_config(policies, config)
+    check_policy_observations(policies, config)
     if all(isinstance(p, RuleAgent) for p in policies):
         table, lens, modes = _rule_table(policies, no_rule)  # type: ignore[arg-type]
         run = play_rule_chunk
@@ -339,13 +363,17 @@ def play_games(
             record_actions=record_actions,
             chunk=max(chunk_size, LOCKSTEP_CHUNK),
             progress=progress,
+            move_time_limit=limit,
         )
         return GameBatch(scores=sc, counters=cn, seat_agents=seat_agents, moves=mv, actions=ac)
     else:
         if no_rule != "fallback":
             raise ValueError("no_rule='end_game' needs rule agents in every seat")
         run = _run_policy_games
-        tasks = [(config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c]) for c in chunks]
+        tasks = [
+            (config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c], c.start, limit)
+            for c in chunks
+        ]
         if workers > 1 and len(tasks) > 1 and _picklable(policies):
             # Python game loops hold the GIL: processes, each with one BLAS/torch thread
             backend = ProcessBackend(
@@ -373,6 +401,7 @@ def play_policies(
     config: HanabiConfig,
     workers: int | None = 1,
     backend: Backend | None = None,
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play games of any policies, on ``backend`` when they are all rule agents.
 
@@ -389,13 +418,14 @@ def play_policies(
         workers: Local workers of ``play_games`` (threads for rule agents, processes for other
             policies; None = all cores).
         backend: The backend for rule agents (left open), or None.
+        move_time_limit: As :func:`play_games` (policies played in Python only).
 
     Returns:
         ``(scores, counters)``: ``(n_games,)`` int64 points and ``(n_games, players,
         N_COUNTERS)`` float64 behaviour counters.
 
     Raises:
-        TypeError, ValueError: As :func:`agents.evaluate.play_games`.
+        TypeError, ValueError, AgentFault: As :func:`agents.evaluate.play_games`.
     """
     if backend is not None and all(isinstance(p, RuleAgent) for p in policies):
         scores, counters, _ = backend.play(
@@ -407,7 +437,15 @@ def play_policies(
             modes=[p.mode for p in policies],
         )
         return scores, counters
-    batch = play_games(policies, seat_agents, deal_seeds, agent_seeds, config, workers=workers)
+    batch = play_games(
+        policies,
+        seat_agents,
+        deal_seeds,
+        agent_seeds,
+        config,
+        workers=workers,
+        move_time_limit=move_time_limit,
+    )
     return batch.scores, batch.counters
 
 
@@ -417,6 +455,7 @@ def play(
     seed: int = 0,
     workers: int | None = 1,
     ruleset: str = "corrected",
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
     **config,
 ) -> GameBatch:
     """Play ``games`` games with ``policies[i]`` in seat ``i``; the simplest entry point.
@@ -429,6 +468,8 @@ def play(
             not depend on it.
         ruleset: Ruleset of the policies given by name: ``"corrected"`` (default) or
             ``"reference"`` (docs/rules.md §12; then ``hand_order`` defaults to ``"fixed"``).
+        move_time_limit: Seconds a policy may take per move, as in :func:`play_games`
+            (default 10 s; None or 0: no limit).
         **config: Other :class:`hanabi_env.HanabiConfig` fields (``scoring``, ``hand_size``,
             ``hand_order``, ...; default hand size 5 for 2–3 players, 4 for 4–5).
 
@@ -441,7 +482,9 @@ def play(
             type.
         ValueError: Fewer than 2 or more than 5 policies, an unknown name, ``games`` < 1,
             a seed outside ``[0, 2**62)``, ``workers`` < 1, an unknown ``ruleset``, a bad
-            configuration field, or ``hand_order="shift"`` with a reference agent.
+            configuration field, ``hand_order="shift"`` with a reference agent, or a policy
+            that asks for a hidden-card observation (``observation_type="seer"``).
+        AgentFault: A policy's fault, as in :func:`play_games`.
     """
     check_choice("ruleset", ruleset, RULESETS)
     policies = _check_policies("policies", policies, names=True)
@@ -460,7 +503,15 @@ def play(
     cfg = HanabiConfig(players=players, **config)
     _, deals, agent_seeds = game_seeds(seed, games, players, random_seat=False)
     seat_agents = np.tile(np.arange(players, dtype=np.int64), (games, 1))
-    return play_games(seated, seat_agents, deals, agent_seeds, cfg, workers=workers)
+    return play_games(
+        seated,
+        seat_agents,
+        deals,
+        agent_seeds,
+        cfg,
+        workers=workers,
+        move_time_limit=move_time_limit,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -583,6 +634,7 @@ def evaluate(
     hand_order: str | None = None,
     ruleset: str = "corrected",
     preset: str | None = None,
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
 ) -> EvaluationResult:
     """Mirror or mixed evaluation of ``agent`` ([CIG18], docs/papers.md §2; docs/rules.md §6).
 
@@ -617,6 +669,9 @@ def evaluate(
             the 2018 agent lists with the pool as the framework instantiated it ("Internal" =
             SampleRuleBased), reference rules, random seat, lenient scoring; the default pool
             becomes that pool. ``None`` (default): no preset.
+        move_time_limit: Seconds a policy played in Python may take per move, as in
+            :func:`play_games` (default :data:`~agents.faults.DEFAULT_MOVE_TIME_LIMIT`, 10 s;
+            None or 0: no limit).
 
     Returns:
         An :class:`EvaluationResult` (scores in points; metrics in [0, 1]).
@@ -626,7 +681,12 @@ def evaluate(
         ValueError: Bad ``mode``, ``players`` (sizes in [2, 5], each once), ``games``,
             ``scoring``, ``seed``, ``workers``, ``no_rule``, ``hand_order``, ``ruleset`` or
             ``preset`` (``"cig18"`` needs ``mode="mixed"`` and lenient scoring), ``hand_order=
-            "shift"`` with a reference agent, or an unknown agent name.
+            "shift"`` with a reference agent, an unknown agent name, a bad
+            ``move_time_limit``, or an agent that asks for a hidden-card observation
+            (``observation_type="seer"``: refused before any game).
+        AgentFault: A policy's fault (it raised, returned anything but a legal move id, or
+            ran past ``move_time_limit``), as in :func:`play_games`; the game is its index in
+            its (partner, size) cell.
     """
     check_choice("mode", mode, ("mirror", "mixed"))
     check_choice("ruleset", ruleset, RULESETS)
@@ -640,6 +700,7 @@ def evaluate(
     check_choice("scoring", scoring, SCORING_VARIANTS)
     seed = check_seed("seed", seed)
     workers = check_workers("workers", workers)
+    limit = check_move_time_limit("move_time_limit", move_time_limit)
     size_of: Callable[[int], int]
     if is_int(hand_size):
         fixed_size = check_int("hand_size", hand_size, 2, 5)
@@ -712,6 +773,7 @@ def evaluate(
                     workers=workers,
                     progress=bar.update if bar is not None else None,
                     no_rule=no_rule,
+                    move_time_limit=limit,
                 )
                 m = batch.metrics(agent=0)
                 sums += batch.counters[batch.seat_agents == 0].sum(axis=0)

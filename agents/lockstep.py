@@ -29,7 +29,14 @@ from typing import Any
 import numpy as np
 
 from agents import rules as R
-from agents.batch import BatchPolicy
+from agents.batch import BatchPolicy, check_policy_observations, policy_observation_type
+from agents.faults import (
+    DEFAULT_MOVE_TIME_LIMIT,
+    agent_label,
+    call_policy,
+    check_move_time_limit,
+    check_moves,
+)
 from agents.policy import Policy, RuleAgent
 from agents.rule_games import apply_rule_choice, rule_table
 from agents.rules import reference as RR
@@ -140,11 +147,21 @@ def play_lockstep(
     record_actions: bool = False,
     chunk: int = CHUNK,
     progress: Callable[[int], None] | None = None,
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | None]:
     """Play games of rule agents and batch policies in lockstep batches (module docstring).
 
     Arguments as :func:`agents.evaluate.play_games` (checked there); ``chunk`` games play
     together (results do not depend on it).
+
+    A batch policy's fault ends the run (docs/reliability.md §9): an exception in
+    ``act_batch``, an answer that is not a ``(B,)`` array of integer move ids each legal for its
+    game (a float or bool dtype, another shape, ``None``, an id out of range or illegal; nothing
+    is rounded), or a call of ``B`` decisions slower than ``B * move_time_limit`` seconds
+    (default :data:`~agents.faults.DEFAULT_MOVE_TIME_LIMIT`, 10 s per move; None or 0: no
+    limit) raises :class:`~agents.faults.AgentFault` naming the policy, the game (its index in
+    ``deal_seeds``) and the move. A batch policy that asks for an observation a policy may not
+    take (``"seer"``) is refused before any game.
 
     Returns:
         ``(scores, counters, moves, actions)``: ``(n,)`` int64 points, ``(n, players,
@@ -153,10 +170,14 @@ def play_lockstep(
 
     Raises:
         TypeError: A policy that is neither a rule agent nor a batch policy.
-        ValueError: A batch policy's move that is illegal (the message names the policy).
+        ValueError: A batch policy that asks for a hidden-card observation
+            (:func:`agents.batch.policy_observation_type`), or a bad ``move_time_limit``.
+        AgentFault: A batch policy's fault (above).
     """
     if not all(isinstance(p, (RuleAgent, BatchPolicy)) for p in policies):
         raise TypeError("play_lockstep plays rule agents and batch policies only")
+    limit = check_move_time_limit("move_time_limit", move_time_limit)
+    check_policy_observations(policies, config)
     n = len(deal_seeds)
     scores = np.zeros(n, dtype=np.int64)
     counters = np.zeros((n, config.players, E.N_COUNTERS), dtype=np.float64)
@@ -164,12 +185,14 @@ def play_lockstep(
         config.players, config.colors, config.ranks, config.max_information_tokens
     )
     actions = np.full((n, max_moves), -1, dtype=np.int16) if record_actions else None
-    player = _Player(policies, config)
+    player = _Player(policies, config, limit)
     moves = 0
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         rec = actions[lo:hi] if actions is not None else np.zeros((0, 0), dtype=np.int16)
-        sc, cn, mv = player.play(seat_agents[lo:hi], deal_seeds[lo:hi], agent_seeds[lo:hi], rec)
+        sc, cn, mv = player.play(
+            seat_agents[lo:hi], deal_seeds[lo:hi], agent_seeds[lo:hi], rec, offset=lo
+        )
         scores[lo:hi], counters[lo:hi] = sc, cn
         moves += mv
         if progress is not None:
@@ -180,9 +203,12 @@ def play_lockstep(
 class _Player:
     """The tables and scratch of one pool, reused by every chunk."""
 
-    def __init__(self, policies: Sequence[Policy], config: HanabiConfig):
+    def __init__(self, policies: Sequence[Policy], config: HanabiConfig, limit: float | None):
         self.policies = list(policies)
+        self.names = [agent_label(p) for p in policies]
         self.config = config
+        self.limit = limit
+        self.offset = 0  # the chunk's first game in the run (a fault names the run's game)
         rule_lists = [
             p.rules if isinstance(p, RuleAgent) else np.zeros(1, np.int64) for p in policies
         ]
@@ -196,8 +222,11 @@ class _Player:
         self.batched = [k for k, p in enumerate(policies) if isinstance(p, BatchPolicy)]
         self._view_buf: V.View | None = None
 
-    def play(self, seat_agents, deals, agent_seeds, rec) -> tuple[np.ndarray, np.ndarray, int]:
+    def play(
+        self, seat_agents, deals, agent_seeds, rec, offset: int = 0
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         n = len(deals)
+        self.offset = offset
         b = B.new_batch(self.config, n)
         all_games = np.arange(n, dtype=np.int64)
         B.reset_games(b, all_games, np.ascontiguousarray(deals, dtype=np.int64), False)
@@ -236,7 +265,7 @@ class _Player:
         """One ``act_batch`` call for every game in ``games`` (all waiting for policy ``k``)."""
         pol = self.policies[k]
         assert isinstance(pol, BatchPolicy)
-        obs_type = V.OBSERVATION_TYPES[pol.observation_type_for(self.cfg)]
+        obs_type = V.OBSERVATION_TYPES[policy_observation_type(pol, self.cfg)]
         m = len(games)
         obs = np.zeros((m, V.observation_size(self.cfg, obs_type)), dtype=pol.observation_dtype)
         mask = np.zeros((m, len(self.mask)), dtype=np.int8)
@@ -244,23 +273,25 @@ class _Player:
         draws = np.zeros(m, dtype=np.float64)
         _seats_and_draws(b, games, rngs, seats, draws)
         B.observe_games(b, games, seats, obs_type, obs, mask)
+        run_games = games + self.offset  # each decision's game in the run, for a fault
+        move_ids = b.scal[games, E.S_N_MOVES].astype(np.int64)
+        where = {"game": int(run_games[0]), "move": int(move_ids[0]), "moves": m}
+        name = self.names[k]
         if pol.needs_views:
             views = [self._view(b, int(g), int(p)) for g, p in zip(games, seats, strict=True)]
             act_views: Any = pol.act_batch  # its signature adds views= and games=
-            acts = np.asarray(act_views(obs, mask, seats, draws, views=views, games=games))
+            answer = call_policy(
+                name, act_views, obs, mask, seats, draws, views=views, games=games,
+                limit=self.limit, **where,
+            )  # fmt: skip
         else:
-            acts = np.asarray(pol.act_batch(obs, mask, seats, draws))
-        if acts.shape != (m,) or acts.dtype.kind not in "iu":
-            raise ValueError(
-                f"{pol.name}.act_batch returned {acts.dtype} {acts.shape}; expected ({m},) ints"
+            answer = call_policy(
+                name, pol.act_batch, obs, mask, seats, draws, limit=self.limit, **where
             )
-        acts = acts.astype(np.int64)
+        acts = check_moves(name, answer, mask, run_games, move_ids)
         if len(rec):
-            rec[games, b.scal[games, E.S_N_MOVES]] = acts
+            rec[games, move_ids] = acts
         bad = B.apply_actions(b, games, acts, np.zeros(m, dtype=np.float64))
-        if bad >= 0:
-            raise ValueError(
-                f"{pol.name} chose the illegal move {int(acts[bad])} (legal: "
-                f"{np.flatnonzero(mask[bad]).tolist()})"
-            )
+        if bad >= 0:  # pragma: no cover - check_moves found every illegal move
+            raise RuntimeError(f"the engine refused move {int(acts[bad])} that the mask allowed")
         return m

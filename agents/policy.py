@@ -19,6 +19,13 @@ import numpy as np
 
 from agents import rulebase
 from agents import rules as R
+from agents.faults import (
+    DEFAULT_MOVE_TIME_LIMIT,
+    AgentFault,
+    agent_label,
+    check_move_time_limit,
+    policy_move,
+)
 from agents.reference import RULESETS, WRAPPERS, baseline_rules
 from agents.rules import reference as RR
 from hanabi_env import _engine as E
@@ -28,6 +35,7 @@ from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_choice, check_seed, check_str, type_error
 
 __all__ = [
+    "AgentFault",
     "Policy",
     "ReferenceGameEnd",
     "RuleAgent",
@@ -68,30 +76,60 @@ def end_game(game, code: int) -> None:
     game.state.scal[E.S_DONE] = 1
 
 
-def play_out(game, seats: Sequence[Policy], actions: np.ndarray | None = None) -> int:
+def play_out(
+    game,
+    seats: Sequence[Policy],
+    actions: np.ndarray | None = None,
+    *,
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
+    game_index: int = -1,
+    agents: Sequence[str] | None = None,
+) -> int:
     """Play ``game`` (a dealt :class:`hanabi_env.HanabiGame`) to its end, ``seats[p]`` in seat p.
 
     Each move is the seat's ``act`` on its view; a :class:`ReferenceGameEnd` ends the game as
     the reference did (:func:`end_game`). The policies must have been reset for this game.
 
+    A policy that raises, returns anything but a legal move id (a Python or numpy int; never
+    rounded: ``5.7``, ``"3"``, ``None``, ``True`` are faults) or takes longer than
+    ``move_time_limit`` seconds for a move ends the game with an
+    :class:`~agents.faults.AgentFault` naming it, the game and the move (docs/reliability.md
+    §9; how the limit interrupts a policy: :mod:`agents.faults`).
+
     Args:
         game: The game, dealt.
         seats: One policy per seat.
         actions: If given, ``actions[i]`` receives the action of move ``i`` (``(max_moves,)``).
+        move_time_limit: Seconds per move (default
+            :data:`~agents.faults.DEFAULT_MOVE_TIME_LIMIT`, 10 s); None or 0: no limit.
+        game_index: The game's index in its batch, for a fault's message (-1: none).
+        agents: Each seat's name for a fault's message (default: the policy's name).
 
     Returns:
         The number of moves played (a move ended by :class:`ReferenceGameEnd` does not count).
+
+    Raises:
+        AgentFault: A policy's fault (above).
+        TypeError, ValueError: A bad ``move_time_limit``.
     """
+    limit = check_move_time_limit("move_time_limit", move_time_limit)
+    names = [agent_label(p) for p in seats] if agents is None else [str(a) for a in agents]
+    legal = np.zeros(game.n_actions, dtype=np.int8)
     moves = 0
     while not game.is_terminal:
         cur = game.current_player
+        move = game.n_moves
+        game.legal_mask(out=legal)
         try:
-            action = int(seats[cur].act(game.view(cur)))
+            action = policy_move(
+                seats[cur], game.view(cur), legal, agent=names[cur], limit=limit,
+                game=game_index, move=move,
+            )  # fmt: skip
         except ReferenceGameEnd as end:  # the reference ended the game here
             end_game(game, end.code)
             break
         if actions is not None:
-            actions[game.n_moves] = action
+            actions[move] = action
         game.step(action)
         moves += 1
     return moves
@@ -110,7 +148,15 @@ class Policy(ABC):
 
     @abstractmethod
     def act(self, view: PlayerView) -> int:
-        """Return a legal action index for the seat of ``view`` (which must be on turn)."""
+        """Return a legal action index for the seat of ``view`` (which must be on turn).
+
+        The index is a Python ``int`` or a numpy integer. The game loops of this package
+        (:func:`play_out`, :func:`agents.evaluate.play_games`) take anything else (``None``,
+        ``5.7``, ``"3"``, ``True``), an illegal index, an exception or a move slower than
+        their per-move time limit (10 s by default) as the policy's fault and end the run
+        with an :class:`~agents.faults.AgentFault` naming it, the game and the move
+        (docs/reliability.md §9).
+        """
 
     def __call__(self, env, agent: str) -> int | None:
         """One-line PettingZoo integration: ``env.step(policy(env, agent))``.

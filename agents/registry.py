@@ -6,6 +6,7 @@ the benchmark) resolves it here, so a form that works in one works in all. The f
 | spec | policy |
 |---|---|
 | ``piers``, ``IGGI``, ... | a baseline rule agent (:func:`agents.policy.make`, docs/rules.md §4) |
+| ``smartbot``, ``SmartBot``, ``smart``, ... | a reference bot (:mod:`agents.bots`, docs/bots.md) |
 | ``3,17,4`` | a chromosome: a :class:`~agents.policy.RuleAgent` of those alphabet rules |
 | ``PREFIX:REST`` | a registered prefix (:func:`register_prefix`), e.g. ``sb3:PATH``, ``bad:NAME`` |
 | ``package.module:Name`` | ``Name`` imported from an importable module |
@@ -14,6 +15,15 @@ the benchmark) resolves it here, so a form that works in one works in all. The f
 For the last two, ``Name`` is a :class:`~agents.policy.Policy` subclass or a function that
 returns a policy; it is called with ``seed=seed`` when it accepts a ``seed`` argument, with no
 argument otherwise. Importing the module runs its code: name only your own modules.
+
+**Options.** Those two forms take keyword arguments for ``Name`` after a ``?``, as in a URL:
+``path/to/file.py:Name?level=2&greedy=true`` calls ``Name(seed=seed, level=2, greedy=True)``
+(:func:`split_options`). A value is read as a JSON scalar where it parses as one (``2``,
+``0.5``, ``true``, ``false``, ``null``, ``"2"``), as a string otherwise (``mode=fast``);
+``%XX`` escapes are decoded (``%26`` for ``&``). A keyword ``Name`` does not accept is refused
+with the list of those it does, before anything is built. The first ``?`` of a spec starts its
+options; the other forms take none. Quote such a spec in a shell (``?`` and ``&`` are special
+there).
 
 Prefixes are looked up before modules (a registered prefix cannot be shadowed by a module of
 the same name). Each prefix names its loader as a ``"module:function"`` string imported on
@@ -26,13 +36,17 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import json
+import math
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
+from agents.bots import bot_key, make_bot
 from agents.policy import Policy, RuleAgent, make_baseline
 from hanabi_env.validate import check_bool, check_seed, check_str, type_error
 
@@ -45,6 +59,7 @@ __all__ = [
     "register_prefix",
     "registered_prefixes",
     "spec_kind",
+    "split_options",
 ]
 
 _CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
@@ -78,9 +93,11 @@ _PREFIXES: dict[str, _Prefix] = {
 
 SPEC_FORMS = (
     "a baseline name (IGGI, Internal, Outer, LegalRandom, VanDenBergh, Flawed, Piers, "
-    "Cautious), a chromosome of comma-separated rule indices (e.g. 3,17,4), PREFIX:ARG for a "
+    "Cautious), a reference bot (SimpleBot, ValueBot, HolmesBot, SmartBot, InfoBot; "
+    "docs/bots.md), a chromosome of comma-separated rule indices (e.g. 3,17,4), PREFIX:ARG for a "
     "registered prefix (see agents.registry.registered_prefixes), package.module:Name or "
-    "path/to/file.py:Name for a Policy of your own"
+    "path/to/file.py:Name for a Policy of your own (options as keyword arguments: "
+    "path/to/file.py:Name?key=value&key2=value2)"
 )
 """The forms of an agent spec, for error messages and help texts."""
 
@@ -106,14 +123,15 @@ def spec_kind(spec: str) -> str:
         ``"shipped"`` (``rl:NAME`` or ``bad:NAME``: data shipped in the package),
         ``"model_file"`` (``sb3:PATH``, ``rl:PATH.json``, ``bad:PATH.json``: a file on disk)
         or ``"code"`` (``module:Name``, ``file.py:Name``, or a prefix registered by someone
-        else, whose loader is code this module cannot vouch for).
+        else, whose loader is code this module cannot vouch for). Options (``?key=value``)
+        do not change the kind.
 
     Raises:
         TypeError: ``spec`` is not a str.
         ValueError: An empty spec.
     """
     check_str("spec", spec)
-    text = spec.strip()
+    text = spec.partition("?")[0].strip()  # options change what is built, not what loads
     if not text:
         raise ValueError(f"spec={spec!r} is not allowed; allowed: {SPEC_FORMS}")
     if _CHROMOSOME.fullmatch(text):
@@ -226,7 +244,8 @@ def make_policy(
 
     Args:
         spec: The spec, e.g. ``"piers"``, ``"3,17,4"``, ``"sb3:runs/model.zip"``,
-            ``"my_agents:MyPolicy"`` or ``"agents/mine.py:MyPolicy"``.
+            ``"my_agents:MyPolicy"`` or ``"agents/mine.py:MyPolicy?level=2"`` (options:
+            keyword arguments of ``MyPolicy``, see the module docstring).
         seed: Seed of the policy's generator (a baseline's or chromosome's rules, a model's
             sampling, passed as ``seed=`` to a user's class when it accepts one).
         ruleset: Rule agents' ruleset, ``"corrected"`` or ``"reference"`` (docs/rules.md §12);
@@ -242,13 +261,24 @@ def make_policy(
     Raises:
         TypeError: ``spec`` is not a str, or the named object is not a Policy (class).
         ValueError: An unknown name, prefix, module, file or attribute, a rule index out of
-            range, or a loader's refusal (the message names the spec).
+            range, a loader's refusal, malformed options, options on a form that takes none,
+            or a keyword the named class or function does not accept (the message names the
+            spec, and the keywords it accepts).
     """
     check_str("spec", spec)
     seed = check_seed("seed", seed)
     text = spec.strip()
     if not text:
         raise ValueError(f"spec={spec!r} is not allowed; allowed: {SPEC_FORMS}")
+    base, options = split_options(text)
+    head, sep, rest = base.partition(":")
+    if sep and head.strip().lower() not in _PREFIXES:
+        return _from_object(head.strip(), rest.strip(), seed, text, options)
+    if "?" in text:
+        raise ValueError(
+            f"spec={text!r}: options (?key=value) are allowed only in module:Name and "
+            "file.py:Name specs"
+        )
     if _CHROMOSOME.fullmatch(text):
         genes = [int(x) for x in text.split(",")]
         return RuleAgent(genes, seed=seed, name="chromosome", ruleset=_ruleset(ruleset, preset))
@@ -259,11 +289,11 @@ def make_policy(
                 f"{text!r} is not a chromosome; allowed: rule indices separated by commas, "
                 "e.g. 3,17,4"
             )
+        if bot_key(text) is not None:  # the reference bots, before baselines
+            return make_bot(text, seed=seed)
         return make_baseline(spec, seed=seed, ruleset=ruleset, preset=preset)
     key = head.strip().lower()
-    if key in _PREFIXES:
-        return _from_prefix(key, rest.strip(), seed, check_bool("trust_model", trust_model), text)
-    return _from_object(head.strip(), rest.strip(), seed, text)
+    return _from_prefix(key, rest.strip(), seed, check_bool("trust_model", trust_model), text)
 
 
 def _ruleset(ruleset: str, preset: str | None) -> str:
@@ -279,8 +309,64 @@ def _from_prefix(key: str, arg: str, seed: int, trust_model: bool, text: str) ->
     return policy
 
 
-def _from_object(where: str, name: str, seed: int, text: str) -> Policy:
-    """``Name`` from a module or a ``.py`` file, called into a policy."""
+def split_options(spec: str) -> tuple[str, dict[str, Any]]:
+    """A spec without its options, and the options (``"f.py:Bot?level=2"``).
+
+    Args:
+        spec: An agent spec; the first ``?`` starts its options, ``key=value`` pairs joined
+            by ``&``. Keys are Python names; a value is a JSON scalar where it parses as one
+            (int, float, ``true``/``false``, ``null``, a quoted string), else the text itself;
+            ``%XX`` escapes are decoded in both.
+
+    Returns:
+        ``(spec before the "?", {key: value})``; the dict is empty without a ``?``.
+
+    Raises:
+        TypeError: ``spec`` is not a str.
+        ValueError: An empty option list after ``?``, a pair without ``=``, a key that is
+            not a Python name, or a key given twice.
+    """
+    check_str("spec", spec, empty=True)
+    base, sep, query = spec.partition("?")
+    if not sep:
+        return base, {}
+    if not query.strip():
+        raise ValueError(f"spec={spec!r} has no options after '?'; allowed: ?key=value&key2=value2")
+    options: dict[str, Any] = {}
+    for pair in query.split("&"):
+        key, eq, raw = pair.partition("=")
+        key = unquote(key).strip()
+        if not eq or not key.isidentifier():
+            raise ValueError(
+                f"spec={spec!r}: option {pair!r} is not allowed; allowed: key=value with key a "
+                "Python name, pairs joined by '&'"
+            )
+        if key in options:
+            raise ValueError(f"spec={spec!r}: option {key!r} is given twice")
+        options[key] = _option_value(unquote(raw))
+    return base, options
+
+
+def _option_value(text: str) -> Any:
+    """``text`` as a JSON scalar where it is one (finite numbers only), else ``text``."""
+    try:
+        value = json.loads(text, parse_constant=_refuse)
+    except ValueError:
+        return text
+    if isinstance(value, float) and not math.isfinite(value):  # 1e999
+        return text
+    return value if value is None or isinstance(value, (bool, int, float, str)) else text
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(name)  # NaN, Infinity: not JSON numbers here
+
+
+def _from_object(
+    where: str, name: str, seed: int, text: str, options: dict[str, Any] | None = None
+) -> Policy:
+    """``Name`` from a module or a ``.py`` file, called into a policy (with ``options``)."""
+    options = options or {}
     if not _NAME.fullmatch(name):
         raise ValueError(
             f"{text!r}: {name!r} is not a Python name; allowed: {SPEC_FORMS}"
@@ -294,21 +380,45 @@ def _from_object(where: str, name: str, seed: int, text: str) -> Policy:
             raise ValueError(f"{text!r}: {where} has no attribute {name!r}")
         obj = getattr(obj, part)
     if isinstance(obj, Policy):
+        if options:
+            raise ValueError(f"{text!r}: {name} is a Policy object, which takes no options")
         return obj
     if not callable(obj):
         raise TypeError(f"{text!r}: {name} must be a Policy subclass or a function returning one")
+    if options:
+        _check_options(obj, name, options, text)
+    kwargs = dict(options, seed=seed) if _takes_seed(obj) else options
     try:
-        policy = obj(seed=seed) if _takes_seed(obj) else obj()
+        policy = obj(**kwargs)
     except TypeError as err:
-        raise TypeError(
-            f"{text!r}: {name} must be callable with no argument or with seed= ({err})"
-        ) from None
+        what = "with its options" if options else "with no argument or with seed="
+        raise TypeError(f"{text!r}: {name} must be callable {what} ({err})") from None
     if not isinstance(policy, Policy):
         raise TypeError(
             f"{text!r}: {name}() returned {type(policy).__name__}, not an agents.Policy "
             "(subclass agents.Policy and implement act(view))"
         )
     return policy
+
+
+def _check_options(obj: Callable, name: str, options: dict[str, Any], text: str) -> None:
+    """Refuse options ``obj`` cannot take as keywords, naming those it accepts."""
+    if "seed" in options:
+        raise ValueError(f"{text!r}: 'seed' is not an option; the seed argument sets it")
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        raise ValueError(f"{text!r}: {name} has no signature to check options against") from None
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return
+    keywords = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    accepted = [k for k, p in params.items() if p.kind in keywords and k != "seed"]
+    unknown = [k for k in options if k not in accepted]
+    if unknown:
+        raise ValueError(
+            f"{text!r}: {name} accepts no option {', '.join(map(repr, unknown))}; allowed: "
+            + (", ".join(accepted) if accepted else "none (it takes no keyword arguments)")
+        )
 
 
 def _takes_seed(obj: Callable) -> bool:

@@ -8,7 +8,7 @@ rule-game loop of :mod:`agents.rule_games`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -76,6 +76,15 @@ class Move:
         token_returned: Whether the move returned an information token.
         information_tokens_before: Information tokens at the start of the move.
         known_attributes: For plays/discards, colour + rank the mover knew (0-2), else -1.
+        drawn_uid: Stable identity of the card the mover drew after a play/discard; -1 when
+            no card was drawn (a reveal, an empty deck, or the move that ended the game).
+            Public: every seat sees that a card was drawn and which deck position it was.
+        drawn_card: Card id of the drawn card when the viewer can see it: a card the viewer
+            sees in another player's hand, or one that has since been played or discarded
+            (the later move shows it). -1 when no card was drawn and while the drawn card
+            is in the viewer's own hand (never revealed, unless a seer view).
+        drawn_color: Colour of :attr:`drawn_card` (-1 when it is -1).
+        drawn_rank: Rank (0-based) of :attr:`drawn_card` (-1 when it is -1).
     """
 
     index: int
@@ -94,34 +103,120 @@ class Move:
     token_returned: bool
     information_tokens_before: int
     known_attributes: int
+    drawn_uid: int = -1
+    drawn_card: int = -1
+    drawn_color: int = -1
+    drawn_rank: int = -1
 
 
-def _moves_from(hist: np.ndarray, hist_uids: np.ndarray, start: int, stop: int) -> list[Move]:
+@dataclass(frozen=True)
+class Hint:
+    """One hint as one card received it (:meth:`PlayerView.card_hints`).
+
+    Attributes:
+        index: Position of the reveal in the game's move list (0-based, :attr:`Move.index`).
+        giver: Absolute seat that gave the hint.
+        target: Absolute seat that received it (the card's owner).
+        kind: ``"reveal_color"`` or ``"reveal_rank"``.
+        color: Colour revealed (-1 for a rank hint).
+        rank: Rank revealed, 0-based (-1 for a colour hint).
+        positive: True when the hint touched the card (it *is* that colour or rank), False
+            when the card was in the hand but not touched (it is *not*: negative
+            information).
+    """
+
+    index: int
+    giver: int
+    target: int
+    kind: str
+    color: int
+    rank: int
+    positive: bool
+
+
+@dataclass(frozen=True)
+class MoveSpec:
+    """What a move uid means for one seat (:meth:`PlayerView.move_of`).
+
+    The fields are :meth:`PlayerView.action_uid`'s arguments, so that
+    ``view.action_uid(**dataclasses.asdict(view.move_of(a))) == a`` for every uid ``a``.
+
+    Attributes:
+        kind: ``"play"``, ``"discard"``, ``"reveal_color"`` or ``"reveal_rank"``.
+        slot: Hand slot played or discarded (-1 for reveals).
+        target: Absolute seat a reveal goes to (-1 for plays and discards).
+        color: Colour revealed (-1 otherwise).
+        rank: Rank revealed, 0-based (-1 otherwise).
+    """
+
+    kind: str
+    slot: int
+    target: int
+    color: int
+    rank: int
+
+
+def _known_cards(raw: V.View, stop: int) -> dict[int, int]:
+    """Card id by uid of every card the view shows: in a visible hand, or played/discarded."""
+    rec = raw.hist[:stop]
+    left = (rec[:, E.H_KIND] == E.PLAY) | (rec[:, E.H_KIND] == E.DISCARD)
+    known = dict(zip(rec[left, E.H_UID].tolist(), rec[left, E.H_CARD].tolist(), strict=True))
+    shown = (raw.uids >= 0) & (raw.cards >= 0)  # the viewer's row holds -1 unless a seer view
+    known.update(zip(raw.uids[shown].tolist(), raw.cards[shown].tolist(), strict=True))
+    return known
+
+
+def _moves_from(raw: V.View, start: int, stop: int) -> list[Move]:
+    """The :class:`Move` records ``start..stop-1`` of the view ``raw``."""
+    return _moves_at(raw, range(start, stop))
+
+
+def _moves_at(raw: V.View, indices: Sequence[int]) -> list[Move]:
+    """The :class:`Move` records of the view ``raw`` at move ``indices`` (each < n_moves)."""
+    if not len(indices):
+        return []
+    n_ranks = int(raw.cfg[E.CFG_RANKS])
+    n_cards = int(raw.cfg[E.CFG_N_CARDS])
+    n_moves = int(raw.scal[V.V_N_MOVES])
+    known = _known_cards(raw, n_moves)
+    hist = raw.hist[:n_moves].tolist()  # Python ints: cheaper to read than numpy scalars
+    touched_uids = raw.hist_uids[:n_moves].tolist()
+    deck_now = int(raw.scal[V.V_DECK])
     out = []
-    for m in range(start, stop):
+    for m in indices:
         rec = hist[m]
-        touched = int(rec[E.H_TOUCHED])
-        is_reveal = rec[E.H_KIND] in (E.REVEAL_COLOR, E.REVEAL_RANK)
+        kind = rec[E.H_KIND]
+        touched = rec[E.H_TOUCHED]
+        is_reveal = kind in (E.REVEAL_COLOR, E.REVEAL_RANK)
+        deck_before = rec[E.H_DECK_BEFORE]
+        # the deck shrinks only by draws: compare with the next move's deck (or the deck now)
+        deck_after = hist[m + 1][E.H_DECK_BEFORE] if m + 1 < n_moves else deck_now
+        drawn_uid = n_cards - deck_before if deck_after < deck_before else -1
+        drawn = known.get(drawn_uid, -1) if drawn_uid >= 0 else -1
         out.append(
             Move(
                 index=m,
-                actor=int(rec[E.H_ACTOR]),
-                kind=MOVE_KINDS[int(rec[E.H_KIND])],
-                action=int(rec[E.H_ACTION]),
-                target=int(rec[E.H_TARGET]),
-                color=int(rec[E.H_COLOR]),
-                rank=int(rec[E.H_RANK]),
-                slot=int(rec[E.H_SLOT]),
-                card=int(rec[E.H_CARD]),
-                uid=int(rec[E.H_UID]),
+                actor=rec[E.H_ACTOR],
+                kind=MOVE_KINDS[kind],
+                action=rec[E.H_ACTION],
+                target=rec[E.H_TARGET],
+                color=rec[E.H_COLOR],
+                rank=rec[E.H_RANK],
+                slot=rec[E.H_SLOT],
+                card=rec[E.H_CARD],
+                uid=rec[E.H_UID],
                 touched_slots=tuple(k for k in range(32) if (touched >> k) & 1)
                 if is_reveal
                 else (),
-                touched_uids=tuple(int(u) for u in hist_uids[m] if u >= 0),
-                scored=bool(rec[E.H_SCORED] == 1),
-                token_returned=bool(rec[E.H_TOKEN] == 1),
-                information_tokens_before=int(rec[E.H_INFO_BEFORE]),
-                known_attributes=int(rec[E.H_KNOWN_ATTRS]),
+                touched_uids=tuple(u for u in touched_uids[m] if u >= 0),
+                scored=rec[E.H_SCORED] == 1,
+                token_returned=rec[E.H_TOKEN] == 1,
+                information_tokens_before=rec[E.H_INFO_BEFORE],
+                known_attributes=rec[E.H_KNOWN_ATTRS],
+                drawn_uid=drawn_uid,
+                drawn_card=drawn,
+                drawn_color=drawn // n_ranks if drawn >= 0 else -1,
+                drawn_rank=drawn % n_ranks if drawn >= 0 else -1,
             )
         )
     return out
@@ -221,6 +316,9 @@ class PlayerView:
         int, "scal", V.V_SCORE, "Current score under the game's scoring variant."
     )
     is_terminal: bool = _view_field(bool, "scal", V.V_DONE, "Whether the game is over.")
+    n_moves: int = _view_field(
+        int, "scal", V.V_N_MOVES, "Moves made so far (``len(moves)``, without building them)."
+    )
     fireworks: np.ndarray = _view_array(
         "fireworks", "``(n_colors,)`` int32 firework heights (0 = empty)."
     )
@@ -269,17 +367,154 @@ class PlayerView:
     # --- history ---
     @property
     def moves(self) -> list[Move]:
-        """Every move of the game so far, oldest first."""
-        return _moves_from(self.raw.hist, self.raw.hist_uids, 0, int(self.raw.scal[V.V_N_MOVES]))
+        """Every move of the game so far, oldest first (empty before the first move).
+
+        Every seat's moves, this seat's included, as public :class:`Move` records: what was
+        played or discarded (card and uid), which cards a hint touched, and which card the
+        mover drew (:attr:`Move.drawn_uid`; its identity only where this seat can see it).
+        """
+        return _moves_from(self.raw, 0, int(self.raw.scal[V.V_N_MOVES]))
 
     @property
     def moves_since_last_turn(self) -> list[Move]:
-        """The moves made since this seat's previous move (all moves if it has not moved)."""
-        return _moves_from(
-            self.raw.hist,
-            self.raw.hist_uids,
-            int(self.raw.scal[V.V_SINCE]),
-            int(self.raw.scal[V.V_N_MOVES]),
+        """The moves made since this seat's previous move, oldest first.
+
+        The hook for a bot that tracks the game move by move: every other seat's moves since
+        this seat last moved (and this seat's previous move is the one before the first of
+        them). All moves of the game when this seat has not moved yet; empty on the game's
+        first turn. There is no separate observe callback: a policy decides from its view,
+        and the view carries the history, so reading this list at the start of each
+        :meth:`agents.Policy.act` sees every move exactly once (docs/tutorials/
+        bring-your-own-bot.md).
+        """
+        return _moves_from(self.raw, int(self.raw.scal[V.V_SINCE]), int(self.raw.scal[V.V_N_MOVES]))
+
+    def moves_from(self, start: int) -> list[Move]:
+        """The moves from index ``start`` on, oldest first (``moves[start:]``, built cheaper).
+
+        For a bot that replays every move once, its own included (the outcome of its own
+        play, the card it drew): keep the number of moves seen, ``n``, and read
+        ``view.moves_from(n)`` on each turn.
+
+        Args:
+            start: A move index, ``0 <= start``; at or past the number of moves gives ``[]``.
+
+        Raises:
+            TypeError, ValueError: ``start`` is not a non-negative int.
+        """
+        start = check_int("start", start, 0)
+        n_moves = int(self.raw.scal[V.V_N_MOVES])
+        return _moves_from(self.raw, min(start, n_moves), n_moves)
+
+    def discard_pile(self) -> list[Move]:
+        """The discard pile in order: every card discarded or misplayed, oldest first.
+
+        A misplayed card goes to the discard pile, as in the rules (and as
+        :attr:`discard_counts` counts it). Each entry is the move that put the card there:
+        :attr:`Move.card`, :attr:`Move.uid`, :attr:`Move.color`, :attr:`Move.rank`,
+        :attr:`Move.actor` and :attr:`Move.index`; ``kind == "play"`` marks a misplay.
+        """
+        rec = self.raw.hist[: int(self.raw.scal[V.V_N_MOVES])]
+        kind = rec[:, E.H_KIND]
+        pile = (kind == E.DISCARD) | ((kind == E.PLAY) & (rec[:, E.H_SCORED] != 1))
+        return _moves_at(self.raw, np.flatnonzero(pile).tolist())
+
+    def played_cards(self) -> list[Move]:
+        """The fireworks' history in order: every card played successfully, oldest first.
+
+        Each entry is the scoring play (:attr:`Move.scored` is True), with its card, uid,
+        colour and rank; together they add up to :attr:`fireworks`.
+        """
+        rec = self.raw.hist[: int(self.raw.scal[V.V_N_MOVES])]
+        scored = (rec[:, E.H_KIND] == E.PLAY) & (rec[:, E.H_SCORED] == 1)
+        return _moves_at(self.raw, np.flatnonzero(scored).tolist())
+
+    def card_hints(
+        self,
+        player: int | None = None,
+        slot: int | None = None,
+        *,
+        uid: int | None = None,
+        negative: bool = True,
+    ) -> list[Hint]:
+        """The hints one card received, in order, from the move history.
+
+        Name the card by its place, ``player`` and ``slot`` (a card held now), or by its
+        stable identity ``uid`` (:attr:`card_uids`, :attr:`Move.uid`, :attr:`Move.drawn_uid`;
+        also a card that has left the hands).
+
+        Args:
+            player: Absolute seat holding the card now (with ``slot``).
+            slot: Its slot in that hand, ``0 <= slot < hand_lengths[player]``.
+            uid: The card's uid instead (``0 <= uid < n_cards``, a card already dealt).
+            negative: Also list the hints its owner received while holding it that did not
+                touch it (``Hint.positive`` False: the card is *not* that colour or rank).
+
+        Returns:
+            The hints, oldest first; empty when the card received none.
+
+        Raises:
+            TypeError: An argument is not an int (``negative``: not a bool).
+            ValueError: Neither or both of (``player``, ``slot``) and ``uid``; ``player`` is no
+                seat, ``slot`` is an empty slot of that hand; ``uid`` is out of range or names
+                a card still in the deck.
+        """
+        negative = check_bool("negative", negative)
+        if uid is None:
+            if player is None or slot is None:
+                raise ValueError("card_hints needs player and slot, or uid")
+            player = check_int("player", player, 0, self.n_players - 1)
+            slot = check_int("slot", slot, 0, int(self.raw.hand_len[player]) - 1)
+            uid = int(self.raw.uids[player, slot])
+        elif player is not None or slot is not None:
+            raise ValueError("card_hints takes player and slot, or uid, not both")
+        uid = check_int("uid", uid, 0, int(self.raw.cfg[E.CFG_N_CARDS]) - 1)
+        owner, leave = self._holder(uid)
+        hist = self.raw.hist
+        n_cards = int(self.raw.cfg[E.CFG_N_CARDS])
+        out = []
+        for m in range(leave):
+            rec = hist[m]
+            kind = int(rec[E.H_KIND])
+            if kind not in (E.REVEAL_COLOR, E.REVEAL_RANK) or int(rec[E.H_TARGET]) != owner:
+                continue
+            if uid >= n_cards - int(rec[E.H_DECK_BEFORE]):  # not drawn yet at this hint
+                continue
+            positive = bool((self.raw.hist_uids[m] == uid).any())
+            if positive or negative:
+                out.append(
+                    Hint(
+                        index=m,
+                        giver=int(rec[E.H_ACTOR]),
+                        target=owner,
+                        kind=MOVE_KINDS[kind],
+                        color=int(rec[E.H_COLOR]) if kind == E.REVEAL_COLOR else -1,
+                        rank=int(rec[E.H_RANK]) if kind == E.REVEAL_RANK else -1,
+                        positive=positive,
+                    )
+                )
+        return out
+
+    def _holder(self, uid: int) -> tuple[int, int]:
+        """``(owner, end)``: who holds or held card ``uid``, and the move it left (or n_moves).
+
+        Raises:
+            ValueError: The card is still in the deck.
+        """
+        n_moves = int(self.raw.scal[V.V_N_MOVES])
+        rec = self.raw.hist[:n_moves]
+        left = np.flatnonzero(
+            ((rec[:, E.H_KIND] == E.PLAY) | (rec[:, E.H_KIND] == E.DISCARD))
+            & (rec[:, E.H_UID] == uid)
+        )
+        if left.size:
+            return int(rec[left[0], E.H_ACTOR]), int(left[0])
+        where = np.argwhere(self.raw.uids == uid)
+        if where.size:
+            return int(where[0, 0]), n_moves
+        dealt = int(self.raw.cfg[E.CFG_N_CARDS]) - self.deck_size
+        raise ValueError(
+            f"uid={uid} is a card still in the deck; allowed: a dealt card, 0 <= uid < {dealt}"
         )
 
     # --- moves ---
@@ -352,6 +587,38 @@ class PlayerView:
         else:
             value = check_int("rank", _required("rank", rank, kind), 0, self.n_ranks - 1)
         return int(E.encode_action(self.raw.cfg, self.seat, code, -1, target, value))
+
+    def move_of(self, action: int) -> MoveSpec:
+        """What move uid ``action`` means for this seat: the inverse of :meth:`action_uid`.
+
+        Args:
+            action: A move uid, ``0 <= action < n_actions`` (legal or not).
+
+        Returns:
+            A :class:`MoveSpec` (kind, slot, target seat, colour, rank; -1 where the kind
+            has none); ``action_uid(**dataclasses.asdict(spec)) == action``.
+
+        Raises:
+            TypeError: ``action`` is not an int.
+            ValueError: ``action`` is outside ``[0, n_actions)``.
+        """
+        n_actions = int(self.raw.cfg[E.CFG_N_ACTIONS])
+        action = check_int("action", action, 0, n_actions - 1)
+        kind, slot, target, color, rank = E.decode_action(self.raw.cfg, self.seat, action)
+        return MoveSpec(MOVE_KINDS[int(kind)], int(slot), int(target), int(color), int(rank))
+
+    def describe_action(self, action: int) -> str:
+        """Readable text of move uid ``action`` for this seat, e.g. ``"play slot 2"``.
+
+        The text of :func:`describe_move` (``"discard slot 0"``, ``"reveal R to player_1"``,
+        ``"reveal rank 3 to player_1"``); :meth:`move_of` gives the same move as fields.
+
+        Raises:
+            TypeError: ``action`` is not an int.
+            ValueError: ``action`` is outside ``[0, n_actions)``.
+        """
+        action = check_int("action", action, 0, int(self.raw.cfg[E.CFG_N_ACTIONS]) - 1)
+        return describe_move(self.raw.cfg, self.seat, action)
 
     # --- encodings ---
     def encode(self, observation_type: str | None = None) -> np.ndarray:

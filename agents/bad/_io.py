@@ -10,16 +10,24 @@ process writing the same folder is refused.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from hanabi_env import safe_npz
 from hanabi_env.outputs import FolderLock, atomic_write_bytes, atomic_write_json
 
-__all__ = ["read_json", "read_npz", "run_lock", "write_bytes", "write_json", "write_npz"]
+__all__ = [
+    "RUN_FILE_BYTES",
+    "read_json",
+    "read_npz",
+    "run_lock",
+    "write_bytes",
+    "write_json",
+    "write_npz",
+]
 
 
 def run_lock(folder: str | Path) -> FolderLock:
@@ -56,15 +64,25 @@ def write_npz(path: str | Path, arrays: Mapping[str, np.ndarray]) -> None:
     write_bytes(path, buf.getvalue())
 
 
-def read_npz(path: str | Path) -> dict[str, np.ndarray]:
-    """The arrays of an NPZ file, read without pickle (``allow_pickle=False``)."""
-    with np.load(Path(path), allow_pickle=False) as z:
-        return {k: z[k] for k in z.files}
+RUN_FILE_BYTES = 2**30
+"""Cap on a run's own NPZ and JSON files (checkpoints, curves, results) read back: 1 GiB."""
 
 
-def read_json(path: str | Path) -> dict:
-    """A JSON document (a dict)."""
-    doc = json.loads(Path(path).read_text())
-    if not isinstance(doc, dict):
-        raise ValueError(f"{path}: expected a JSON object, got {type(doc).__name__}")
-    return doc
+def read_npz(path: str | Path, label: str | None = None) -> dict[str, np.ndarray]:
+    """The arrays of an NPZ file of a run, read without pickle, sizes checked first.
+
+    :func:`hanabi_env.safe_npz.read_npz` with any numeric dtype and :data:`RUN_FILE_BYTES`.
+
+    Raises:
+        ValueError: A damaged file (one line naming it).
+    """
+    return safe_npz.read_npz(path, dtypes=None, max_bytes=RUN_FILE_BYTES, label=label)
+
+
+def read_json(path: str | Path, label: str | None = None) -> dict:
+    """A JSON document (a dict) of a run, at most :data:`RUN_FILE_BYTES`.
+
+    Raises:
+        ValueError: Not a readable JSON object (one line naming the file).
+    """
+    return safe_npz.read_json(path, label=label, max_bytes=RUN_FILE_BYTES)

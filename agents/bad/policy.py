@@ -20,29 +20,46 @@ explains leaves the belief as it was.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
-from agents.bad._io import read_json, read_npz, write_bytes
+from agents.bad._io import write_bytes, write_json
 from agents.bad.net import NumpyNet, param_shapes
 from agents.bad.public import Layout, PublicState
 from agents.bad.runner import Decision, decide, decision_noise, observe
 from agents.batch import BatchPolicy
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
+from hanabi_env import safe_npz
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_bool, check_seed, check_str, type_error
 
-__all__ = ["FORMAT", "BADPolicy", "export_files", "from_spec", "shipped_agents", "shipped_path"]
+__all__ = [
+    "FORMAT",
+    "MAX_WEIGHT_BYTES",
+    "PACKAGE_ROOT",
+    "BADPolicy",
+    "export_files",
+    "from_spec",
+    "read_agent",
+    "shipped_agents",
+    "shipped_path",
+    "weights_sha256",
+]
 
 FORMAT = "hanabi-adhoc/bad-agent"
 """The ``format`` field of an agent's JSON file (version 1)."""
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "data" / "bad"
+"""The shipped agents' folder (package data; read only, never written)."""
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+"""The installed ``agents`` package: :func:`export_files` refuses to write inside it."""
 
 
 class BADPolicy(BatchPolicy):
@@ -99,14 +116,18 @@ class BADPolicy(BatchPolicy):
     def load(cls, path: str | Path, name: str | None = None, sampled: bool = False) -> BADPolicy:
         """The agent of ``path`` (its ``.json``; the ``.npz`` beside it holds the weights).
 
+        Checked before it is returned (docs/bad.md §3, "What loading checks"): the JSON (at
+        most :data:`hanabi_env.safe_npz.MAX_JSON_BYTES`; format, game, sizes, a
+        ``weights_sha256``), the NPZ's arrays against the shapes the JSON implies before
+        anything is decompressed (:func:`hanabi_env.safe_npz.read_npz`, at most
+        :data:`MAX_WEIGHT_BYTES`), then the weights' SHA-256.
+
         Raises:
-            FileNotFoundError: A file is missing.
-            ValueError: Not an agent file.
+            ValueError: A missing, damaged or mismatched file: one line naming it.
         """
         path = Path(path)
-        meta_path = path.with_suffix(".json")
-        weights = read_npz(path.with_suffix(".npz"))
-        return cls(weights, read_json(meta_path), name or f"bad:{path.stem}", sampled)
+        meta, weights = read_agent(path.with_suffix(".json"), name or f"bad:{path.stem}")
+        return cls(weights, meta, name or f"bad:{path.stem}", sampled)
 
     needs_views = True
 
@@ -275,9 +296,81 @@ class BADPolicy(BatchPolicy):
             raise ValueError(self._refusal(*have))
 
 
+MAX_WEIGHT_BYTES = safe_npz.MAX_NPZ_BYTES
+"""Cap on an agent's weights in bytes (64 MiB): the size its JSON implies, checked first."""
+
+
+def weights_sha256(weights: Mapping[str, np.ndarray]) -> str:
+    """The ``weights_sha256`` of an agent's JSON: of its arrays in name order.
+
+    :func:`hanabi_env.safe_npz.arrays_sha256` of ``[weights[k] for k in sorted(weights)]``
+    (each array's dtype, shape and bytes, as stored).
+    """
+    return safe_npz.arrays_sha256([np.asarray(weights[k]) for k in sorted(weights)])
+
+
+def _expected_shapes(meta: Mapping) -> dict[str, tuple[int, ...]]:
+    """The parameter shapes an agent's JSON implies (its game and network sizes)."""
+    if meta.get("format") != FORMAT or meta.get("version") != 1:
+        raise ValueError(f"not a BAD agent file (format {FORMAT!r}, version 1)")
+    sizes = [meta.get("hidden"), meta.get("layers")]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes):
+        raise ValueError("hidden and layers must be ints >= 1")
+    if meta.get("learner") not in ("bad", "baseline"):
+        raise ValueError("learner must be bad or baseline")
+    if not isinstance(meta.get("config"), dict):
+        raise ValueError("config must be an object (a HanabiConfig's fields)")
+    lay = Layout(HanabiConfig(**meta["config"]))
+    shapes = param_shapes(lay.pub_dim, lay.priv_dim, meta["hidden"], meta["layers"],
+                          lay.n_actions)  # fmt: skip
+    n_bytes = 8 * sum(math.prod(shape) for shape in shapes.values())
+    if n_bytes > MAX_WEIGHT_BYTES:
+        raise ValueError(f"its sizes need {n_bytes} bytes of weights; at most {MAX_WEIGHT_BYTES}")
+    return shapes
+
+
+def _checked_shapes(meta: Mapping, path: Path, label: str) -> dict[str, tuple[int, ...]]:
+    """:func:`_expected_shapes`, its errors one line naming ``path``."""
+    try:
+        return _expected_shapes(meta)
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"{label}: {path} is not a BAD agent ({err})") from None
+
+
+def read_agent(path: str | Path, label: str = "bad") -> tuple[dict, dict[str, np.ndarray]]:
+    """An agent's JSON and weights (``path`` and the ``.npz`` beside it), checked.
+
+    The checks of :meth:`BADPolicy.load`, which builds the policy from what this returns.
+
+    Args:
+        path: The agent's ``.json``.
+        label: What the errors start with.
+
+    Returns:
+        ``(meta, weights)``: the JSON document and parameter name → array.
+
+    Raises:
+        ValueError: A missing, damaged or mismatched file: one line naming it.
+    """
+    path = Path(path)
+    meta = safe_npz.read_json(path, label=label)
+    shapes = _checked_shapes(meta, path, label)
+    want = meta.get("weights_sha256")
+    if not isinstance(want, str) or not re.fullmatch(r"[0-9a-f]{64}", want):
+        raise ValueError(
+            f"{label}: {path} records no weights_sha256 (the SHA-256 of its weights, "
+            "agents.bad.policy.weights_sha256); 'hanabi-adhoc bad export' adds it"
+        )
+    npz = path.with_suffix(".npz")
+    weights = safe_npz.read_npz(npz, shapes, max_bytes=MAX_WEIGHT_BYTES, label=label)
+    if weights_sha256(weights) != want:
+        raise ValueError(f"{label}: {npz} does not hold the weights its JSON records (sha256)")
+    return meta, weights
+
+
 def shipped_agents() -> dict[str, dict]:
     """The agents shipped in ``agents/data/bad/``: name → their JSON document."""
-    return {p.stem: read_json(p) for p in sorted(SHIPPED_DIR.glob("*.json"))}
+    return {p.stem: safe_npz.read_json(p) for p in sorted(SHIPPED_DIR.glob("*.json"))}
 
 
 def shipped_path(name: str) -> Path:
@@ -313,10 +406,7 @@ def from_spec(arg: str, seed: int = 0, trust_model: bool = False) -> BADPolicy:
     if text.endswith(".json") or "/" in text:
         if not Path(text).is_file():
             raise ValueError(f"bad:{text}: no such file")
-        try:
-            return BADPolicy.load(text, name=f"bad:{text}")
-        except (OSError, KeyError, TypeError, ValueError) as err:
-            raise ValueError(f"bad:{text}: not a BAD agent ({err})") from None
+        return BADPolicy.load(text, name=f"bad:{text}")
     try:
         path = shipped_path(text)
     except ValueError as err:
@@ -324,33 +414,54 @@ def from_spec(arg: str, seed: int = 0, trust_model: bool = False) -> BADPolicy:
     return BADPolicy.load(path, name=f"bad:{text}")
 
 
-def export_files(run: str | Path, name: str, dest: str | Path | None = None) -> Path:
+def export_files(run: str | Path, name: str, dest: str | Path) -> Path:
     """Copy a trained run's agent (``agent.json``, ``agent.npz``) to ``dest/NAME.{json,npz}``.
 
-    The agent is loaded first (a file that does not load is not copied).
+    The agent is checked first (a file that does not load is not copied); the weights are
+    copied byte for byte, and the JSON gets the weights' ``weights_sha256`` when the run's
+    has none (a run trained before the field existed). ``dest`` may not be inside the
+    installed package: the shipped agents (``bad:NAME``) are never replaced.
 
     Args:
         run: The run folder (:func:`agents.bad.train.train`'s ``out``).
         name: The agent's name: letters, digits, ``-`` and ``_``.
-        dest: The folder of agents (default: the package's ``agents/data/bad``).
+        dest: A folder of agents of yours (created if missing).
 
     Returns:
         The path of the written JSON file.
 
     Raises:
-        ValueError: A bad name, or files that are not an agent.
+        TypeError: ``name`` or ``dest`` of another type.
+        ValueError: A bad name, a ``dest`` inside the package, or files that are not an agent.
         FileNotFoundError: The run has no agent files.
     """
     check_str("name", name)
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise ValueError(f"name={name!r} is not allowed; allowed: letters, digits, - and _")
+    if not isinstance(dest, (str, Path)):
+        raise type_error("dest", "a folder path (str or Path)", dest)
+    folder = Path(dest).expanduser().resolve()
+    package = PACKAGE_ROOT
+    if folder == package or package in folder.parents:
+        raise ValueError(
+            f"dest={str(dest)!r} is inside the installed package ({package}); allowed: a folder "
+            "of yours (the shipped agents are never replaced)"
+        )
     src = Path(run) / "agent.json"
     for path in (src, src.with_suffix(".npz")):
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: a finished run holds agent.json and "
                                     "agent.npz")  # fmt: skip
-    BADPolicy.load(src)  # refuses anything that is not an agent
-    target = Path(SHIPPED_DIR if dest is None else dest) / f"{name}.json"
-    write_bytes(target.with_suffix(".npz"), src.with_suffix(".npz").read_bytes())
-    write_bytes(target, src.read_bytes())
+    meta = safe_npz.read_json(src)
+    shapes = _checked_shapes(meta, src, "bad export")
+    npz = src.with_suffix(".npz")
+    weights = safe_npz.read_npz(npz, shapes, max_bytes=MAX_WEIGHT_BYTES)
+    digest = weights_sha256(weights)
+    if meta.setdefault("weights_sha256", digest) != digest:
+        raise ValueError(f"{npz} does not hold the weights {src} records (sha256)")
+    BADPolicy(weights, meta)  # refuses anything that is not an agent
+    target = folder / f"{name}.json"
+    folder.mkdir(parents=True, exist_ok=True)
+    write_bytes(target.with_suffix(".npz"), npz.read_bytes())
+    write_json(target, meta)
     return target

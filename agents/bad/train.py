@@ -456,7 +456,13 @@ def _complete(out: Path, result: dict) -> dict:
 
 
 def export_agent(out: Path, run: _Run, result: dict) -> None:
-    """Write the trained agent: ``out/agent.npz`` (float32 weights) and ``out/agent.json``."""
+    """Write the trained agent: ``out/agent.npz`` (float32 weights) and ``out/agent.json``.
+
+    The JSON records the weights' SHA-256 (``weights_sha256``,
+    :func:`agents.bad.policy.weights_sha256`), which loading checks.
+    """
+    from agents.bad.policy import weights_sha256
+
     params = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in run.net.params.items()}
     write_npz(out / "agent.npz", params)
     s = run.s
@@ -470,6 +476,7 @@ def export_agent(out: Path, run: _Run, result: dict) -> None:
             "config": hle_preset(s.preset).as_dict(),
             "hidden": s.hidden,
             "layers": s.layers,
+            "weights_sha256": weights_sha256(params),
             "provenance": {
                 **result["provenance"],
                 "seed": result["seed"],

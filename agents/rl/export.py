@@ -126,14 +126,23 @@ def export_partner(
         observation_type: ``"card_knowledge"`` (HLE's canonical observation) or ``"minimal"``.
         weight_dtype: ``"float16"`` (default) or ``"float32"`` storage.
         extra: More entries of the config (``training``, ``self_play``, ``check``, ...).
+            ``check`` is the record of the games the partner must replay at load
+            (:func:`agents.rl.partners.self_play_record` of the SB3 model, as
+            ``tools/train_rl_partners.py`` makes it with :class:`agents.sb3.SB3Policy`);
+            without one, the exported network's own record is written (it then checks the
+            files and the numpy forward pass, not the match with the model).
 
     Returns:
-        The exported partner, loaded back from the written files.
+        The exported partner, loaded back from the written files (and so checked as
+        :func:`agents.rl.load_partner` checks a partner).
 
     Raises:
-        ValueError: A bad argument, or a model that does not fit the observation.
+        ValueError: A bad argument, a model that does not fit the observation, or an
+            exported network that does not replay ``extra["check"]`` (nothing is written
+            then).
     """
-    from agents.rl.partners import load_partner
+    from agents.rl.partners import CHECK_KEYS, load_partner, self_play_record
+    from hanabi_env.config import HanabiConfig
 
     check_str("name", name)
     check_choice("weight_dtype", weight_dtype, WEIGHT_DTYPES)
@@ -168,11 +177,30 @@ def export_partner(
         },
         **(extra or {}),
     }
+    probe = RLPartner(arrays, config)
+    record = self_play_record(probe, config=HanabiConfig(**config["game"]), **_check_args(extra))
+    if "check" not in config:
+        config["check"] = record
+    elif record != {k: config["check"].get(k) for k in CHECK_KEYS}:
+        raise ValueError(
+            f"the exported {weight_dtype} network does not replay extra['check'] (the model's "
+            "recorded moves); nothing was written"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     buf = _npz_bytes(dict(zip(names, arrays, strict=True)))
     atomic_write_bytes(path.with_suffix(".npz"), buf)
     atomic_write_bytes(path, (json.dumps(config, indent=1) + "\n").encode())
     return load_partner(str(path))
+
+
+def _check_args(extra: dict | None) -> dict:
+    """``games`` and ``seed`` of the check record in ``extra`` (default 16 games, seed 0)."""
+    check = (extra or {}).get("check")
+    if check is None:
+        return {"games": 16, "seed": 0}
+    if not isinstance(check, dict) or not {"games", "seed"} <= set(check):
+        raise ValueError("extra['check'] must be a self_play_record (games, seed, ...)")
+    return {"games": check["games"], "seed": check["seed"]}
 
 
 def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:

@@ -1,9 +1,12 @@
 """Trained RL partners as batch policies: numpy networks loaded from NPZ weights and a JSON config.
 
-A partner is two files side by side: ``NAME.npz`` (the policy network's weights, read with
-``numpy.load(allow_pickle=False)``, so loading runs no code from the file) and ``NAME.json``
-(its architecture, observation, game, training provenance and self-play score; the schema in
-docs/rl_partners.md §5). :class:`RLPartner` runs the network in plain numpy, so partners play
+A partner is two files side by side: ``NAME.npz`` (the policy network's weights, read by
+:func:`hanabi_env.safe_npz.read_npz`: no pickle, so loading runs no code from the file, and every
+size checked before anything is decompressed) and ``NAME.json`` (its architecture, observation,
+game, the weights' SHA-256, training provenance, the ``check`` record of games the network must
+replay, and its self-play score; the schema in docs/rl_partners.md §5). :func:`load_partner`
+checks both files before it returns a partner; a damaged or mismatched file is one
+``ValueError`` line naming it. :class:`RLPartner` runs the network in plain numpy, so partners play
 on a core install without torch, and as a :class:`~agents.batch.BatchPolicy` it decides for
 every game waiting for it in one forward pass (:mod:`agents.lockstep`).
 
@@ -25,7 +28,9 @@ Stable-Baselines3's ``MlpPolicy`` actor (https://stable-baselines3.readthedocs.i
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,10 +39,14 @@ import numpy as np
 
 from agents.batch import BatchPolicy, masked_choice
 from hanabi_env import _engine as E
+from hanabi_env.safe_npz import MAX_JSON_BYTES, MAX_NPZ_BYTES, arrays_sha256, read_npz
 from hanabi_env.validate import check_bool, check_seed, check_str
 
 __all__ = [
+    "CHECK_KEYS",
     "FORMAT",
+    "MAX_CHECK_GAMES",
+    "MAX_WEIGHT_BYTES",
     "PARTNER_DIR",
     "RLPartner",
     "from_spec",
@@ -128,63 +137,181 @@ def _config_path(name: str) -> Path:
     return path
 
 
+MAX_WEIGHT_BYTES = MAX_NPZ_BYTES
+"""Cap on a partner's weights, in bytes (64 MiB): the size its ``architecture`` implies is
+checked against it, and the NPZ's declared sizes against that size, before anything is read."""
+
+MAX_CHECK_GAMES = 64
+"""The most games a config's ``check`` may ask to replay at load."""
+
+CHECK_KEYS = ("games", "seed", "decisions", "actions_sha256", "scores")
+"""The entries of a config's ``check`` (:func:`self_play_record`)."""
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_ITEMSIZE = {"float16": 2, "float32": 4}
+
+
+def _read_config(name: str) -> tuple[Path, dict, str]:
+    """``(path, config, SHA-256 of the JSON's bytes)`` of partner ``name``, checked."""
+    path = _config_path(name)
+    label = f"rl:{name.strip()}"
+    try:
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise ValueError(f"{size} bytes; a partner config may be {MAX_JSON_BYTES}")
+        raw = path.read_bytes()
+        config = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+        reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ValueError(f"{label}: {path} is not a JSON partner config ({reason})") from None
+    if not isinstance(config, dict) or config.get("format") != FORMAT["format"]:
+        raise ValueError(f"{label}: {path} is not a partner config (no {FORMAT['format']!r})")
+    if config.get("format_version") != FORMAT["format_version"]:
+        raise ValueError(
+            f"{label}: {path} has format_version {config.get('format_version')!r}; this "
+            f"version reads {FORMAT['format_version']}"
+        )
+    problem = _config_problem(config)
+    if problem:
+        raise ValueError(f"{label}: {path} is not a complete partner config: {problem}")
+    return path, config, hashlib.sha256(raw).hexdigest()
+
+
+def _is_int(x: object, lo: int = 0) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= lo
+
+
+def _config_problem(config: dict) -> str | None:
+    """What is wrong with a config's entries (None: nothing), in one phrase."""
+    arch, obs, weights = (config.get(k) for k in ("architecture", "observation", "weights"))
+    if not isinstance(config.get("name"), str):
+        return "no name"
+    if not (isinstance(arch, dict) and isinstance(obs, dict) and isinstance(weights, dict)):
+        return "architecture, observation and weights must be objects"
+    if arch.get("kind") != "mlp" or arch.get("activation") not in ACTIVATIONS:
+        return f"architecture must be kind mlp with an activation in {sorted(ACTIVATIONS)}"
+    layers = arch.get("layers")
+    if not (isinstance(layers, list) and len(layers) >= 2 and all(_is_int(n, 1) for n in layers)):
+        return "architecture.layers must be a list of two or more ints >= 1"
+    if obs.get("type") not in ("card_knowledge", "minimal") or obs.get("size") != layers[0]:
+        return "observation.type must be card_knowledge or minimal, observation.size layers[0]"
+    if weights.get("dtype") not in _ITEMSIZE:
+        return f"weights.dtype must be one of {sorted(_ITEMSIZE)}"
+    n_bytes = _ITEMSIZE[weights["dtype"]] * sum((a + 1) * b for a, b in itertools.pairwise(layers))
+    if n_bytes > MAX_WEIGHT_BYTES:
+        return f"its layers need {n_bytes} bytes of weights; the limit is {MAX_WEIGHT_BYTES}"
+    file = weights.get("file")
+    if not (isinstance(file, str) and file.endswith(".npz") and Path(file).name == file):
+        return "weights.file must be the name of an .npz file beside the config (no folder)"
+    if weights.get("arrays", _array_names(layers)) != _array_names(layers):
+        return f"weights.arrays must be {_array_names(layers)}"
+    if not isinstance(weights.get("sha256"), str) or not _HEX64.fullmatch(weights["sha256"]):
+        return (
+            "weights.sha256 is missing or not 64 hex digits (the SHA-256 of the weights, "
+            "agents.rl.partners.weights_digest; export_partner writes it)"
+        )
+    return _check_problem(config.get("check")) or _game_problem(config.get("game"))
+
+
+def _check_problem(check: object) -> str | None:
+    """What is wrong with a config's ``check`` record (None: nothing)."""
+    if not isinstance(check, dict) or set(check) != set(CHECK_KEYS):
+        return (
+            f"check must record {', '.join(CHECK_KEYS)} (self_play_record; export_partner "
+            "writes it)"
+        )
+    games, scores = check["games"], check["scores"]
+    if not (_is_int(games, 1) and games <= MAX_CHECK_GAMES and _is_int(check["seed"])):
+        return f"check.games must be 1 to {MAX_CHECK_GAMES}, check.seed an int >= 0"
+    if not (isinstance(scores, list) and len(scores) == games and all(map(_is_int, scores))):
+        return "check.scores must be one int per game"
+    if not (_is_int(check["decisions"]) and isinstance(check["actions_sha256"], str)):
+        return "check.decisions must be an int, check.actions_sha256 a str"
+    return None
+
+
+def _game_problem(game: object) -> str | None:
+    """What is wrong with a config's ``game`` (None: nothing)."""
+    from hanabi_env.config import HanabiConfig
+
+    keys = (*_GAME_KEYS, "scoring", "hand_order")
+    if not isinstance(game, dict) or not set(_GAME_KEYS) <= set(game) or set(game) - set(keys):
+        return f"game must have the entries {', '.join(keys)}"
+    try:
+        HanabiConfig(**game)
+    except (TypeError, ValueError) as err:
+        return f"game: {err}"
+    return None
+
+
+def _array_names(layers: Sequence[int]) -> list[str]:
+    return [n for i in range(len(layers) - 1) for n in (f"w{i}", f"b{i}")]
+
+
 def partner_config(name: str) -> dict:
     """The JSON config of partner ``name`` (a shipped name or a ``.json`` path).
 
+    The config is checked as :func:`load_partner` checks it (every entry it uses, the
+    ``weights.sha256`` and ``check`` it must record; docs/rl_partners.md §5), without reading
+    the weights.
+
     Raises:
-        ValueError: No such partner, or a file that is not a partner config.
+        ValueError: No such partner, or a file that is not a complete partner config (one
+            line naming the file).
     """
-    path = _config_path(name)
-    try:
-        config = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"rl:{name}: {path} is not a JSON partner config ({err})") from None
-    if not isinstance(config, dict) or config.get("format") != FORMAT["format"]:
-        raise ValueError(f"rl:{name}: {path} is not a partner config (no {FORMAT['format']!r})")
-    if config.get("format_version") != FORMAT["format_version"]:
-        raise ValueError(
-            f"rl:{name}: {path} has format_version {config.get('format_version')!r}; this "
-            f"version reads {FORMAT['format_version']}"
-        )
-    return config
+    return _read_config(name)[1]
 
 
 def weights_digest(arrays: Sequence[np.ndarray]) -> str:
-    """SHA-256 of a network's arrays in order (dtype, shape and bytes of each), hex."""
-    h = hashlib.sha256()
-    for a in arrays:
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
+    """SHA-256 of a network's arrays in order (dtype, shape and bytes of each), hex.
+
+    The ``weights.sha256`` of a partner's config (:func:`hanabi_env.safe_npz.arrays_sha256`).
+    """
+    return arrays_sha256(arrays)
 
 
 def _read_weights(path: Path, config: dict, label: str) -> list[np.ndarray]:
-    """The network's arrays from ``path`` (NPZ, no pickle), checked against ``config``."""
-    arch = config["architecture"]
-    names = [n for i in range(len(arch["layers"]) - 1) for n in (f"w{i}", f"b{i}")]
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            missing = [n for n in names if n not in npz.files]
-            if missing:
-                raise ValueError(f"{label}: {path} lacks the arrays {missing}")
-            arrays = [npz[n] for n in names]
-    except (OSError, ValueError) as err:
-        if str(err).startswith(label):
-            raise
-        raise ValueError(f"{label}: {path} is not an NPZ of weights ({err})") from None
-    want = config["weights"].get("sha256")
-    if want is not None and weights_digest(arrays) != want:
-        raise ValueError(f"{label}: {path} does not hold the weights its config records (sha256)")
-    sizes = arch["layers"]
+    """The network's arrays from ``path``, sizes checked before reading, then their digest."""
+    sizes = config["architecture"]["layers"]
+    shapes: dict[str, tuple[int, ...]] = {}
     for i in range(len(sizes) - 1):
-        w, b = arrays[2 * i], arrays[2 * i + 1]
-        if w.shape != (sizes[i + 1], sizes[i]) or b.shape != (sizes[i + 1],):
-            raise ValueError(
-                f"{label}: layer {i} has shapes {w.shape} and {b.shape}; the config says "
-                f"{(sizes[i + 1], sizes[i])} and {(sizes[i + 1],)}"
-            )
+        shapes[f"w{i}"] = (sizes[i + 1], sizes[i])
+        shapes[f"b{i}"] = (sizes[i + 1],)
+    dtype = config["weights"]["dtype"]
+    found = read_npz(path, shapes, dtypes=(dtype,), max_bytes=MAX_WEIGHT_BYTES, label=label)
+    arrays = [found[n] for n in shapes]
+    if weights_digest(arrays) != config["weights"]["sha256"]:
+        raise ValueError(f"{label}: {path} does not hold the weights its config records (sha256)")
     return arrays
+
+
+_VERIFIED: set[tuple[str, str]] = set()
+"""(JSON sha, weights sha) of the partners whose check games this process has replayed."""
+
+
+def _verify(
+    arrays: list[np.ndarray], config: dict, key: tuple[str, str], path: Path, label: str
+) -> None:
+    """Replay the config's ``check`` games with the network; once per ``key`` per process."""
+    if key in _VERIFIED:
+        return
+    from hanabi_env.config import HanabiConfig
+
+    check = config["check"]
+    try:
+        probe = RLPartner(arrays, config, name=label)
+        record = self_play_record(
+            probe, check["games"], check["seed"], config=HanabiConfig(**config["game"])
+        )
+    except ValueError as err:
+        first = str(err).splitlines()[0]
+        raise ValueError(f"{label}: {path}: cannot play the check games ({first})") from None
+    if record != check:
+        raise ValueError(
+            f"{label}: {path}: the network does not play the moves its config records (check: "
+            f"{check['games']} games, seed {check['seed']}); its config or weights were changed"
+        )
+    _VERIFIED.add(key)
 
 
 class RLPartner(BatchPolicy):
@@ -326,11 +453,23 @@ class RLPartner(BatchPolicy):
 def load_partner(name: str, seed: int = 0, deterministic: bool = True) -> RLPartner:
     """A partner by name (shipped, :func:`partner_names`) or by the path of its JSON config.
 
-    Loading reads a JSON file and an NPZ file with ``allow_pickle=False``: no code from the
-    files runs, so no trust flag is needed.
+    Loading reads a JSON file and an NPZ file (:func:`hanabi_env.safe_npz.read_npz`, no
+    pickle): no code from the files runs, so no trust flag is needed. Before the partner is
+    returned (docs/rl_partners.md §5, "What loading checks"):
+
+    1. the config is checked: every entry the partner uses, a ``weights.sha256`` and a
+       ``check`` record (a config without them is refused), and the size its layers imply
+       (at most :data:`MAX_WEIGHT_BYTES`);
+    2. the NPZ's members are checked against those layers (names, dtype, shapes, declared
+       sizes) before anything is decompressed, then read;
+    3. the weights' SHA-256 must be the config's;
+    4. the network replays the config's ``check`` games (:func:`self_play_record`) and must
+       make the recorded moves. This runs once per process for each pair (JSON SHA-256,
+       weights SHA-256): a pool that loads a partner many times plays them once (about 0.1 s
+       for a shipped partner's 16 games).
 
     Args:
-        name: A shipped name (e.g. ``"sp-seed1"``) or ``path/to/NAME.json`` (its weights are
+        name: A shipped name (e.g. ``"ppo-sp1"``) or ``path/to/NAME.json`` (its weights are
             the ``file`` its config names, in the same folder).
         seed: Seed of the policy's own draw stream (used when sampling).
         deterministic: The best legal move (default) or a draw from the masked softmax.
@@ -340,17 +479,14 @@ def load_partner(name: str, seed: int = 0, deterministic: bool = True) -> RLPart
 
     Raises:
         ValueError: No such partner (the message lists the shipped ones), or files that are
-            not a partner (a bad config, missing or mismatched weights).
+            not a partner: one line naming the file (a bad or incomplete config, missing,
+            damaged, oversized or mismatched weights, a failed check).
     """
-    config = partner_config(name)
-    path = _config_path(name)
+    path, config, json_sha = _read_config(name)
     label = f"rl:{name.strip()}"
-    try:
-        weights = path.parent / config["weights"]["file"]
-        arrays = _read_weights(weights, config, label)
-        return RLPartner(arrays, config, deterministic=deterministic, seed=seed)
-    except (KeyError, TypeError) as err:
-        raise ValueError(f"{label}: {path} is not a complete partner config ({err!r})") from None
+    arrays = _read_weights(path.parent / config["weights"]["file"], config, label)
+    _verify(arrays, config, (json_sha, config["weights"]["sha256"]), path, label)
+    return RLPartner(arrays, config, deterministic=deterministic, seed=seed)
 
 
 def load_partners(names: str | Sequence[str] = "all", seed: int = 0) -> list[RLPartner]:
@@ -378,7 +514,9 @@ def from_spec(arg: str, seed: int = 0, trust_model: bool = False) -> RLPartner:
     return load_partner(arg, seed=seed)
 
 
-def self_play_record(policy: BatchPolicy, games: int = 16, seed: int = 0) -> dict:
+def self_play_record(
+    policy: BatchPolicy, games: int = 16, seed: int = 0, config: Any = None
+) -> dict:
     """Fingerprint of ``policy``'s 2-player lenient self-play games on seeded deals.
 
     The record a partner's config keeps under ``check`` (made with the SB3 model it was
@@ -390,21 +528,29 @@ def self_play_record(policy: BatchPolicy, games: int = 16, seed: int = 0) -> dic
         policy: Any batch policy (an :class:`RLPartner`, an SB3 policy).
         games: Games, >= 1 (seeds from :func:`agents.evaluate.game_seeds` with ``seed``).
         seed: Master seed.
+        config: The game (a :class:`~hanabi_env.HanabiConfig`); None: 2 players, lenient
+            scoring (the shipped partners' game). :func:`load_partner` replays a partner's
+            record in the game of its config.
 
     Returns:
         ``{"games", "seed", "decisions", "actions_sha256", "scores"}``: the SHA-256 of the
         ``(games, max_moves)`` int16 move table (-1 after a game's end) and each game's score.
+
+    Raises:
+        ValueError: A policy that cannot play ``config`` (e.g. another number of players).
     """
     from agents.evaluate import game_seeds, play_games
     from hanabi_env.config import HanabiConfig
 
-    _, deals, agent_seeds = game_seeds(seed, games, 2, False)
+    if config is None:
+        config = HanabiConfig(players=2, scoring="lenient")
+    _, deals, agent_seeds = game_seeds(seed, games, config.players, False)
     batch = play_games(
         [policy],
-        np.zeros((games, 2), dtype=np.int64),
+        np.zeros((games, config.players), dtype=np.int64),
         deals,
         agent_seeds,
-        HanabiConfig(players=2, scoring="lenient"),
+        config,
         record_actions=True,
     )
     actions = np.ascontiguousarray(batch.actions, dtype=np.int16)

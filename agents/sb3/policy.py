@@ -32,6 +32,8 @@ Source: sb3-contrib's ``MaskablePPO`` documentation
 from __future__ import annotations
 
 import inspect
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -76,17 +78,21 @@ def detect_algorithm(path: str | Path) -> str:
 
     Raises:
         FileNotFoundError: No such file.
-        ValueError: Not an SB3 model zip, or a model of another algorithm.
+        ValueError: Not an SB3 model zip (damaged, truncated, members declaring more than
+            :data:`MAX_MODEL_BYTES`), or a model of another algorithm: one line naming it.
     """
     import json
-    import zipfile
 
     p = _model_file(path)
     try:
         with zipfile.ZipFile(p) as z:
+            _check_members(z, path)
             data = json.loads(z.read("data"))
-    except (zipfile.BadZipFile, KeyError, ValueError) as err:
-        raise ValueError(f"{path} is not a saved SB3 model ({err})") from None
+        if not isinstance(data, dict):
+            raise ValueError("its data entry is not a JSON object")
+    except _ZIP_ERRORS as err:
+        reason = f"{err}".splitlines()[0] if str(err) else type(err).__name__
+        raise ValueError(f"{path} is not a saved SB3 model ({reason})") from None
     module = str(data.get("policy_class", {}).get("__module__", ""))
     if module.startswith("sb3_contrib.common.maskable"):
         return "MaskablePPO"
@@ -99,6 +105,33 @@ def detect_algorithm(path: str | Path) -> str:
         + ", ".join(ALGORITHMS)
         + " (MlpPolicy)"
     )
+
+
+MAX_MODEL_BYTES = 2**30
+"""Cap on a model zip's members, in bytes: the sum of the sizes they declare uncompressed
+(1 GiB), checked before SB3 reads the file."""
+
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    KeyError,  # no ``data`` entry
+    ValueError,  # not JSON
+    EOFError,
+    zlib.error,
+    OSError,
+    NotImplementedError,  # a compression method zipfile does not read
+    RuntimeError,  # an encrypted entry
+    RecursionError,
+)
+
+
+def _check_members(z: zipfile.ZipFile, path: str | Path) -> None:
+    """Refuse a zip whose members declare more than :data:`MAX_MODEL_BYTES` uncompressed."""
+    declared = sum(info.file_size for info in z.infolist())
+    if declared > MAX_MODEL_BYTES:
+        raise ValueError(
+            f"its entries declare {declared} bytes uncompressed; the limit is {MAX_MODEL_BYTES}"
+        )
 
 
 def _algorithm_class(algo: str):
@@ -128,7 +161,9 @@ def load_model(path: str | Path, algo: str = "auto"):
         The model (``sb3_contrib.MaskablePPO`` or ``stable_baselines3.PPO``/``A2C``/``DQN``).
 
     Raises:
-        ValueError: Unknown ``algo``, or a file of another algorithm.
+        ValueError: Unknown ``algo``, a file of another algorithm, or a file that does not
+            load (damaged, not a zip, members declaring more than :data:`MAX_MODEL_BYTES`):
+            one line naming it.
         FileNotFoundError: No such file.
         ImportError: sb3-contrib is not installed (:data:`agents.sb3.extra.RL_EXTRA_HINT`).
     """
@@ -140,7 +175,14 @@ def load_model(path: str | Path, algo: str = "auto"):
     key = (str(p), algo, st.st_mtime_ns, st.st_size)
     model = _MODELS.get(key)
     if model is None:
-        model = _algorithm_class(algo).load(str(p), device="cpu")
+        cls = _algorithm_class(algo)
+        try:
+            with zipfile.ZipFile(p) as z:
+                _check_members(z, path)
+            model = cls.load(str(p), device="cpu")
+        except Exception as err:  # the file is the user's: any failure to read it is theirs
+            reason = f"{type(err).__name__}: {err}".splitlines()[0]
+            raise ValueError(f"{path} is not a loadable {algo} model ({reason})") from None
         _MODELS[key] = model
     return model
 

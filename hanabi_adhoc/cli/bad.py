@@ -7,8 +7,9 @@
   curves and a summary (:func:`agents.bad.study.hanabi_study`).
 * ``bad eval``: games of a trained agent (``bad:NAME`` or an agent file) with a partner, on
   the agent's configuration.
-* ``bad export``: copies a trained run's agent into a folder of agents (the package's
-  ``agents/data/bad/`` by default), after checking it loads.
+* ``bad export``: copies a trained run's agent into a folder of agents of yours (``--out``),
+  after checking it loads; it never writes into the installed package (the shipped agents
+  ``bad:NAME`` are never replaced).
 
 ``matrix`` and ``hanabi`` need torch (the ``bad`` extra); ``eval`` and ``export`` do not.
 """
@@ -150,10 +151,17 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from agents.bad.policy import export_files
+    from agents.bad.policy import export_files, shipped_agents
 
+    if args.out is None:
+        shipped = ", ".join(f"bad:{n}" for n in shipped_agents())
+        raise OptionError(
+            "--out",
+            "required: the folder of agents to write NAME.json and NAME.npz to (the package's "
+            f"own agents, {shipped}, are never replaced)",
+        )
     with command_errors(ValueError, FileNotFoundError):
-        path = export_files(args.run, args.name, args.dest)
+        path = export_files(args.run, args.name, args.out)
     print(f"wrote {path} and {path.with_suffix('.npz')}")
     return 0
 
@@ -233,6 +241,7 @@ def add_subcommands(sub) -> None:
     add_command(inner, "export", _export, None, (
         ("run", {"metavar": "RUN"}, "a finished run folder (holding agent.json, agent.npz)"),
         ("name", {"metavar": "NAME"}, "the agent's name (letters, digits, - and _)"),
-        ("--dest", "DIR", "folder of agents (default: the package's agents/data/bad)"),
-    ), help="copy a trained run's agent into a folder of agents (bad:NAME)",
+        ("--out", "DIR", "folder of agents of yours to write NAME.json and NAME.npz to "
+         "(required; never the installed package); play it as bad:DIR/NAME.json"),
+    ), help="copy a trained run's agent into a folder of agents of yours (bad:DIR/NAME.json)",
     )  # fmt: skip

@@ -282,29 +282,42 @@ def _seat_policies(args: argparse.Namespace) -> list:
     return policies
 
 
-def _play_game(env, policies: list, seeds: tuple, game: int, render: bool) -> None:
+def _play_game(env, policies: list, seeds: tuple, game: int, render: bool, faults: tuple) -> None:
     """Play game number ``game`` of ``play`` through ``env`` (a reference end stops it).
 
     ``seeds`` is ``(deal seeds, agent seeds)`` of :func:`agents.evaluate.game_seeds`, so that
     ``play`` deals and seeds the games that :func:`agents.play` and a mirror
-    :func:`agents.evaluate` play with the same seed.
+    :func:`agents.evaluate` play with the same seed. ``faults`` is ``(names, limits)``: each
+    seat's name and per-move time limit for the fault rule (:func:`agents.faults.policy_move`).
+
+    Raises:
+        AgentFault: A seat raised, returned anything but a legal move id or was too slow.
     """
+    from agents.faults import policy_move
     from agents.policy import ReferenceGameEnd, end_game
 
     deals, agent_seeds = seeds
+    names, limits = faults
     env.reset(options={"deal_seed": int(deals[game])})
     for i, pol in enumerate(policies):
         if hasattr(pol, "start_game"):
             pol.start_game("partner")  # one partner id for the whole session
         pol.reset(int(agent_seeds[game, i]))
+    base = env.unwrapped
     for agent in env.agent_iter():
         seat = int(agent.split("_")[1])
-        try:
-            action = policies[seat](env, agent)
-        except ReferenceGameEnd as end:  # as the Java reference ended such games
-            end_game(env.unwrapped.game, end.code)
-            print(f"player_{seat} ended the game, as the Java reference did")
-            break
+        action = None
+        if not (base.terminations.get(agent, False) or base.truncations.get(agent, False)):
+            state = base.game
+            try:
+                action = policy_move(
+                    policies[seat], base.view(agent), state.legal_mask(), agent=names[seat],
+                    limit=limits[seat], game=game, move=state.n_moves,
+                )  # fmt: skip
+            except ReferenceGameEnd as end:  # as the Java reference ended such games
+                end_game(state, end.code)
+                print(f"player_{seat} ended the game, as the Java reference did")
+                break
         if render and action is not None:
             print(env.render())
             print(f"player_{seat} -> {env.unwrapped.game.action_to_string(action)}")
@@ -330,11 +343,32 @@ def game_settings(players: int, hand_size: int, scoring: str, ruleset: str | Non
     return text if ruleset is None else f"{text}, {ruleset} ruleset"
 
 
+def _check_seats(seats: list[str], policies: list, config) -> None:
+    """Refuse, before any game, a seat that asks for a hidden-card view or another game.
+
+    Raises:
+        OptionError: ``argument SEAT: SPEC: ...`` for a policy that asks for an observation
+            its seat may not see (:func:`agents.batch.policy_observation_type`) or an agent
+            trained for another configuration (``check_game``: ``rl:NAME``, ``bad:NAME``).
+    """
+    from agents.batch import check_policy_observations
+    from hanabi_adhoc.cli.options import OptionError
+
+    for seat, pol in zip(seats, policies, strict=True):
+        try:
+            check_policy_observations([pol], config)
+            if hasattr(pol, "check_game"):  # an agent trained for one configuration
+                pol.check_game(config)
+        except ValueError as err:
+            raise OptionError("SEAT", f"{seat.strip()}: {err}") from None
+
+
 def _play(args: argparse.Namespace) -> int:
     import hanabi_env
     from agents.evaluate import game_seeds
+    from agents.faults import AgentFault
     from agents.human import HumanPolicy, render_view
-    from hanabi_adhoc.cli.options import OptionError
+    from hanabi_adhoc.cli.options import CommandError, OptionError
     from hanabi_adhoc.warmup import ensure_compiled
     from hanabi_env.metrics import metric_ratios
 
@@ -356,22 +390,23 @@ def _play(args: argparse.Namespace) -> int:
         )
     except ValueError as err:
         raise OptionError("--hand-size", str(err)) from None
-    for pol in policies:
-        if hasattr(pol, "check_game"):  # an agent trained for one configuration (bad:NAME)
-            try:
-                pol.check_game(env.unwrapped.config)
-            except ValueError as err:
-                raise OptionError("SEAT", str(err)) from None
+    _check_seats(args.seats, policies, env.unwrapped.config)
     _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
     settings = game_settings(players, hand_size, args.scoring, args.ruleset)
     print(f"{settings}; seed {args.seed}")
     names = [f"player_{i} ({getattr(p, 'name', type(p).__name__)})" for i, p in enumerate(policies)]
+    limit = args.move_time_limit or None  # a person at the terminal takes the time it takes
+    faults = ([s.strip() for s in args.seats], [None if i in humans else limit for i in
+              range(players)])  # fmt: skip
     counters = None  # (players, N_COUNTERS) summed over games (docs/rules.md §5: ratios of sums)
     scores = []
     try:
         for game in range(args.games):
             render = args.render and not humans
-            _play_game(env, policies, (deals, agent_seeds), game, render=render)
+            try:
+                _play_game(env, policies, (deals, agent_seeds), game, render, faults)
+            except AgentFault as fault:  # the agent's, not the toolkit's: one error line
+                raise CommandError(str(fault)) from None
             base = env.unwrapped
             for i, pol in enumerate(policies):
                 if hasattr(pol, "end_game"):
@@ -532,7 +567,6 @@ def _evaluate(args: argparse.Namespace) -> int:
         command_errors,
         output_files,
     )
-    from hanabi_adhoc.cli.table import fmt
     from hanabi_env.outputs import atomic_write_csv, atomic_write_json
 
     players = check_players("--players", args.players)
@@ -542,6 +576,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise OptionError("AGENT", str(err)) from None
     if args.preset is not None and args.mode != "mixed":
         raise OptionError("--preset", "cig18 is a mixed evaluation: add --mode mixed")
+    _check_declared_observation(agent, args.agent, players)
     check_out_file("--json", args.json)
     check_out_file("--csv", args.csv)
     from agents.policy import RuleAgent
@@ -550,7 +585,46 @@ def _evaluate(args: argparse.Namespace) -> int:
     # a policy of another kind plays in lockstep with the pool (the batched kernels)
     ensure_compiled(("rule games",) if isinstance(agent, RuleAgent) else ("rule games", "batched"))
     with output_files([args.json, args.csv], args.wait), command_errors(ValueError):
-        result = evaluate(
+        result = _evaluate_agent(evaluate, agent, args, players)
+        if args.json:
+            atomic_write_json(args.json, result.to_dict())
+        if args.csv:
+            atomic_write_csv(args.csv, list(result.rows[0]), result.rows)
+    _print_evaluation(result, args.seed)
+    return 0
+
+
+def _check_declared_observation(agent, spec: str, players: tuple[int, ...]) -> None:
+    """Refuse an AGENT that declares a hidden-card observation type, naming its spec.
+
+    (The library refuses it too, before any game; this names the spec as typed.)
+
+    Raises:
+        OptionError: ``argument AGENT: SPEC: policy ... asks for observation_type='seer' ...``.
+    """
+    from agents.batch import POLICY_OBSERVATION_TYPES, check_policy_observations
+    from hanabi_adhoc.cli.options import OptionError
+    from hanabi_env.config import HanabiConfig
+
+    declared = getattr(agent, "observation_type", None)
+    if declared is None or declared in POLICY_OBSERVATION_TYPES:
+        return
+    try:
+        check_policy_observations([agent], HanabiConfig(players=players[0]))
+    except ValueError as err:
+        raise OptionError("AGENT", f"{spec}: {err}") from None
+
+
+def _evaluate_agent(evaluate, agent, args: argparse.Namespace, players: tuple[int, ...]):
+    """:func:`agents.evaluate.evaluate` as ``evaluate`` asked; a fault names the AGENT spec.
+
+    Raises:
+        AgentFault: The agent's fault (a ``ValueError``), naming it as the command line did.
+    """
+    from agents.faults import AgentFault, agent_label
+
+    try:
+        return evaluate(
             agent,
             mode=args.mode,
             players=players,
@@ -564,15 +638,22 @@ def _evaluate(args: argparse.Namespace) -> int:
             ruleset=args.ruleset,
             preset=args.preset,
             hand_size=rulebook_hand_size if args.hand_size is None else args.hand_size,
+            move_time_limit=args.move_time_limit or None,
         )
-        if args.json:
-            atomic_write_json(args.json, result.to_dict())
-        if args.csv:
-            atomic_write_csv(args.csv, list(result.rows[0]), result.rows)
+    except AgentFault as fault:
+        if fault.agent != agent_label(agent):
+            raise
+        raise AgentFault(args.agent, fault.reason, game=fault.game, move=fault.move) from None
+
+
+def _print_evaluation(result, seed: int) -> None:
+    """The ``evaluate`` command's table of ``result`` (an :class:`EvaluationResult`)."""
+    from hanabi_adhoc.cli.table import fmt
+
     print(
         f"{result.agent}: {result.mode} evaluation, {result.scoring} scoring, "
         f"{result.ruleset} ruleset, {result.hand_order} hand order, "
-        f"{hand_size_words(result.hand_sizes)}; {result.games} games per cell, seed {args.seed}"
+        f"{hand_size_words(result.hand_sizes)}; {result.games} games per cell, seed {seed}"
     )
     print(f"{'partner':<14}{'players':>8}{'mean':>8}{'s.e.m.':>8}{'comm':>7}{'ipp':>7}")
     for r in result.rows:
@@ -587,7 +668,6 @@ def _evaluate(args: argparse.Namespace) -> int:
         f"{fmt(result.metrics['communicativeness'], '.3f')}  IPP "
         f"{fmt(result.metrics['ipp'], '.3f')}"
     )
-    return 0
 
 
 SCORING = (
@@ -606,6 +686,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``hanabi-adhoc`` (subparsers share its one-line usage errors)."""
     from hanabi_adhoc.cli.options import (
+        MOVE_TIME_LIMIT,
+        MOVE_TIME_LIMIT_HELP,
         QUIET_HELP,
         SCORING_HELP,
         SEED_HELP,
@@ -669,6 +751,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("--trust-model", "FLAG", "allow sb3:PATH seats: loading a Stable-Baselines3 model "
          "executes code stored in the file (cloudpickle), so pass it only for files you trust "
          "(default: refused)"),
+        ("--move-time-limit", "SECONDS", MOVE_TIME_LIMIT_HELP + "; human seats have none",
+         MOVE_TIME_LIMIT),
     ), help="play games with the agents of your choice (a person included: 'human')",
         description=SEAT_HELP)  # fmt: skip
     add_command(sub, "train-sb3", _train_sb3, None, (
@@ -732,6 +816,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("--csv", "PATH", "write one row per (partner, size) as CSV (default: none)"),
         ("--trust-model", "FLAG", "allow an sb3:PATH agent: loading a model runs code stored in "
          "the file (default: refused)"),
+        ("--move-time-limit", "SECONDS", MOVE_TIME_LIMIT_HELP, MOVE_TIME_LIMIT),
         ("--quiet", "FLAG", QUIET_HELP),
         ("--wait", "FLAG", WAIT_HELP),
     ), help="mirror/mixed evaluation of an agent ([CIG18])",

@@ -23,6 +23,8 @@ __all__ = [
     "EXTRAS",
     "MAX_COUNT",
     "MAX_WORKERS",
+    "MOVE_TIME_LIMIT",
+    "MOVE_TIME_LIMIT_HELP",
     "OPTION_KINDS",
     "QUIET_HELP",
     "SCORING_HELP",
@@ -52,6 +54,7 @@ __all__ = [
     "positive_int",
     "require_extra",
     "scheduler_address",
+    "seconds_float",
     "seed_int",
     "unit_float",
     "workers_int",
@@ -169,6 +172,29 @@ def unit_float(text: str) -> float:
     if not 0.0 <= value <= 1.0:  # NaN fails too
         raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: [0, 1]")
     return value
+
+
+def seconds_float(text: str) -> float:
+    """An ``argparse`` type: a duration in seconds, a finite float >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value < float("inf"):  # NaN fails too
+        raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: finite, >= 0")
+    return value
+
+
+MOVE_TIME_LIMIT = 10.0
+"""``--move-time-limit``'s default: :data:`agents.faults.DEFAULT_MOVE_TIME_LIMIT` (a test checks
+it; not imported, so that the parser stays light)."""
+
+MOVE_TIME_LIMIT_HELP = (
+    "seconds an agent may take per move; an agent that takes longer is stopped and the "
+    "command ends with one error line naming it, the game and the move; 0 = no limit "
+    "(default 10; docs/reliability.md §9)"
+)
+"""The help of ``--move-time-limit`` (``play``, ``evaluate``; :mod:`agents.faults`)."""
 
 
 def scheduler_address(text: str) -> str:
@@ -374,6 +400,7 @@ OPTION_KINDS: dict[str, dict] = {
     "COUNT": {"type": positive_int},
     "GAMES": {"type": nonnegative_int, "metavar": "GAMES"},
     "P": {"type": unit_float, "metavar": "P"},
+    "SECONDS": {"type": seconds_float, "metavar": "SECONDS"},
     "SIZES": {"type": parse_players, "metavar": "SIZES"},
     "PLAYERS": {"type": int, "choices": range(2, 6)},
     "HAND_SIZE": {"type": int, "choices": range(2, 6), "metavar": "H"},

@@ -98,14 +98,14 @@ def test_an_illegal_batch_move_is_refused_naming_the_policy():
         def act_batch(self, obs, mask, seats, draws):
             return np.argmin(mask, axis=1)  # an illegal move where one exists
 
-    with pytest.raises(ValueError, match="bad-policy chose the illegal move"):
+    with pytest.raises(agents.AgentFault, match=r"'bad-policy' \(game \d+, move \d+\) returned"):
         agents.play([Bad(name="bad-policy"), "piers"], games=3)
 
     class Wrong(UniformBatchPolicy):
         def act_batch(self, obs, mask, seats, draws):
             return np.zeros(len(obs) + 1, dtype=np.int64)
 
-    with pytest.raises(ValueError, match="expected"):
+    with pytest.raises(agents.AgentFault, match=r"allowed: \(\d+,\) integer move ids"):
         agents.play([Wrong(), "piers"], games=2)
 
 

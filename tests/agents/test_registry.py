@@ -8,7 +8,13 @@ import pytest
 
 import agents
 from agents.policy import Policy, RuleAgent
-from agents.registry import make_policy, register_prefix, registered_prefixes
+from agents.registry import (
+    make_policy,
+    register_prefix,
+    registered_prefixes,
+    spec_kind,
+    split_options,
+)
 
 MINE = textwrap.dedent(
     """
@@ -91,3 +97,98 @@ def test_prefix_registration_rules():
         register_prefix("ok", "not a loader", "x")
     with pytest.raises(TypeError, match="spec must be"):
         make_policy(3)  # type: ignore[arg-type]
+
+
+OPTIONS = textwrap.dedent(
+    """
+    from agents import Policy
+
+    class Leveled(Policy):
+        def __init__(self, level=1, mode="safe", ratio=0.5, greedy=False, tag=None, seed=0):
+            self.level, self.mode, self.ratio = level, mode, ratio
+            self.greedy, self.tag, self.seed = greedy, tag, seed
+            self.name = f"leveled-{level}"
+
+        def act(self, view):
+            return int(view.legal_actions()[0])
+
+    class Anything(Policy):
+        def __init__(self, **options):
+            self.options = options
+
+        def act(self, view):
+            return int(view.legal_actions()[0])
+
+    def build(depth, *, width=2):
+        pol = Leveled(level=depth)
+        pol.width = width
+        return pol
+
+    INSTANCE = Leveled()
+    """
+)
+
+
+@pytest.fixture
+def options_file(tmp_path):
+    path = tmp_path / "leveled.py"
+    path.write_text(OPTIONS)
+    return path
+
+
+def test_spec_options_are_keyword_arguments_read_as_json_scalars(options_file):
+    pol = make_policy(
+        f"{options_file}:Leveled?level=2&mode=fast&ratio=0.25&greedy=true&tag=null", seed=5
+    )
+    assert (pol.level, pol.mode, pol.ratio, pol.greedy, pol.tag, pol.seed) == (
+        2, "fast", 0.25, True, None, 5,
+    )  # fmt: skip
+    pol = make_policy(f"{options_file}:Leveled?level=%222%22&mode=a%26b%3Dc&ratio=NaN")
+    assert (pol.level, pol.mode, pol.ratio) == ("2", "a&b=c", "NaN")  # quoted: a str
+    assert make_policy(f"{options_file}:Leveled?mode=[1,2]").mode == "[1,2]"  # not a scalar
+    anything = make_policy(f"{options_file}:Anything?x=1&y=no")
+    assert anything.options == {"x": 1, "y": "no", "seed": 0}  # type: ignore[attr-defined]
+    fn = make_policy(f"{options_file}:build?depth=3&width=4")
+    assert (fn.level, fn.width) == (3, 4)  # type: ignore[attr-defined]
+    assert make_policy(f"{options_file}:Leveled").level == 1  # no options: the defaults
+
+
+def test_module_spec_options(options_file, monkeypatch):
+    monkeypatch.syspath_prepend(str(options_file.parent))
+    assert make_policy("leveled:Leveled?level=4").level == 4  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("{file}:Leveled?levle=2", r"accepts no option 'levle'; allowed: level, mode, ratio"),
+        ("{file}:build?depth=1&height=2", r"no option 'height'; allowed: depth, width"),
+        ("{file}:Leveled?seed=3", "seed argument"),
+        ("{file}:Leveled?", "no options after"),
+        ("{file}:Leveled?level", "not allowed; allowed: key=value"),
+        ("{file}:Leveled?2x=1", "not allowed"),
+        ("{file}:Leveled?level=1&level=2", "given twice"),
+        ("{file}:INSTANCE?level=2", "takes no options"),
+        ("piers?level=2", "only in module:Name and file.py:Name"),
+        ("3,17,4?x=1", "only in module:Name"),
+        ("rl:random?x=1", "only in module:Name"),
+    ],
+)
+def test_bad_spec_options_are_refused_naming_the_spec(options_file, spec, words):
+    text = spec.format(file=options_file)
+    with pytest.raises(ValueError, match=words) as info:
+        make_policy(text)
+    assert text in str(info.value)
+
+
+def test_spec_kind_and_split_options_ignore_the_options():
+    assert spec_kind("agents/mine.py:Mine?level=2") == "code"
+    assert spec_kind("my_agents:Mine?x=a:b") == "code"
+    assert spec_kind("piers?x=1") == "baseline"
+    assert spec_kind("3,17,4?x=1") == "chromosome"
+    assert spec_kind("rl:partner.json?x=1") == "model_file"  # the path, not the options
+    assert spec_kind("rl:random?x=1") == "shipped"
+    assert split_options("a.py:B?x=1&y=z") == ("a.py:B", {"x": 1, "y": "z"})
+    assert split_options("piers") == ("piers", {})
+    with pytest.raises(TypeError, match="spec must be"):
+        split_options(3)  # type: ignore[arg-type]

@@ -32,7 +32,8 @@ def test_eval_plays_a_shipped_agent_with_a_rule_agent(capsys):
         (["bad", "eval", "piers"], "is not a BAD agent"),
         (["bad", "eval", "bad:nobody"], "no shipped BAD agent"),
         (["bad", "eval", "bad:small", "nobody"], "PARTNER"),
-        (["bad", "export", "no/such/run", "x"], "agent.json"),
+        (["bad", "export", "no/such/run", "x", "--out", "agents"], "agent.json"),
+        (["bad", "export", "no/such/run", "small"], "--out: required"),  # never the package
         (["play", "bad:small", "piers"], "Hanabi-Small"),  # plays only its own configuration
         (["bad", "matrix", "--episodes", "50"], "--episodes"),
         (["bad", "hanabi", "--seeds", "1,1"], "--seeds"),
@@ -55,8 +56,8 @@ def test_export_copies_a_loadable_agent(tmp_path, capsys):
     (run / "agent.json").write_bytes(src.read_bytes())
     (run / "agent.npz").write_bytes(src.with_suffix(".npz").read_bytes())
     dest = tmp_path / "agents"
-    assert main(["bad", "export", str(run), "mine", "--dest", str(dest)]) == 0
+    assert main(["bad", "export", str(run), "mine", "--out", str(dest)]) == 0
     assert json.loads((dest / "mine.json").read_text())["preset"] == "Hanabi-Very-Small"
     assert main(["bad", "eval", f"bad:{dest / 'mine.json'}", "--games", "1"]) == 0
-    assert main(["bad", "export", str(run), "../up", "--dest", str(dest)]) == 2
+    assert main(["bad", "export", str(run), "../up", "--out", str(dest)]) == 2
     assert "name" in one_error_line(capsys)
