@@ -91,6 +91,7 @@ def _benchmark(args: argparse.Namespace) -> int:
             )
         except AgentSpecError as err:
             raise OptionError("AGENT", str(err)) from None
+    print(_scoring_line(bench))
     w = max([14, *(len(s.key) + 2 for s in bench.suites)])  # custom:NAME@SHA keys are longer
     print(
         f"{'agent':<24}{'suite':<{w}}{'units':>6}  {'normalised IQM [95% CI]':<26}"
@@ -109,6 +110,23 @@ def _benchmark(args: argparse.Namespace) -> int:
     _print_partial(bench)
     print(f"report: {args.out}/summary.md")
     return 0
+
+
+def _scoring_line(bench) -> str:
+    """The scoring the suites' games were played with, first line of the output.
+
+    ``play`` and ``serve`` default to strict scoring (HLE's), ``evaluate`` and ``benchmark`` to
+    lenient (the papers'): each says its scoring at the top of its output (issue 43).
+    """
+    by: dict[str, list[str]] = {}
+    for s in bench.suites:
+        for g in s.groups:
+            by.setdefault(g.scoring, []).append(g.name)
+    if len(by) == 1:
+        (scoring,) = by
+        like = "as the papers' Java framework" if scoring == "lenient" else "as HLE"
+        return f"{scoring} scoring ({like}; every group of the suites)"
+    return "scoring by group: " + "; ".join(f"{k} ({', '.join(v)})" for k, v in by.items())
 
 
 def _print_partial(bench) -> None:

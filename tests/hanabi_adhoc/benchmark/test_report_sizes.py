@@ -124,4 +124,6 @@ def test_the_self_play_score_is_reported_per_size(report, run):
     line = f"| Piers | 2 | {s2['games']} | {s2['mean_score']:.2f} ± {s2['sem']:.2f} |"
     assert line in md
     assert "self-play score (mean ± s.e.m., games) by players" in printed
+    # the scoring is said first, as play, evaluate and the browser say theirs
+    assert printed.splitlines()[0].startswith("lenient scoring (")
     assert f"2p {s2['mean_score']:.2f} ± {s2['sem']:.2f} ({s2['games']})" in printed
