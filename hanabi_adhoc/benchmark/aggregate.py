@@ -37,6 +37,7 @@ __all__ = [
     "partner_rows",
     "pooled_curve",
     "seat_table",
+    "self_play",
     "suite_summary",
 ]
 
@@ -339,6 +340,36 @@ def behaviour(results: Results) -> dict:
     for grid in ((5, 5), (20, 20)):
         c = None if two is None else cell_of(two["communicativeness"], two["ipp"], grid)
         out["cell"][f"{grid[0]}x{grid[1]}"] = None if c is None else list(c)
+    return out
+
+
+def self_play(results: Results) -> dict[str, dict]:
+    """The agent's own self-play score (every seat the agent), per game size.
+
+    Self-play is played on every group's deals at each size it plays (docs/benchmark.md §3); a
+    size pools the games of every group played at it, and ``groups`` splits them.
+
+    Returns:
+        ``{"2": {"games": n, "mean_score": points, "sem": points, "groups": {group: {"games",
+        "mean_score", "sem"}}}, ...}``: scores in points (0–25), s.e.m. NaN below 2 games;
+        empty when no self-play was played.
+    """
+    d = results.data
+    selfp = d["partner"] < 0
+    out: dict[str, dict] = {}
+
+    def stat(m: np.ndarray) -> dict:
+        x = d["score"][m].astype(np.float64)
+        return {"games": len(x), "mean_score": float(x.mean()), "sem": _sem(x)}
+
+    for p in sorted(set(d["players"][selfp].tolist())):
+        at = selfp & (d["players"] == p)
+        groups = {
+            name: stat(at & (d["group"] == gi))
+            for gi, name in enumerate(results.groups)
+            if (at & (d["group"] == gi)).any()
+        }
+        out[str(p)] = {**stat(at), "groups": groups}
     return out
 
 

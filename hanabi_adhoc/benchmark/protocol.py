@@ -210,9 +210,11 @@ def agent_players(
                 for p in (2, 3, 4, 5)}  # fmt: skip
     out: dict[int, str | None] = {}
     errors: dict[int, ValueError] = {}
+    order = hand_order_for([agent])  # a reference rule agent plays fixed slots everywhere
     for p in (2, 3, 4, 5):
         hs = rulebook_hand_size(p) if hand_size is None else hand_size
-        out[p], err = _probe(agent, HanabiConfig(players=p, hand_size=hs), name)
+        cfg = HanabiConfig(players=p, hand_size=hs, hand_order=order)
+        out[p], err = _probe(agent, cfg, name)
         if err is not None:
             errors[p] = err
     if errors and all(why is not None for why in out.values()):

@@ -24,6 +24,9 @@ __all__ = [
     "LEADERBOARD_FIELDS",
     "PER_PARTNER_FIELDS",
     "check_leaderboard",
+    "partial_words",
+    "pm",
+    "ranked",
     "summarise",
     "write_report",
 ]
@@ -67,9 +70,19 @@ LEADERBOARD_FIELDS = (
     "mean_high",
     "mean_score",
     "units",
+    "sizes_played",
+    "complete",
+    "rank",
+    "ranked_among",
     "date",
 )
-"""Columns of ``leaderboard.csv`` (``agent_sha256``: :func:`agents.identity.agent_identity`)."""
+"""Columns of ``leaderboard.csv`` (``agent_sha256``: :func:`agents.identity.agent_identity`).
+
+``sizes_played``: the suite's game sizes the agent played (``2,3,4,5``); ``complete``: whether
+those are all the suite's sizes; ``rank``: the row's rank by normalised IQM among the rows of
+the same suite version that played the same sizes, which ``ranked_among`` says in words
+(docs/benchmark.md §5).
+"""
 
 RULEBOOK = "rulebook (5 cards at 2–3 players, 4 at 4–5)"
 
@@ -131,14 +144,18 @@ def summarise(bench: Benchmark) -> dict:
             "seconds": run.seconds,
             "replies": run.replies,
             "suites": {},
+            "self_play": A.self_play(run.results),
             "behaviour": A.behaviour(run.results),
             "niches": {},
             "seats": A.seat_table(rows),
         }
+        played = {p for p, why in run.players.items() if why is None}
+        if bench.options["players"]:
+            played &= set(bench.options["players"])
         for suite in bench.suites:
             names = {g.name for g in suite.groups}
             mine = [r for r in rows if r["group"] in names]
-            doc["suites"][suite.key] = A.suite_summary(mine, suite)
+            doc["suites"][suite.key] = {**A.suite_summary(mine, suite), **_sizes_of(suite, played)}
             for r in mine:
                 bench.rows.append(
                     {
@@ -155,6 +172,7 @@ def summarise(bench: Benchmark) -> dict:
                 "weakest": [{"cell": [i, j], "value": v} for i, j, v in A.weakest_cells(grid)],
             }
         doc["adaptation"] = A.adaptation(run.results)
+        doc["complete"] = all(su["complete"] for su in doc["suites"].values())
         agents.append(doc)
     bench.summary = {
         "format": "hanabi-adhoc/benchmark-report",
@@ -163,6 +181,13 @@ def summarise(bench: Benchmark) -> dict:
         "agents": agents,
     }
     return bench.summary
+
+
+def _sizes_of(suite, played: set[int]) -> dict:
+    """The game sizes of ``suite``, those the agent played, and whether it played them all."""
+    sizes = sorted({p for g in suite.groups for p in g.players})
+    mine = [p for p in sizes if p in played]
+    return {"sizes": sizes, "sizes_played": mine, "complete": mine == sizes}
 
 
 def _sizes(bench: Benchmark) -> str:
@@ -265,6 +290,10 @@ def _md_configuration(bench: Benchmark) -> list[str]:
             "runs, not on the leaderboard.",
             "",
         ]
+    for a in bench.summary["agents"]:
+        short = {k: su for k, su in a["suites"].items() if not su["complete"]}
+        if short and not conf["partial"]:
+            lines += [f"**{a['label']} played a partial run**: {partial_words(a, short)}.", ""]
     lines += [
         "## Configuration",
         "",
@@ -291,6 +320,29 @@ def _md_configuration(bench: Benchmark) -> list[str]:
     return lines
 
 
+def partial_words(agent: dict, short: dict) -> str:
+    """Which sizes an agent played of each suite it did not play whole, and what that means.
+
+    Args:
+        agent: The agent's summary (``summary["agents"][i]``).
+        short: Its suites' summaries that are not complete, by suite key.
+    """
+    refused = {p: w for p, w in agent["players"].items() if w != "yes"}
+    why = "; ".join(f"{p} players: {w}" for p, w in refused.items())
+    played = ", ".join(
+        f"{_csv_sizes(su['sizes_played']) or 'none'} of {_csv_sizes(su['sizes'])} players in {key}"
+        for key, su in short.items()
+    )
+    return (
+        f"it played {played} (refused {why or 'nothing'}); the leaderboard ranks it only "
+        "among runs that played the same sizes"
+    )
+
+
+def _csv_sizes(sizes) -> str:
+    return ",".join(map(str, sizes))
+
+
 def _made_of(agent: dict) -> str:
     """What an agent's identity hashed, in words (docs/benchmark.md §1)."""
     ident = agent.get("identity") or {}
@@ -313,15 +365,17 @@ def _md_results(s: dict) -> list[str]:
         "best known response, shipped with the suite), aggregated over partners with "
         "stratified bootstrap 95% CIs; score in points (docs/benchmark.md §4).",
         "",
-        "| agent | suite | partners × sizes | normalised IQM [95% CI] | normalised mean | "
-        "mean score |",
-        "|---|---|---|---|---|---|",
+        "| agent | suite | sizes played | partners × sizes | normalised IQM [95% CI] | "
+        "normalised mean | mean score |",
+        "|---|---|---|---|---|---|---|",
     ]
     for a in s["agents"]:
         for key, su in a["suites"].items():
             al = su["all"]
+            played = _csv_sizes(su["sizes_played"]) or "none"
+            mark = "" if su["complete"] else f" of {_csv_sizes(su['sizes'])} (partial)"
             lines.append(
-                f"| {a['label']} | {key} | {al['units']} | "
+                f"| {a['label']} | {key} | {played}{mark} | {al['units']} | "
                 f"{_ci(al['normalised_iqm'])} | {_ci(al['normalised_mean'])} | "
                 f"{_ci(al['score_mean'])} |"
             )
@@ -385,6 +439,32 @@ def _md_seats(s: dict) -> list[str]:
     return lines
 
 
+def _md_self_play(s: dict) -> list[str]:
+    """The agents' own self-play scores, per game size (every group's deals pooled)."""
+    lines = [
+        "",
+        "## The agents' self-play",
+        "",
+        "Every seat the agent, on the deals of every group it played at that size; score in "
+        "points, mean ± s.e.m. over the games.",
+        "",
+        "| agent | players | games | self-play score |",
+        "|---|---|---|---|",
+    ]
+    for a in s["agents"]:
+        for p, st in a["self_play"].items():
+            lines.append(f"| {a['label']} | {p} | {st['games']} | {pm(st)} |")
+    return lines
+
+
+def pm(stat: dict) -> str:
+    """``mean ± s.e.m.`` of a :func:`~hanabi_adhoc.benchmark.aggregate.self_play` entry."""
+    m, e = stat["mean_score"], stat["sem"]
+    if m is None or not math.isfinite(m):
+        return "n/a"
+    return f"{m:.2f} ± {e:.2f}" if e is not None and math.isfinite(e) else f"{m:.2f}"
+
+
 def _md_behaviour(s: dict) -> list[str]:
     lines: list[str] = []
     lines += [
@@ -413,7 +493,7 @@ def _md_behaviour(s: dict) -> list[str]:
 
 def _markdown(bench: Benchmark, figures: list[tuple[str, str]]) -> str:
     s = bench.summary
-    lines = [*_md_configuration(bench), *_md_results(s), *_md_behaviour(s)]
+    lines = [*_md_configuration(bench), *_md_results(s), *_md_self_play(s), *_md_behaviour(s)]
     if figures:
         lines += ["", "## Figures", ""]
         for name, caption in figures:
@@ -525,19 +605,62 @@ def _leaderboard(bench: Benchmark, folder: OutputFolder, path: Path) -> None:
                     "mean_high": al["normalised_mean"]["high"],
                     "mean_score": al["score_mean"]["value"],
                     "units": al["units"],
+                    "sizes_played": _csv_sizes(su["sizes_played"]),
+                    "complete": su["complete"],
                     "date": today,
                 }
             )
     key = ("agent", "spec", "suite", "suite_sha256", "agent_seed", "ruleset", "hand_size")
     fresh = {tuple(str(r[k]) for k in key) for r in new}
     rows = [r for r in old if tuple(str(r.get(k, "")) for k in key) not in fresh] + new
+    write_csv_file(folder, path, LEADERBOARD_FIELDS, ranked(rows))
+
+
+def ranked(rows: list[dict]) -> list[dict]:
+    """Leaderboard rows ranked within their suite version and the game sizes they played.
+
+    A run that skipped some of a suite's game sizes (an agent that refuses them) is not ranked
+    beside runs that played them all: rows are ranked by normalised IQM among the rows of the
+    same ``suite``, ``suite_sha256`` and ``sizes_played`` (``rank``, and ``ranked_among`` in
+    words); full runs come first in each suite. Rows of a leaderboard written before these
+    columns existed have no ``sizes_played`` and are ranked among themselves.
+
+    Args:
+        rows: Leaderboard rows (:data:`LEADERBOARD_FIELDS`; missing fields are filled).
+
+    Returns:
+        The rows in order, each with every field of :data:`LEADERBOARD_FIELDS`.
+    """
+
+    def iqm(r) -> float:
+        v = r.get("normalised_iqm")
+        v = float(v) if v not in ("", None) else math.nan
+        return v if math.isfinite(v) else -1.0
+
+    def full(r) -> int:
+        return 0 if str(r.get("complete")) == "True" else 1 if r.get("sizes_played") else 2
 
     def order(r):
-        v = r["normalised_iqm"]
-        v = float(v) if v not in ("", None) else math.nan
-        return (str(r["suite"]), -(v if math.isfinite(v) else -1.0), str(r["agent"]))
+        return (str(r["suite"]), full(r), str(r.get("sizes_played", "")), -iqm(r), str(r["agent"]))
 
-    write_csv_file(folder, path, LEADERBOARD_FIELDS, sorted(rows, key=order))
+    out = []
+    counts: dict[tuple, int] = {}
+    for r in sorted(rows, key=order):
+        r = {f: r.get(f, "") for f in LEADERBOARD_FIELDS}
+        pool = (r["suite"], r["suite_sha256"], str(r["sizes_played"]))
+        counts[pool] = counts.get(pool, 0) + 1
+        r["rank"] = counts[pool]
+        if full(r) == 0:
+            r["ranked_among"] = f"full runs of {r['suite']} (every game size)"
+        elif full(r) == 1:
+            r["ranked_among"] = (
+                f"partial runs of {r['suite']} that played {r['sizes_played']} players only "
+                "(the agent refused the other sizes; not comparable with full runs)"
+            )
+        else:
+            r["ranked_among"] = f"runs of {r['suite']} recorded without their game sizes"
+        out.append(r)
+    return out
 
 
 def write_report(

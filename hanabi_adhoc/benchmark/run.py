@@ -14,14 +14,17 @@ never mixes old and new games (docs/benchmark.md §1).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agents.backend import Backend, DaskBackend
 from agents.faults import AgentFault
 from agents.identity import agent_identity, policy_identity, toolkit_identity
 from agents.policy import Policy
@@ -37,7 +40,7 @@ from hanabi_adhoc.benchmark.protocol import (
 from hanabi_adhoc.benchmark.results import Results
 from hanabi_adhoc.benchmark.suites import DEFAULT_SUITES, SUITES, Suite, load_suites
 from hanabi_env.outputs import OutputFolder, ResultFileError
-from hanabi_env.validate import check_bool, check_int, check_seed, check_workers
+from hanabi_env.validate import check_bool, check_int, check_seed, check_str, check_workers
 
 __all__ = ["AgentRun", "AgentSpecError", "Benchmark", "run_benchmark"]
 
@@ -197,30 +200,30 @@ def _saved(folder: OutputFolder | None, name: str, config: dict) -> bool:
 
 
 def _play_run(
-    run: AgentRun, units: list[Unit], folder: OutputFolder | None, opts: dict, bar
+    run: AgentRun,
+    units: list[Unit],
+    folder: OutputFolder | None,
+    opts: dict,
+    bar,
+    backend: Backend | None = None,
 ) -> None:
-    parts = []
-    stats = getattr(run.policy, "reply_stats", None)
+    parts: list[Results | None] = [None] * len(units)
     who = _identity(run)
-    for unit in units:
+    todo = []
+    for i, unit in enumerate(units):
         name = f"agents/{run.slug}/games/{unit.key}.npz"
-        cfg = {**who, "unit": unit.key}
-        if folder is not None and _saved(folder, name, cfg):
-            parts.append(Results.from_bytes(folder.file(name).read_bytes()))
+        if folder is not None and _saved(folder, name, {**who, "unit": unit.key}):
+            parts[i] = Results.from_bytes(folder.file(name).read_bytes())
             if bar is not None:
                 bar.update(unit.games(opts["deals"]))
-            continue
+        else:
+            todo.append(i)
+    played = _played(run, [units[i] for i in todo], opts, bar, backend)
+    for i in todo:
+        unit = units[i]
         t0 = time.perf_counter()
         try:
-            res = play_unit(
-                run.policy,
-                unit,
-                hand_size=opts["hand_size"],
-                deals=opts["deals"],
-                workers=1 if stats is not None else opts["workers"],
-                progress=None if bar is None else bar.update,
-                trust_code=opts["trust_code"],
-            )
+            res = next(played)
         except (AgentFault, ResultFileError, OSError):
             raise
         except Exception as err:  # the agent's own code raised while playing
@@ -230,12 +233,87 @@ def _play_run(
         run.seconds += time.perf_counter() - t0
         if folder is not None:
             folder.write_bytes(
-                name, res.to_bytes(), stage="games", config=cfg, seed=who["options"]["seed"]
+                f"agents/{run.slug}/games/{unit.key}.npz",
+                res.to_bytes(),
+                stage="games",
+                config={**who, "unit": unit.key},
+                seed=who["options"]["seed"],
             )
-        parts.append(res)
-    run.results = Results.concat(parts)
+        parts[i] = res
+    run.results = Results.concat([r for r in parts if r is not None])
+    stats = getattr(run.policy, "reply_stats", None)
     if stats is not None:
         run.replies = stats.as_dict()
+
+
+def _played(
+    run: AgentRun, units: list[Unit], opts: dict, bar, backend: Backend | None
+) -> Iterator[Results]:
+    """The units' results, in order: played here, or one Dask task per unit on ``backend``.
+
+    A unit's games depend on its seeds only, so a unit played on a Dask worker (one worker
+    thread, :func:`_unit_task`) gives the bytes it gives here. An agent that counts its replies
+    (a text agent) plays here: its counts live in its object.
+    """
+    stats = getattr(run.policy, "reply_stats", None)
+    keys = ("hand_size", "deals", "trust_code")
+    if backend is not None and stats is None and units:
+        blob = _policy_bytes(run.policy)
+        tasks = [(blob, u, *(opts[k] for k in keys)) for u in units]
+        for unit, raw in zip(units, backend.imap(_unit_task, tasks), strict=True):
+            if bar is not None:
+                bar.update(unit.games(opts["deals"]))
+            yield Results.from_bytes(raw)
+        return
+    for unit in units:
+        yield play_unit(
+            run.policy,
+            unit,
+            hand_size=opts["hand_size"],
+            deals=opts["deals"],
+            workers=1 if stats is not None else opts["workers"],
+            progress=None if bar is None else bar.update,
+            trust_code=opts["trust_code"],
+        )
+
+
+def _unit_task(
+    blob: bytes, unit: Unit, hand_size: int | None, deals: int | None, trust_code: bool
+) -> bytes:
+    """One unit played on a Dask worker (its one thread): the unit's table as bytes."""
+    import cloudpickle
+
+    agent = cloudpickle.loads(blob)
+    res = play_unit(agent, unit, hand_size=hand_size, deals=deals, workers=1, trust_code=trust_code)
+    return res.to_bytes()
+
+
+def _policy_bytes(policy: Policy) -> bytes:
+    """The policy pickled for a Dask worker, with the code of classes loaded from files.
+
+    A ``file.py:Name`` class lives in a module that :func:`agents.registry.make_policy` loaded
+    by path (``hanabi_adhoc_user_*``), which a worker cannot import (and a worker that cannot
+    read a task leaves the cluster): cloudpickle sends such modules' code by value.
+    """
+    import cloudpickle
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("hanabi_adhoc_user_") and module is not None:
+            cloudpickle.register_pickle_by_value(module)
+    return cloudpickle.dumps(policy)
+
+
+def _open_backend(scheduler_address: str | None):
+    """A Dask backend on the scheduler at ``scheduler_address``, or a null context."""
+    if scheduler_address is None:
+        return contextlib.nullcontext(None)
+    try:
+        return DaskBackend(scheduler_address)
+    except (OSError, TimeoutError) as err:
+        raise ValueError(
+            f"scheduler_address={scheduler_address!r}: cannot connect to a Dask scheduler "
+            f"there ({type(err).__name__}: {err}); allowed: the address of a running scheduler"
+        ) from None
 
 
 def run_benchmark(
@@ -255,6 +333,7 @@ def run_benchmark(
     train_games: int = 20,
     leaderboard: str | Path | None = None,
     wait: bool = False,
+    scheduler_address: str | None = None,
 ) -> Benchmark:
     """Benchmark agents against suites of partners (docs/benchmark.md).
 
@@ -284,6 +363,10 @@ def run_benchmark(
         train_games: Games per response-table pair of a ``meta`` agent.
         leaderboard: The leaderboard CSV (default ``OUT/leaderboard.csv``).
         wait: When another process writes ``out``, wait for it instead of refusing.
+        scheduler_address: A Dask scheduler (``tcp://host:8786``) whose workers play the
+            units, one task per unit (docs/benchmark.md §1); None: played here on ``workers``.
+            The results are the same bytes. The workers need the toolkit, and the modules of a
+            ``package.module:Name`` agent, importable.
 
     Returns:
         A :class:`Benchmark` (its ``summary`` and ``rows`` filled); with ``out``, the report
@@ -293,7 +376,9 @@ def run_benchmark(
         AgentSpecError: An agent spec that does not build a policy.
         agents.faults.AgentFault: An agent raised while probed or playing (a ``ValueError``
             naming it; a refusal of a game size is not a fault).
-        TypeError, ValueError: A bad argument, an unknown suite, a suite file naming code
+        ImportError: ``scheduler_address`` without ``dask[distributed]`` installed.
+        TypeError, ValueError: A bad argument, no scheduler at ``scheduler_address``, an
+            unknown suite, a suite file naming code
             partners without ``trust_code``, a ``leaderboard`` file that is not one, or an
             output folder that holds another agent under the same name.
         FolderBusyError: Another process writes ``out`` (without ``wait``).
@@ -309,6 +394,8 @@ def run_benchmark(
     trust_code = check_bool("trust_code", trust_code)
     workers = check_workers("workers", workers)
     progress = check_bool("progress", progress)
+    if scheduler_address is not None:
+        scheduler_address = check_str("scheduler_address", scheduler_address)
     if hand_size is not None:
         hand_size = check_int("hand_size", hand_size, 2, 5)
     if deals is not None:
@@ -379,19 +466,27 @@ def run_benchmark(
         )
     bench = Benchmark(runs, loaded, opts)
     if out is None:
-        _play_all(bench, groups, None, progress)
+        with _open_backend(scheduler_address) as backend:
+            _play_all(bench, groups, None, progress, backend)
         summarise(bench)
         return bench
     with open_folder(Path(out).expanduser(), wait=wait) as folder:
         for run in runs:
             _check_agent(folder, run)
-        _play_all(bench, groups, folder, progress)
+        with _open_backend(scheduler_address) as backend:
+            _play_all(bench, groups, folder, progress, backend)
         summarise(bench)
         write_report(bench, folder, leaderboard)
     return bench
 
 
-def _play_all(bench: Benchmark, groups, folder: OutputFolder | None, progress: bool) -> None:
+def _play_all(
+    bench: Benchmark,
+    groups,
+    folder: OutputFolder | None,
+    progress: bool,
+    backend: Backend | None = None,
+) -> None:
     sizes, deals = bench.options["players"], bench.options["deals"]
     for run in bench.runs:
         allowed = [
@@ -406,7 +501,7 @@ def _play_all(bench: Benchmark, groups, folder: OutputFolder | None, progress: b
                 total=sum(u.games(deals) for u in units), desc=f"benchmark {run.label}", unit="game"
             )
         try:
-            _play_run(run, units, folder, bench.options, bar)
+            _play_run(run, units, folder, bench.options, bar, backend)
         finally:
             if bar is not None:
                 bar.close()

@@ -69,7 +69,7 @@ def _benchmark(args: argparse.Namespace) -> int:
     agents = [*args.agents, *(args.compare or [])]
     # Ctrl-C is hanabi-adhoc's: one error line, exit 2 (docs/reliability.md §4); every unit
     # finished is saved, and the same command resumes
-    with command_errors(ValueError, TypeError, FileNotFoundError):
+    with command_errors(ValueError, TypeError, FileNotFoundError, ImportError):
         try:
             bench = run_benchmark(
                 agents,
@@ -87,9 +87,11 @@ def _benchmark(args: argparse.Namespace) -> int:
                 train_games=args.train_games,
                 leaderboard=args.leaderboard,
                 wait=args.wait,
+                scheduler_address=args.scheduler_address,
             )
         except AgentSpecError as err:
             raise OptionError("AGENT", str(err)) from None
+    print(_scoring_line(bench))
     w = max([14, *(len(s.key) + 2 for s in bench.suites)])  # custom:NAME@SHA keys are longer
     print(
         f"{'agent':<24}{'suite':<{w}}{'units':>6}  {'normalised IQM [95% CI]':<26}"
@@ -104,8 +106,49 @@ def _benchmark(args: argparse.Namespace) -> int:
                 f"{_fmt(al['normalised_iqm']):<26}"
                 f"{score if score is None else round(score, 2):>10}"
             )
+    _print_self_play(bench.summary["agents"])
+    _print_partial(bench)
     print(f"report: {args.out}/summary.md")
     return 0
+
+
+def _scoring_line(bench) -> str:
+    """The scoring the suites' games were played with, first line of the output.
+
+    ``play`` and ``serve`` default to strict scoring (HLE's), ``evaluate`` and ``benchmark`` to
+    lenient (the papers'): each says its scoring at the top of its output (issue 43).
+    """
+    by: dict[str, list[str]] = {}
+    for s in bench.suites:
+        for g in s.groups:
+            by.setdefault(g.scoring, []).append(g.name)
+    if len(by) == 1:
+        (scoring,) = by
+        like = "as the papers' Java framework" if scoring == "lenient" else "as HLE"
+        return f"{scoring} scoring ({like}; every group of the suites)"
+    return "scoring by group: " + "; ".join(f"{k} ({', '.join(v)})" for k, v in by.items())
+
+
+def _print_partial(bench) -> None:
+    """One line per agent that skipped game sizes of a suite (a partial run)."""
+    from hanabi_adhoc.benchmark.report import partial_words
+
+    if bench.partial:
+        return  # --players/--deals: the whole report is partial, and says so
+    for a in bench.summary["agents"]:
+        short = {k: su for k, su in a["suites"].items() if not su["complete"]}
+        if short:
+            print(f"note: {a['label']} played a partial run: {partial_words(a, short)}")
+
+
+def _print_self_play(agents: list[dict]) -> None:
+    """The agents' own self-play scores, mean ± s.e.m. per game size."""
+    from hanabi_adhoc.benchmark.report import pm
+
+    print(f"\n{'agent':<24}self-play score (mean ± s.e.m., games) by players")
+    for a in agents:
+        per = [f"{p}p {pm(st)} ({st['games']})" for p, st in a["self_play"].items()]
+        print(f"{_short(a['label']):<24}{'; '.join(per) or 'none played'}")
 
 
 def add_subcommand(subparsers) -> None:
@@ -193,6 +236,13 @@ def add_subcommand(subparsers) -> None:
                 "WORKERS",
                 "local workers: threads for rule agents, processes for other "
                 "policies (default: all cores; results do not depend on it)",
+            ),
+            (
+                "--scheduler-address",
+                "ADDRESS",
+                "play the units on the Dask cluster of this scheduler, e.g. tcp://host:8786, "
+                "one task per unit; the workers need the toolkit and the agent's modules "
+                "(default: none, local workers; results are the same)",
             ),
             ("--wait", "FLAG", WAIT_HELP),
             ("--quiet", "FLAG", QUIET_HELP),
