@@ -19,7 +19,7 @@ Writes into ``--out`` (default ``docs/results/bots-crossplay``), every file atom
 * ``heatmap-<P>p.png``: the same table as a heatmap (matplotlib), one per game size.
 * ``README.md``: the command, date, machine, CPU and wall time.
 
-Usage (the committed table; about 15 CPU-minutes with pure-Python bots)::
+Usage (the committed table; about 7 CPU-minutes with the pure-Python bots)::
 
     python3 tools/bots_crossplay.py --games 100 --players 2,3,4,5 --workers 2
 
@@ -36,6 +36,7 @@ import platform
 import shlex
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from concurrent.futures import as_completed
 from pathlib import Path
@@ -48,7 +49,7 @@ from agents.bots import BOTS, bot_key, make_bot  # noqa: E402
 from agents.evaluate import evaluate  # noqa: E402
 from hanabi_env.outputs import atomic_path, atomic_write_text  # noqa: E402
 
-FIELDS = ("agent", "partner", "players", "games", "mean", "sem", "seed", "cpu_s")
+FIELDS = ("agent", "partner", "players", "games", "mean", "sem", "seed", "cpu_s", "error")
 """The columns of ``cells.csv``."""
 DEFAULT_OUT = ROOT / "docs" / "results" / "bots-crossplay"
 
@@ -61,51 +62,58 @@ class _Parser(argparse.ArgumentParser):
 
 
 def installed_bots() -> list[str]:
-    """The names of the bots of :data:`agents.bots.BOTS` whose module is installed."""
+    """The class names of the bots of :data:`agents.bots.BOTS` whose module is installed."""
     names = []
     for key in BOTS:
         try:
-            names.append(make_bot(key).name)
+            names.append(type(make_bot(key)).__name__)
         except ValueError:  # not in this version (e.g. InfoBot before its merge)
             continue
     return names
 
 
-def play_cell(agent: str, partner: str, players: int, games: int, seed: int) -> dict:
+def play_cell(
+    agent: tuple[str, str], partner: tuple[str, str], players: int, games: int, seed: int
+) -> dict:
     """One cell: ``games`` mixed games of ``agent`` with copies of ``partner``.
 
     Args:
-        agent: The agent's name (``agents.make``), in a uniformly random seat.
-        partner: The partner's name, in every other seat.
+        agent: ``(name, spec)`` of the agent (``agents.make``), in a uniformly random seat.
+        partner: ``(name, spec)`` of the partner, in every other seat.
         players: Game size, 2..5.
         games: Games, >= 1.
         seed: Seed of :func:`agents.evaluate.evaluate` (deals, seats, seat seeds).
 
     Returns:
-        A row of ``cells.csv`` (:data:`FIELDS`): mean and s.e.m. in points, CPU seconds.
+        A row of ``cells.csv`` (:data:`FIELDS`): mean and s.e.m. in points, CPU seconds. A
+        policy that raises in any game fails the whole cell: mean and s.e.m. are then empty
+        and ``error`` says what was raised and where (the innermost frame).
     """
     start = time.process_time()
-    result = evaluate(
-        agent,
-        mode="mixed",
-        players=[players],
-        games=games,
-        pool=[partner],
-        scoring="lenient",
-        seed=seed,
-        workers=1,
-    )
-    (row,) = result.rows
-    return {
-        "agent": agent,
-        "partner": partner,
-        "players": players,
-        "games": games,
-        "mean": round(float(row["mean"]), 4),
-        "sem": round(float(row["sem"]), 4),
-        "seed": seed,
-        "cpu_s": round(time.process_time() - start, 3),
-    }
+    cell = {"agent": agent[0], "partner": partner[0], "players": players, "games": games}
+    mean: float | str
+    sem: float | str
+    try:
+        result = evaluate(
+            agent[1],
+            mode="mixed",
+            players=[players],
+            games=games,
+            pool=[partner[1]],
+            scoring="lenient",
+            seed=seed,
+            workers=1,
+        )
+    except Exception as err:  # a policy's own error: the cell fails, the table goes on
+        frame = traceback.extract_tb(err.__traceback__)[-1]
+        where = os.path.relpath(frame.filename, ROOT) if frame.filename else "?"
+        error = f"{type(err).__name__}: {err} ({where}:{frame.lineno})"
+        mean = sem = ""
+    else:
+        (row,) = result.rows
+        mean, sem, error = round(float(row["mean"]), 4), round(float(row["sem"]), 4), ""
+    cpu = round(time.process_time() - start, 3)
+    return {**cell, "mean": mean, "sem": sem, "seed": seed, "cpu_s": cpu, "error": error}
 
 
 def _cost(agent: str, partner: str, players: int, bots: set[str]) -> int:
@@ -114,7 +122,10 @@ def _cost(agent: str, partner: str, players: int, bots: set[str]) -> int:
 
 
 def read_cells(path: Path, games: int, seed: int) -> dict[tuple, dict]:
-    """The cells of an earlier run in ``path`` played with ``games`` and ``seed`` (resume)."""
+    """The cells of an earlier run in ``path`` played with ``games`` and ``seed`` (resume).
+
+    Failed cells (an ``error``) are left out: a resume plays them again.
+    """
     if not path.exists():
         return {}
     cells = {}
@@ -130,9 +141,12 @@ def read_cells(path: Path, games: int, seed: int) -> dict[tuple, dict]:
                     "sem": float(row["sem"]),
                     "seed": int(row["seed"]),
                     "cpu_s": float(row["cpu_s"]),
+                    "error": "",
                 }
+                if row["error"]:
+                    continue
             except (KeyError, TypeError, ValueError):
-                continue  # not a row of this tool's: played again
+                continue  # not a row of this tool's, or a failed cell: played again
             if cell["games"] == games and cell["seed"] == seed:
                 cells[(cell["agent"], cell["partner"], cell["players"])] = cell
     return cells
@@ -163,11 +177,27 @@ def tables_md(cells: dict[tuple, dict], agents: list[str], sizes: list[int], gam
         lines += ["", f"## {p} players", ""]
         lines.append("| agent ↓, partner → | " + " | ".join(agents) + " | mean |")
         lines.append("|---" * (len(agents) + 2) + "|")
+        notes = []
         for a in agents:
             row = [cells[(a, b, p)] for b in agents]
-            mean = sum(c["mean"] for c in row) / len(row)
-            body = " | ".join(f"{c['mean']:.2f} ± {c['sem']:.2f}" for c in row)
-            lines.append(f"| {a} | {body} | {mean:.2f} |")
+            played = [c["mean"] for c in row if not c["error"]]
+            mean = f"{sum(played) / len(played):.2f}" if played else "-"
+            parts = []
+            for c in row:
+                if c["error"]:
+                    notes.append(f"{c['agent']} with {c['partner']}: {c['error']}")
+                    parts.append(f"fails ({len(notes)})")
+                else:
+                    parts.append(f"{c['mean']:.2f} ± {c['sem']:.2f}")
+            lines.append(f"| {a} | {' | '.join(parts)} | {mean} |")
+        if notes:
+            lines += [
+                "",
+                "Failed cells (a policy raised in one of the games; the mean of the "
+                "row is over the other cells):",
+                "",
+            ]
+            lines += [f"{i}. {n}" for i, n in enumerate(notes, 1)]
     return "\n".join(lines) + "\n"
 
 
@@ -181,14 +211,22 @@ def heatmap(
     import matplotlib.pyplot as plt
     import numpy as np
 
-    grid = np.array([[cells[(a, b, p)]["mean"] for b in agents] for a in agents])
+    grid = np.array(
+        [
+            [cells[(a, b, p)]["mean"] if not cells[(a, b, p)]["error"] else np.nan for b in agents]
+            for a in agents
+        ]
+    )
     n = len(agents)
     fig, ax = plt.subplots(figsize=(1.0 + 0.75 * n, 0.8 + 0.6 * n))
-    im = ax.imshow(grid, vmin=0, vmax=25, cmap="viridis")
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="lightgrey")
+    im = ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=25, cmap=cmap)
     for i in range(n):
         for j in range(n):
-            color = "black" if grid[i, j] > 15 else "white"
-            ax.text(j, i, f"{grid[i, j]:.1f}", ha="center", va="center", fontsize=8, color=color)
+            failed = np.isnan(grid[i, j])
+            text = "fails" if failed else f"{grid[i, j]:.1f}"
+            color = "black" if failed or grid[i, j] > 15 else "white"
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
     if 0 < n_bots < n:
         ax.axhline(n_bots - 0.5, color="white", linewidth=2)
         ax.axvline(n_bots - 0.5, color="white", linewidth=2)
@@ -220,7 +258,8 @@ def readme_md(
     cells: dict[tuple, dict], args: argparse.Namespace, argv: Sequence[str], wall: float
 ) -> str:
     """README.md: the command, date, machine, CPU and wall time, the s.e.m. range."""
-    sems = sorted(c["sem"] for c in cells.values())
+    sems = sorted(c["sem"] for c in cells.values() if not c["error"]) or [float("nan")]
+    failed = sum(1 for c in cells.values() if c["error"])
     cpu = sum(c["cpu_s"] for c in cells.values())
     command = shlex.join(["python3", "tools/bots_crossplay.py", *argv])
     return "\n".join(
@@ -242,16 +281,20 @@ def readme_md(
             "",
             "Made with:",
             "",
+            "<!-- no-run: plays every cell, about 7 CPU-minutes "
+            "(tests/agents/test_bots_crossplay.py runs the tool at tiny scale) -->",
             "```bash",
             command,
             "```",
             "",
             f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-            f"- machine: {_machine()}; Python {platform.python_version()}",
+            f"- machine: {_machine()}; Python {platform.python_version()}; load average "
+            f"{args.load:.1f} at the start (a shared machine: wall time depends on the others)",
             f"- agents: {', '.join(args.names)}",
             f"- games per cell: {args.games}, seed {args.seed} (the same deals and seats in "
             "every cell of a game size), lenient scoring, hands of 5 at 2-3 players and 4 at 4-5",
-            f"- cells: {len(cells)}; s.e.m. per cell {sems[0]:.2f} to {sems[-1]:.2f} points "
+            f"- cells: {len(cells)}, {failed} of them failed (a policy raised; see tables.md); "
+            f"s.e.m. per cell {sems[0]:.2f} to {sems[-1]:.2f} points "
             f"(median {sems[len(sems) // 2]:.2f})",
             f"- CPU time: {cpu / 60:.1f} CPU-minutes in the cells' workers (sum over cells); "
             f"wall time of the last invocation {wall / 60:.1f} min with {args.workers} workers",
@@ -294,12 +337,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     names = []
     for name in wanted:
         try:
-            names.append(make_bot(name).name if bot_key(name) else make(name).name)
+            names.append(type(make_bot(name)).__name__ if bot_key(name) else make(name).name)
         except ValueError as err:
             ap.error(f"argument --agents: {err}")
     if len(set(names)) != len(names) or len(names) < 2:
         ap.error(f"argument --agents: {args.agents!r}: give at least 2 distinct agents")
     args.names = names
+    args.specs = dict(zip(names, wanted, strict=True))
     if args.out.exists() and not args.out.is_dir():
         ap.error(f"argument --out: {str(args.out)!r} is not a folder")
     return args
@@ -314,6 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    args.load = os.getloadavg()[0]
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     csv_path = out / "cells.csv"
@@ -338,12 +383,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
         bar = tqdm(total=len(todo) * args.games, unit="game", desc="cross-play", mininterval=5)
         with process_pool(args.workers, mp_context=ctx, initializer=one_thread_worker) as pool:
-            futures = [pool.submit(play_cell, a, b, p, args.games, args.seed) for a, b, p in todo]
-            for fut in as_completed(futures):
-                row = fut.result()
-                cells[(row["agent"], row["partner"], row["players"])] = row
-                write_cells(csv_path, cells, order)
-                bar.update(args.games)
+            spec = args.specs
+            futures = [
+                pool.submit(play_cell, (a, spec[a]), (b, spec[b]), p, args.games, args.seed)
+                for a, b, p in todo
+            ]
+            try:
+                for fut in as_completed(futures):
+                    row = fut.result()
+                    cells[(row["agent"], row["partner"], row["players"])] = row
+                    write_cells(csv_path, cells, order)
+                    bar.update(args.games)
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)  # do not play the rest
+                raise
         bar.close()
     write_cells(csv_path, cells, order)
     atomic_write_text(out / "tables.md", tables_md(cells, args.names, args.sizes, args.games))
