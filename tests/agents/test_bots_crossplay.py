@@ -51,6 +51,7 @@ def test_tiny_table_files_and_consistency(tmp_path):
         assert float(r["mean"]) == pytest.approx(expected["mean"], abs=1e-4)
         assert float(r["sem"]) == pytest.approx(expected["sem"], abs=1e-4)
         assert float(r["cpu_s"]) >= 0
+        assert r["error"] == ""
     for a in AGENTS:
         line = next(x for x in tables.splitlines() if x.startswith(f"| {a} |"))
         cells = re.findall(r"(\d+\.\d\d) ± (\d+\.\d\d)", line)
@@ -77,6 +78,43 @@ def test_resume_keeps_cells_and_plays_missing(tmp_path):
     assert [{k: r[k] for k in r if k != "cpu_s"} for r in again] == [
         {k: r[k] for k in r if k != "cpu_s"} for r in first
     ]
+
+
+BAD_POLICY = """
+from agents.policy import Policy
+
+
+class Bad(Policy):
+    name = "Bad"
+
+    def __init__(self, seed=None):
+        pass
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, view):
+        raise IndexError("no move today")
+"""
+
+
+def test_a_policy_that_raises_fails_its_cells_only(tmp_path):
+    """A cell whose policy raises is marked failed (error and where); the others are played."""
+    (tmp_path / "bad.py").write_text(BAD_POLICY)
+    out = tmp_path / "xplay"
+    args = [TOOL, "--games", "2", "--players", "2", "--agents", f"Piers,{tmp_path / 'bad.py'}:Bad"]
+    proc = run_python([*args, "--workers", "1", "--out", str(out)], cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = {(r["agent"], r["partner"]): r for r in _cells(out)}
+    assert rows[("Piers", "Piers")]["error"] == ""
+    assert float(rows[("Piers", "Piers")]["mean"]) >= 0
+    for key in [("Piers", "Bad"), ("Bad", "Piers"), ("Bad", "Bad")]:
+        assert rows[key]["mean"] == rows[key]["sem"] == ""
+        assert rows[key]["error"].startswith("IndexError: no move today (")
+        assert "bad.py:" in rows[key]["error"]
+    tables = (out / "tables.md").read_text()
+    assert tables.count("fails (") == 3
+    assert "Piers with Bad: IndexError: no move today" in tables
 
 
 @pytest.mark.parametrize(
