@@ -254,7 +254,9 @@ class HolmesBot(BotPolicy):
         for i, knol in enumerate(seat.knols[to][: seat.table.hand_len(to)]):
             if i in slots:
                 knol.set_colour(colour)
-                if knol.value == -1 and not knol.worthless:
+                # value 6: a hint in a finished colour, which no HolmesBot gives (a partner of
+                # another kind may): it says nothing of the value
+                if knol.value == -1 and not knol.worthless and value <= 5:
                     knol.set_value(value)
             else:
                 knol.set_not_colour(colour)

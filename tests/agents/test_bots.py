@@ -191,3 +191,14 @@ def test_cli_evaluate_smartbot():
     assert "SmartBot: mirror evaluation" in done.stdout
     mean = float(done.stdout.split("overall:")[1].split()[0])
     assert 10 <= mean <= 25
+
+
+@pytest.mark.parametrize("partner", ["piers", "outer"])
+def test_holmesbot_reads_a_hint_in_a_finished_colour(partner):
+    # no HolmesBot hints a finished colour, but Piers and Outer do: it said nothing of the
+    # value, where it used to raise IndexError (docs/results/bots-crossplay, 21 cells)
+    from agents import evaluate, make
+
+    result = evaluate(make("holmesbot"), mode="mixed", players=[2], games=100,
+                      pool=[make(partner)], scoring="lenient", seed=0, workers=1)  # fmt: skip
+    assert 0 < result.mean <= 25
