@@ -34,7 +34,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.bots._table import COUNTS, BotPolicy, Decision, Seat, Table
+from agents.bots import smart_core as _core
+from agents.bots._table import COUNTS, BotPolicy, Decision, Seat, Table, check_view_game
+from hanabi_env import _engine as E
+from hanabi_env import _view as V
+from hanabi_env.game import PlayerView
+from hanabi_env.validate import type_error
 
 __all__ = ["SmartBot"]
 
@@ -376,18 +381,79 @@ class _SmartSeat(Seat):
             row.append(_Knol(self))
 
 
+class _FastSeat:
+    """One seat's memory on the compiled path: its arrays and how many moves it has replayed."""
+
+    def __init__(self, players: int, hand_size: int):
+        self.arrays = _core.new_seat(players, hand_size)
+        self.seen = 0
+        self.out = np.zeros(3, dtype=np.int64)
+
+
 class SmartBot(BotPolicy):
     """SmartBot (module docstring), a deterministic :class:`~agents.policy.Policy`.
 
     Args:
         seed: Accepted for the common interface (the bot draws nothing).
+        compiled: Decide with the numba kernels of :mod:`agents.bots.smart_core` (the
+            default; the same moves, docs/bots.md §4) instead of this module's Python code.
 
     Raises:
+        TypeError: ``compiled`` not a bool.
         ValueError: From ``act``/``check_game``: a game other than the reference bots'
             (docs/bots.md §2).
     """
 
     name = "SmartBot"
+
+    def __init__(self, seed: int = 0, compiled: bool = True):
+        """See the class docstring."""
+        super().__init__(seed)
+        if not isinstance(compiled, bool):
+            raise type_error("compiled", "a bool", compiled)
+        self.compiled = compiled
+        self._fast: dict[int, _FastSeat] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget every seat's memory (``seed`` is checked, not used: the bot is deterministic)."""
+        super().reset(seed)
+        self._fast = {}
+
+    def act(self, view: PlayerView) -> int:
+        """Replay the moves since this seat's last turn, then decide (a legal move uid)."""
+        if not self.compiled:
+            return super().act(view)
+        me = view.seat
+        raw = view.raw
+        n_moves = int(raw.scal[V.V_N_MOVES])
+        seat = self._fast.get(me)
+        if seat is None or seat.seen > n_moves:
+            cfg = raw.cfg
+            players, hand = int(cfg[E.CFG_PLAYERS]), int(cfg[E.CFG_HAND])
+            check_view_game(
+                players,
+                int(cfg[E.CFG_COLORS]),
+                int(cfg[E.CFG_RANKS]),
+                hand,
+                int(cfg[E.CFG_MAX_INFO]),
+                int(cfg[E.CFG_MAX_LIFE]),
+                self.name,
+                "shift" if cfg[E.CFG_HAND_ORDER] == E.HAND_SHIFT else "fixed",
+            )
+            seat = self._fast[me] = _FastSeat(players, hand)
+        out = seat.out
+        _core.replay_and_decide(
+            me, seat.arrays, raw.cards, raw.uids, raw.hand_len, raw.hist, seat.seen, n_moves, out
+        )
+        seat.seen = n_moves
+        kind, a, b = int(out[0]), int(out[1]), int(out[2])
+        if kind == _core.M_PLAY:
+            return view.action_uid("play", slot=a)
+        if kind == _core.M_DISCARD:
+            return view.action_uid("discard", slot=a)
+        if kind == _core.M_COLOUR:
+            return view.action_uid("reveal_color", target=a, color=b)
+        return view.action_uid("reveal_rank", target=a, rank=b - 1)
 
     def new_seat(self, players: int, me: int, hand_size: int) -> Seat:
         """A seat with blank knowledge of every hand."""

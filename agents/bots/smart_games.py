@@ -1,0 +1,179 @@
+"""Whole games of SmartBot in every seat, in one compiled loop (docs/bots.md §4).
+
+:func:`play_smartbot_games` plays games of SmartBots, engine and bots together, with no Python
+per move: the fast path for self-play scores and the speed benchmark
+(``benchmarks/bench_bots.py``). Each seat keeps its own knowledge of every hand, as the policy
+(:class:`agents.bots.smart.SmartBot`) does; the kernels (:mod:`agents.bots.smart_core`) take the
+same steps in the same order, so the moves are the policy's (``tests/agents/test_smart_core.py``
+compares them move for move).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.bots import smart_core as K
+from agents.bots._table import check_view_game
+from hanabi_env import _engine as E
+from hanabi_env._jit import njit
+from hanabi_env.config import HanabiConfig
+from hanabi_env.validate import type_error
+
+__all__ = ["play_smartbot_games"]
+
+
+@njit(error_model="numpy")
+def _position(s, g, hands, hl):
+    """Read the public position and every hand of engine state ``s``."""
+    for c in range(5):
+        g[c] = s.public.fireworks[c]
+    g[K.G_HINTS] = s.scal[E.S_INFO]
+    g[K.G_LIVES] = s.scal[E.S_LIFE]
+    g[K.G_DECK] = s.cfg[E.CFG_N_CARDS] - s.scal[E.S_DECK_POS]
+    for p in range(hands.shape[0]):
+        hl[p] = s.public.hand_len[p]
+        for i in range(hands.shape[1]):
+            hands[p, i] = E.card_of(s, p, i) if i < hl[p] else -1
+
+
+@njit(error_model="numpy")
+def _uid(s, out, hands, hl):
+    """The move uid of the decision ``out``, and the touched slots of a hint (bit per slot)."""
+    cur = s.scal[E.S_CUR]
+    kind = out[0]
+    if kind == K.M_PLAY:
+        return E.encode_action(s.cfg, cur, E.PLAY, out[1], -1, -1), 0
+    if kind == K.M_DISCARD:
+        return E.encode_action(s.cfg, cur, E.DISCARD, out[1], -1, -1), 0
+    target = out[1]
+    touched = 0
+    for i in range(hl[target]):
+        card = hands[target, i]
+        attr = card // 5 if kind == K.M_COLOUR else card % 5 + 1
+        if attr == out[2]:
+            touched |= 1 << i
+    if kind == K.M_COLOUR:
+        return E.encode_action(s.cfg, cur, E.REVEAL_COLOR, -1, target, out[2]), touched
+    return E.encode_action(s.cfg, cur, E.REVEAL_RANK, -1, target, out[2] - 1), touched
+
+
+@njit(error_model="numpy")
+def _observe(p, ki, kf, m, g, hands, hl, cur, out, touched, ti, tf):
+    """Seat ``p`` reads seat ``cur``'s move ``out`` (before it is applied)."""
+    kind = out[0]
+    if kind == K.M_PLAY:
+        K.before_play(ki, kf, m, g, hl, cur, out[1], hands[cur, out[1]])
+    elif kind == K.M_DISCARD:
+        K.before_discard(p, ki, kf, m, g, hands, hl, cur, out[1], hands[cur, out[1]])
+    elif kind == K.M_COLOUR:
+        K.colour_hint(ki, kf, m, g, hl, cur, out[1], out[2], touched)
+    else:
+        K.value_hint(ki, kf, m, g, hl, cur, out[1], out[2], touched, ti, tf)
+
+
+@njit(error_model="numpy")
+def play_smartbot_games_kernel(s, decks, out_scores, out_actions):
+    """Play one game per row of ``decks`` (card ids, first dealt first; seat 0 starts).
+
+    Args:
+        s: An engine state (:func:`hanabi_env._engine.new_state`) of the games' configuration.
+        decks: ``(n_games, n_cards)`` int32 decks.
+        out_scores: ``(n_games,)`` int64, the scores (the state's scoring), written.
+        out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has
+            ``n_games`` rows (a ``(0, 0)`` array records nothing).
+
+    Returns:
+        The number of moves played.
+    """
+    n = s.cfg[E.CFG_PLAYERS]
+    h = s.cfg[E.CFG_HAND]
+    record = out_actions.shape[0] == decks.shape[0]
+    ki = np.empty((n, n, h, 7), dtype=np.int64)
+    kf = np.empty((n, n, h, 3), dtype=np.float64)
+    si = np.empty((h + 1, 7), dtype=np.int64)
+    sf = np.empty((h + 1, 3), dtype=np.float64)
+    g = np.zeros(8, dtype=np.int64)
+    m = np.zeros(3, dtype=np.int64)
+    played = np.zeros((5, 6), dtype=np.int64)
+    loc = np.zeros((5, 6), dtype=np.int64)
+    eye = np.zeros((5, 6), dtype=np.int64)
+    hands = np.full((n, h), -1, dtype=np.int64)
+    hl = np.zeros(n, dtype=np.int64)
+    out = np.zeros(3, dtype=np.int64)
+    last = h
+    moves = 0
+    for game in range(decks.shape[0]):
+        E.reset_with_deck(s, decks[game], 0)
+        for a in range(n):
+            for b in range(n):
+                for i in range(h):
+                    K.blank(ki[a, b, i], kf[a, b, i])
+        played[:] = 0
+        if record:
+            out_actions[game, :] = -1
+        while not s.scal[E.S_DONE]:
+            cur = s.scal[E.S_CUR]
+            _position(s, g, hands, hl)
+            K.compute_masks(g, played, m)
+            eyex = K.before_move(cur, ki[cur], kf[cur], m, played, hands, hl, loc, eye)
+            K.decide(cur, ki[cur], kf[cur], m, g, played, hands, hl, eyex, si, sf, out)
+            uid, touched = _uid(s, out, hands, hl)
+            for p in range(n):
+                if p != cur:
+                    K.before_move(p, ki[p], kf[p], m, played, hands, hl, loc, eye)
+                _observe(p, ki[p], kf[p], m, g, hands, hl, cur, out, touched, si[last], sf[last])
+            if out[0] == K.M_PLAY or out[0] == K.M_DISCARD:
+                card = hands[cur, out[1]]
+                played[card // 5, card % 5 + 1] += 1
+            if record:
+                out_actions[game, s.scal[E.S_N_MOVES]] = uid
+            E.apply_move(s, uid)
+            moves += 1
+        out_scores[game] = E.score(s)
+    return moves
+
+
+def play_smartbot_games(
+    config: HanabiConfig, decks: np.ndarray, record: bool = False
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Play SmartBots in every seat on each deck; seat 0 starts.
+
+    Args:
+        config: The game: the reference bots' (docs/bots.md §2), any scoring.
+        decks: ``(n_games, n_cards)`` integer card ids (``colour * 5 + rank``), first dealt
+            first, each a permutation of the configuration's cards (not checked here).
+        record: Also return the move uids.
+
+    Returns:
+        ``(scores, actions)``: ``(n_games,)`` int64 scores under the configuration's scoring
+        and, when ``record``, ``(n_games, max_moves)`` int16 move uids (-1 padded), else None.
+
+    Raises:
+        TypeError: ``config`` not a HanabiConfig or ``decks`` not an integer array.
+        ValueError: A game other than the reference bots', or ``decks`` of the wrong shape.
+    """
+    if not isinstance(config, HanabiConfig):
+        raise type_error("config", "a HanabiConfig", config)
+    check_view_game(
+        config.players,
+        config.colors,
+        config.ranks,
+        config.hand_size,
+        config.max_information_tokens,
+        config.max_life_tokens,
+        "SmartBot",
+        config.hand_order,
+    )
+    arr = np.asarray(decks)
+    if arr.dtype.kind not in "iu":
+        raise type_error("decks", "an integer array of card ids", decks)
+    if arr.ndim != 2 or arr.shape[1] != config.n_cards:
+        raise ValueError(
+            f"decks must have shape (n_games, {config.n_cards}), got {tuple(arr.shape)}"
+        )
+    s = E.new_state(config)
+    scores = np.zeros(arr.shape[0], dtype=np.int64)
+    n_rec = arr.shape[0] if record else 0
+    actions = np.zeros((n_rec, int(s.cfg[E.CFG_MAX_MOVES]) if record else 0), dtype=np.int16)
+    play_smartbot_games_kernel(s, np.ascontiguousarray(arr, dtype=np.int32), scores, actions)
+    return scores, (actions if record else None)
