@@ -586,9 +586,19 @@ class OutputFolder:
 
         Raises:
             OutputWriteError: The file or the manifest could not be written.
+            ResultFileError: ``name`` exists but the manifest does not record it (a file the
+                toolkit did not write, e.g. the user's own: it is never overwritten), unless
+                the folder was adopted from before manifests (its files are older outputs).
         """
         self._require_open()
         target = self.file(name)
+        # a file the manifest does not record is not the toolkit's: never replaced (a folder
+        # adopted from before manifests, whose files are its own older outputs, excepted)
+        if name not in self._files and target.exists() and not self._adopted:
+            raise ResultFileError(
+                f"{target} is not in {self.manifest_path}: this toolkit did not write it and "
+                "would overwrite it; move it away, or use another folder"
+            )
         with atomic_path(target) as tmp:
             yield tmp
             try:

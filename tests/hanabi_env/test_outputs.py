@@ -421,3 +421,16 @@ def test_check_recorded_reads_a_finished_runs_manifest(tmp_path):
     with pytest.raises(ResultFileError, match="changed after its run wrote it"):
         check_recorded(tmp_path / "result.json")
     assert not (tmp_path / (LOCK_NAME + ".json")).exists()  # read-only: no lock taken
+
+
+def test_no_folder_overwrites_a_file_it_did_not_write(tmp_path):
+    # issue 41: `--out d` never replaces the user's own d/summary.md, strict folder or not
+    with OutputFolder(tmp_path, kind="demo") as out:
+        out.write_text("table.csv", "a\n1\n", stage="tables")
+    (tmp_path / "summary.md").write_text("my notes")  # the user's, beside the run's files
+    with OutputFolder(tmp_path, kind="demo") as out:
+        with pytest.raises(ResultFileError, match=r"summary\.md is not in .*manifest\.json"):
+            out.write_text("summary.md", "# report\n", stage="report")
+        out.write_text("table.csv", "a\n2\n", stage="tables")  # its own file: rewritten
+    assert (tmp_path / "summary.md").read_text() == "my notes"
+    assert (tmp_path / "table.csv").read_text() == "a\n2\n"
