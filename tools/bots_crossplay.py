@@ -105,9 +105,11 @@ def play_cell(
             workers=1,
         )
     except Exception as err:  # a policy's own error: the cell fails, the table goes on
-        frame = traceback.extract_tb(err.__traceback__)[-1]
+        # an AgentFault wraps what the policy raised: name that, where the policy raised it
+        cause = err.__cause__ if isinstance(err.__cause__, Exception) else err
+        frame = traceback.extract_tb(cause.__traceback__)[-1]
         where = os.path.relpath(frame.filename, ROOT) if frame.filename else "?"
-        error = f"{type(err).__name__}: {err} ({where}:{frame.lineno})"
+        error = f"{type(cause).__name__}: {cause} ({where}:{frame.lineno})"
         mean = sem = ""
     else:
         (row,) = result.rows
