@@ -311,8 +311,9 @@ def _populations(folder, config, runner, quiet, timing) -> list:
         for name in outputs:  # a nested run folder writes them (its own lock and manifest)
             folder.expect(name, stage="populations", config=me.as_dict(), seed=me.seed)
         loop, _ = run_map_elites(
-            me, run_dir, resume=resume, progress=not quiet, backend=runner.backend()
-        )
+            me, run_dir, resume=resume, progress=not quiet, backend=runner.backend(),
+            adopt=folder.adopt,  # a study adopted from before manifests: its runs too
+        )  # fmt: skip
         for name in outputs:
             folder.record(name)
         archives.append(loop.archive)
@@ -504,6 +505,7 @@ def run_pipeline(
     quiet: bool = False,
     stop_after: str | None = None,
     wait: bool = False,
+    adopt: bool = False,
 ) -> Path:
     """Run (or resume) the whole study and write the report.
 
@@ -524,6 +526,9 @@ def run_pipeline(
         stop_after: Stop after this stage (``"populations"``, ``"matchups"``, ``"meta"``);
             None runs everything.
         wait: When another process writes ``out_dir``, wait for it instead of refusing.
+        adopt: Resume a study folder made before manifests existed (hanabi-adhoc < 0.2: files
+            but no ``manifest.json``), recording its files as they are; without it such a
+            folder is refused, since its files may be the user's (docs/reliability.md §2).
 
     Returns:
         The path of ``report/summary.md`` (or of ``out_dir`` when stopped early).
@@ -532,7 +537,8 @@ def run_pipeline(
         TypeError: An argument of the wrong type.
         ValueError: Unknown configuration or stage, or ``workers`` < 1.
         ResultFileError: (a ``ValueError``) ``out_dir`` holds another study, or a file of it
-            is damaged, edited, swapped in or foreign (the message names it).
+            is damaged, edited, swapped in or foreign (the message names it), or files but no
+            manifest (without ``adopt``).
         FolderBusyError: (an ``OSError``) Another process writes ``out_dir`` (without
             ``wait``).
         OutputWriteError: (an ``OSError``) A file cannot be written (e.g. a full disk).
@@ -548,9 +554,12 @@ def run_pipeline(
     if scheduler_address is not None:
         check_str("scheduler_address", scheduler_address)
     quiet, wait = check_bool("quiet", quiet), check_bool("wait", wait)
+    adopt = check_bool("adopt", adopt)
     out = check_path_writable("out_dir", out_dir)
     _check_manifest(out, config)  # read-only: another study is refused before any lock
-    study = OutputFolder(out, kind="pipeline", config=config.as_dict(), seed=config.seed, wait=wait)
+    study = OutputFolder(
+        out, kind="pipeline", config=config.as_dict(), seed=config.seed, wait=wait, adopt=adopt
+    )
     with study as folder:
         _check_manifest(out, config, folder)
         _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}",

@@ -472,6 +472,7 @@ class raw_env(AECEnv, EzPickle):
             )
         self.render_mode = render_mode
         self.game = HanabiGame(self.config)
+        self._closed = False
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = self.game.n_actions
@@ -526,6 +527,8 @@ class raw_env(AECEnv, EzPickle):
         return agent  # type: ignore[return-value]
 
     def _require_reset(self, what: str) -> None:
+        if self._closed:
+            raise RuntimeError(f"the env was closed: call reset() before {what}")
         if not self.game.is_dealt:
             raise RuntimeError(f"call reset() before {what}")
 
@@ -574,6 +577,7 @@ class raw_env(AECEnv, EzPickle):
                 rng.bit_generator.state = saved
             raise
         self._np_random = rng
+        self._closed = False
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -686,7 +690,11 @@ class raw_env(AECEnv, EzPickle):
         return text
 
     def close(self) -> None:
-        """Nothing to release."""
+        """End the env's game: ``step``/``observe``/``view``/``render`` raise until ``reset``.
+
+        Nothing else is released (the env holds no window or process); ``reset`` deals again.
+        """
+        self._closed = True
 
     def state(self) -> np.ndarray:
         """The global state: what the seat to move sees, followed by its own hand.

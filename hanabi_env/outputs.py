@@ -306,9 +306,11 @@ class OutputFolder:
 
     A folder whose manifest holds another kind, configuration or seed belongs to another run:
     entering it is refused, or with ``fresh=True`` (commands that always start over) the old
-    run's recorded files are removed and a new manifest begins. A folder made before manifests
-    existed (files but no ``manifest.json``) is adopted: each file is recorded as it is when
-    first verified, with one note.
+    run's recorded files are removed and a new manifest begins. A folder that holds files but
+    no ``manifest.json`` is refused (the toolkit cannot tell its own older outputs from files of
+    the user's, which a write could replace), unless ``adopt=True`` (``--adopt``) says it is a run
+    made before manifests existed: then each file is recorded as it is when first verified, with
+    one note.
 
     A **strict** folder (``strict=True``, the benchmark's) trusts its manifest only and never
     overwrites a file it did not write: entering one that holds files but no manifest (its
@@ -335,15 +337,18 @@ class OutputFolder:
         fresh: Start over in a folder of another run (its recorded files removed) instead of
             refusing it.
         say: Where notes go (default: stderr).
-        strict: Refuse a folder with files but no manifest, or with files the manifest does
-            not record (see above), instead of adopting them.
+        strict: Also refuse a folder whose manifest does not record every file in it (see
+            above); a strict folder adopts nothing, whatever ``adopt`` says.
+        adopt: Adopt a folder that holds files but no manifest (a run made by hanabi-adhoc
+            before 0.2) instead of refusing it.
 
     Raises:
         FolderBusyError: (entering) Another process writes the folder, or this process has it
             open already.
         ResultFileError: (entering) The manifest is damaged, the folder belongs to another
-            kind of run or (without ``fresh``) to a run with other settings, or (``strict``)
-            it holds files the toolkit did not write.
+            kind of run or (without ``fresh``) to a run with other settings, it holds files
+            but no manifest (without ``adopt``), or (``strict``) it holds files the toolkit did
+            not write.
         OutputWriteError: The folder, a file or the manifest cannot be written.
     """
 
@@ -358,6 +363,7 @@ class OutputFolder:
         fresh: bool = False,
         say: Callable[[str], None] | None = None,
         strict: bool = False,
+        adopt: bool = False,
     ):
         """See the class docstring."""
         if not isinstance(kind, str) or not kind:
@@ -368,6 +374,7 @@ class OutputFolder:
         self.seed = None if seed is None else int(seed)
         self.fresh = bool(fresh)
         self.strict = bool(strict)
+        self.adopt = bool(adopt) and not self.strict
         self.say = say or _stderr
         self._lock = FolderLock(self.path, wait=wait, say=self.say)
         self._files: dict[str, dict] = {}
@@ -406,10 +413,25 @@ class OutputFolder:
     def _read_manifest(self) -> None:
         path = self.manifest_path
         if not path.exists():
-            self._adopted = any(  # files made before manifests existed (locks aside)
-                p.name not in _OWN and not p.name.endswith((".lock", ".lock.json"))
+            found = sorted(  # files made before manifests existed, or the user's (locks aside)
+                p.name
                 for p in self.path.iterdir()
+                if p.name not in _OWN
+                and not p.name.startswith(".")
+                and not p.name.endswith((".lock", ".lock.json"))
             )
+            if found and not self.adopt and not self.strict:
+                again = (
+                    "move them away or use another folder"
+                    if self.fresh
+                    else "if they are a run made by hanabi-adhoc before 0.2, resume it with "
+                    "--adopt (adopt=True); otherwise move them away or use another folder"
+                )
+                raise ResultFileError(
+                    f"{self.path} holds files (e.g. {found[0]}) but no {MANIFEST_NAME}: the "
+                    f"toolkit cannot check them, and they may be yours; {again}"
+                )
+            self._adopted = bool(found) and self.adopt
             return
         fix = "restore it, or delete the folder (or use another) to start over"
         doc = read_checksummed_json(path, MANIFEST_FORMAT, ResultFileError, fix, "manifest")

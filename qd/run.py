@@ -87,16 +87,22 @@ def summarize(loop: MapElites, backend: Backend | None = None) -> dict:
     }
 
 
-def run_folder(out_dir: str | Path, config: MapElitesConfig, wait: bool = False) -> OutputFolder:
+def run_folder(
+    out_dir: str | Path, config: MapElitesConfig, wait: bool = False, adopt: bool = False
+) -> OutputFolder:
     """The :class:`~hanabi_env.outputs.OutputFolder` of a MAP-Elites run (not yet entered).
 
     Its kind is ``"map-elites"``, its configuration the fields of ``config`` that change
     results (:data:`qd.config.RESULT_FIELDS`) and its seed ``config.seed``: a folder of a run
-    with other settings is refused (docs/reliability.md).
+    with other settings is refused (docs/reliability.md), and so is a folder with files but no
+    manifest unless ``adopt`` (a run made before manifests; :class:`~hanabi_env.outputs
+    .OutputFolder`).
     """
     settings = config.as_dict()
     bound = {k: settings[k] for k in RESULT_FIELDS}
-    return OutputFolder(out_dir, kind="map-elites", config=bound, seed=config.seed, wait=wait)
+    return OutputFolder(
+        out_dir, kind="map-elites", config=bound, seed=config.seed, wait=wait, adopt=adopt
+    )
 
 
 def write_outputs(
@@ -160,6 +166,7 @@ def run_map_elites(
     backend: Backend | None = None,
     stop_after: int | None = None,
     wait: bool = False,
+    adopt: bool = False,
 ) -> tuple[MapElites, dict]:
     """Run (or resume) MAP-Elites, re-evaluate the elites and write the outputs.
 
@@ -180,6 +187,8 @@ def run_map_elites(
             closed here).
         stop_after: Stop after this many candidates (checkpointed; no re-evaluation/outputs).
         wait: When another process writes ``out_dir``, wait for it instead of refusing.
+        adopt: Resume in a folder that holds files but no manifest (a run made by
+            hanabi-adhoc before 0.2) instead of refusing it (docs/reliability.md §2).
 
     Returns:
         ``(loop, summary)``; ``summary`` is empty when stopped early.
@@ -190,17 +199,19 @@ def run_map_elites(
             path.
         CheckpointError: ``resume`` with an invalid or mismatching checkpoint, or a
             checkpoint already in ``out_dir`` without ``resume``.
-        ResultFileError: ``out_dir`` holds a run with other settings (another seed, ...).
+        ResultFileError: ``out_dir`` holds a run with other settings (another seed, ...), or
+            files but no manifest (without ``adopt``).
         FolderBusyError: Another process writes ``out_dir`` (without ``wait``).
         OutputWriteError: A file could not be written (e.g. a full disk; it is named).
     """
     if not isinstance(config, MapElitesConfig):
         raise type_error("config", "a MapElitesConfig", config)
     wait = check_bool("wait", wait)
+    adopt = check_bool("adopt", adopt)
     if isinstance(out_dir, OutputFolder):
         folder_cm: contextlib.AbstractContextManager = contextlib.nullcontext(out_dir)
     else:
-        folder_cm = run_folder(check_path_writable("out_dir", out_dir), config, wait)
+        folder_cm = run_folder(check_path_writable("out_dir", out_dir), config, wait, adopt)
     resume = check_bool("resume", resume)
     workers = check_workers("workers", workers)
     if scheduler_address is not None:

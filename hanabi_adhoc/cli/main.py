@@ -553,6 +553,7 @@ def _pipeline(args: argparse.Namespace) -> int:
             scheduler_address=args.pl_scheduler_address,
             quiet=args.pl_quiet,
             wait=args.pl_wait,
+            adopt=args.pl_adopt,
         )
     print(f"report: {path}")
     return 0
@@ -686,6 +687,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``hanabi-adhoc`` (subparsers share its one-line usage errors)."""
     from hanabi_adhoc.cli.options import (
+        ADOPT_HELP,
         MOVE_TIME_LIMIT,
         MOVE_TIME_LIMIT_HELP,
         QUIET_HELP,
@@ -731,6 +733,7 @@ def build_parser() -> argparse.ArgumentParser:
          "threads)"),
         ("--quiet", "FLAG", "no progress bars (default: shown)"),
         ("--wait", "FLAG", WAIT_HELP),
+        ("--adopt", "FLAG", ADOPT_HELP),
     ), help="the whole study: populations -> match-ups -> meta-agents -> report",
         description="Runs (or resumes) the study of hanabi_adhoc.pipeline and writes OUT/report/ "
         "(summary.md, tables/*.csv, figures/*.png). Rerun the same command to resume.",

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from agents.backend import default_workers
 from agents.reference import RULESETS
-from hanabi_adhoc.cli.options import SEED_HELP, WAIT_HELP, add_command, positive_int
+from hanabi_adhoc.cli.options import ADOPT_HELP, SEED_HELP, WAIT_HELP, add_command, positive_int
 from hanabi_adhoc.warmup import ensure_compiled
 from meta.pools import load_pool, named_source, recorded_ruleset, resolve_ruleset
 from qd.io import load_archive_source
@@ -159,6 +159,19 @@ def _mark_ruleset(table: Path, ruleset: str, folder=None) -> None:
         atomic_write_text(ruleset_file(table), ruleset + "\n")
     else:
         folder.write_text(ruleset_file(table).name, ruleset + "\n", stage="response tables")
+
+
+def _only_tables(out: Path) -> bool:
+    """Whether ``out`` has no manifest and holds only response tables (``meta-table --out``).
+
+    Such a folder is the toolkit's own (a table's header names its settings, checked by
+    :func:`_check_table_file`): ``meta-eval`` resumes it without ``--adopt``.
+    """
+    if not out.is_dir() or (out / "manifest.json").exists():
+        return False
+    tables = {"table.csv", "oracle_table.csv"}
+    names = {p.name for p in out.iterdir() if not p.name.startswith(".")}
+    return bool(names) and names <= tables | {ruleset_file(Path(t)).name for t in tables}
 
 
 def _check_table_file(
@@ -288,6 +301,7 @@ def _eval(args) -> int:
     )
     for name in ("table.csv", "oracle_table.csv"):
         _check_table_file("--out", Path(args.out) / name, train, args.seed, ruleset)
+    adopt = args.adopt or _only_tables(Path(args.out))
     # elites of another population share cell ids with H's elites: keep them apart
     e_prefix = "E" if e_src != h_src and not named_source(e_src) else ""
     r, r_ids = _pool_option("--responses", args.responses, ruleset=ruleset)
@@ -301,7 +315,7 @@ def _eval(args) -> int:
             "response_threshold": args.response_threshold, "empty_niche": args.empty_niche,
             "self_play_games": args.self_play_games}  # fmt: skip
     with OutputFolder(args.out, kind="meta-eval", config=tables, seed=args.seed,
-                      wait=args.wait) as folder:  # fmt: skip
+                      wait=args.wait, adopt=adopt) as folder:  # fmt: skip
         ensure_compiled(("rule games", "meta"))
         _say_ruleset(ruleset, why, notes)
         backend = _backend(args)
@@ -546,6 +560,7 @@ def add_subcommands(subparsers) -> None:
     add_command(subparsers, "meta-eval", _eval, None, (
         *_common_rows(),
         ("--partners", "SOURCE", "pool E of partners (default: H)"),
+        ("--adopt", "FLAG", ADOPT_HELP),
         ("--config", {"choices": sorted(CONFIGS)}, "preset of --train-games/--episodes/--games: "
          f"quick = {quick['train_games']}/{quick['episodes']}/{quick['games']}, paper = "
          f"{paper['train_games']}/{paper['episodes']}/{paper['games']} (default quick)",

@@ -375,6 +375,12 @@ WAIT_HELP = (
 )
 """Help of ``--wait`` (one writer per output folder or file, docs/reliability.md)."""
 
+ADOPT_HELP = (
+    "resume in a folder made by hanabi-adhoc before 0.2 (files but no manifest.json), recording "
+    "its files as they are (default: such a folder is refused, since its files may be yours)"
+)
+"""Help of ``--adopt`` (folders made before manifests, docs/reliability.md §2)."""
+
 
 @contextlib.contextmanager
 def output_files(paths, wait: bool = False):

@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 
 from hanabi_adhoc.cli.options import (
+    ADOPT_HELP,
     MAX_COUNT,
     QUIET_HELP,
     SCORING_HELP,
@@ -126,7 +127,7 @@ def _map_elites(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as exc:  # a CheckpointError included: one line
         raise CommandError(str(exc)) from None
     ensure_compiled(("rule games",))
-    with run_folder(out, config, wait=args.me_wait) as folder:
+    with run_folder(out, config, wait=args.me_wait, adopt=args.me_adopt) as folder:
         loop, summary = run_map_elites(
             config,
             folder,
@@ -224,6 +225,7 @@ def _add_map_elites(sub) -> None:
          "(default 0: none)"),
         ("--quiet", "FLAG", QUIET_HELP),
         ("--wait", "FLAG", WAIT_HELP),
+        ("--adopt", "FLAG", ADOPT_HELP),
     ), backend=True, help="MAP-Elites over rule-based agents ([CoG19] Algorithm 1)",
         description="Run MAP-Elites from a named configuration; every option overrides it. "
         "Outputs (checkpoint.json, archive.json, elites.csv, summary.json, heatmap.png) go "
@@ -314,8 +316,9 @@ def _ga(args: argparse.Namespace) -> int:
     if args.ga_out is not None:  # the run's folder: locked, bound to these settings
         settings = {**config.as_dict(), "groups": [list(g) for g in groups]}
         folder = OutputFolder(
-            args.ga_out, kind="ga", config=settings, seed=config.seed, wait=args.ga_wait
-        )
+            args.ga_out, kind="ga", config=settings, seed=config.seed, wait=args.ga_wait,
+            adopt=args.ga_adopt,
+        )  # fmt: skip
     with output_files([args.ga_json], args.ga_wait), folder as out:
         doc = _ga_run(args, config, groups, out)
         if out is not None:
@@ -436,6 +439,7 @@ def _add_ga(sub) -> None:
          "(default: start a new run)"),
         ("--quiet", "FLAG", QUIET_HELP),
         ("--wait", "FLAG", WAIT_HELP),
+        ("--adopt", "FLAG", ADOPT_HELP),
     ), backend=True, help="the 2018 genetic algorithm over rule permutations ([CIG18])",
         description="Evolve rule permutations with ordered crossover, tournament selection, "
         "swap mutation and elitism; mirror or mixed fitness over game sizes.",

@@ -7,8 +7,9 @@ it, an elite's objective edited to 92.3, files swapped between two evaluations o
 other study, a garbage ``timing.json``, a damaged manifest), and resumes it with the same
 ``hanabi-adhoc pipeline`` command: exit code 2, exactly one ``error:`` line naming the file, no
 traceback, no report written. The same damages in a folder made before manifests existed (no
-``manifest.json``) are caught by the checks of meaning (scores in [0, 25], known ids, complete
-files), and an undamaged old folder still resumes.
+``manifest.json``) resumed with ``--adopt`` are caught by the checks of meaning (scores in
+[0, 25], known ids, complete files), and an undamaged old folder still resumes with it; without
+``--adopt`` such a folder is refused, since its files may be the user's.
 """
 
 from __future__ import annotations
@@ -158,9 +159,9 @@ LEGACY = [
 ]
 
 
-def _resume(folder: Path, capsys) -> tuple[int, list[str]]:
+def _resume(folder: Path, capsys, *extra: str) -> tuple[int, list[str]]:
     capsys.readouterr()
-    code = main(["pipeline", "--out", str(folder), *ARGS])
+    code = main(["pipeline", "--out", str(folder), *ARGS, *extra])
     return code, capsys.readouterr().err.strip().splitlines()
 
 
@@ -208,7 +209,7 @@ def test_without_a_manifest_the_values_are_checked(name, studies, tmp_path, caps
     damage, named = DAMAGES[name]
     folder = _copy(studies[0], tmp_path / "study", manifests=False)
     damage(folder, studies[1])
-    code, lines = _resume(folder, capsys)
+    code, lines = _resume(folder, capsys, "--adopt")
     errors = [x for x in lines if not x.startswith("note:")]
     assert code == 2, lines
     assert len(errors) == 1, lines
@@ -216,9 +217,27 @@ def test_without_a_manifest_the_values_are_checked(name, studies, tmp_path, caps
     assert named in errors[0], errors[0]
 
 
-def test_an_old_folder_resumes_and_is_recorded(studies, tmp_path, capsys):
+def test_an_old_folder_is_refused_without_adopt_and_nothing_is_written(studies, tmp_path, capsys):
     folder = _copy(studies[0], tmp_path / "study", manifests=False)
+    (folder / "report" / "summary.md").write_text("my own notes")
+
+    def files() -> dict:
+        return {p: p.read_bytes() for p in folder.rglob("*")
+                if p.is_file() and not p.name.startswith(".")}  # fmt: skip
+
+    before = files()
     code, lines = _resume(folder, capsys)
+    assert code == 2, lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error:"), lines
+    assert "no manifest.json" in lines[0], lines[0]
+    assert "--adopt" in lines[0], lines[0]
+    assert files() == before  # nothing written, nothing replaced
+
+
+def test_an_old_folder_resumes_with_adopt_and_is_recorded(studies, tmp_path, capsys):
+    folder = _copy(studies[0], tmp_path / "study", manifests=False)
+    code, lines = _resume(folder, capsys, "--adopt")
     assert code == 0, lines
     assert lines == [f"note: {folder} has no manifest (made by an older version): its files "
                      "are recorded as they are now, unchecked"]  # fmt: skip

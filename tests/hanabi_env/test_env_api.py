@@ -1148,3 +1148,16 @@ def test_player_view_action_uid_knows_the_games_colours():
         view.action_uid("reveal_color", target=1, color="W")  # W is colour 3: not in this game
     with pytest.raises(ValueError, match="rank"):
         view.action_uid("reveal_rank", target=1, rank=3)
+
+
+def test_a_closed_env_refuses_steps_until_reset():
+    e = hanabi_env.env()
+    e.reset(seed=0)
+    action = int(e.last()[0]["action_mask"].argmax())
+    e.close()
+    for call in (lambda: e.step(action), lambda: e.observe("player_0"), e.last):
+        with pytest.raises(RuntimeError, match="closed: call reset"):
+            call()
+    e.reset(seed=0)  # a reset deals again, as after construction
+    e.step(action)
+    assert e.agent_selection == "player_1"

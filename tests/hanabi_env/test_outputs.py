@@ -347,10 +347,25 @@ def test_files_being_produced_and_self_checking_files(tmp_path):
             out.verify("table.csv")
 
 
+def test_a_folder_with_files_but_no_manifest_is_refused_unless_adopted(tmp_path):
+    (tmp_path / "result.json").write_text('{"mean": 17.5}\n')
+    with pytest.raises(ResultFileError, match=r"result\.json\) but no manifest\.json.*--adopt"):
+        _run(tmp_path).__enter__()
+    with pytest.raises(ResultFileError, match="move them away") as err:
+        OutputFolder(tmp_path, kind="demo", fresh=True).__enter__()
+    assert "--adopt" not in str(err.value)  # a command that starts over adopts nothing
+    assert (tmp_path / "result.json").read_text() == '{"mean": 17.5}\n'
+    assert not (tmp_path / "manifest.json").exists()
+    (tmp_path / ".tmp-killed-write").write_text("")  # dot-files are never the user's
+    (tmp_path / "result.json").unlink()
+    with _run(tmp_path) as out:
+        out.write_json("result.json", {"mean": 1.0}, stage="evaluate")
+
+
 def test_a_folder_made_before_manifests_is_adopted(tmp_path):
     (tmp_path / "result.json").write_text('{"mean": 17.5}\n')
     notes: list[str] = []
-    with _run(tmp_path, say=notes.append) as out:
+    with _run(tmp_path, say=notes.append, adopt=True) as out:
         assert out.load_json("result.json") == {"mean": 17.5}
     assert len(notes) == 1
     assert "no manifest" in notes[0]
