@@ -28,7 +28,7 @@ from hanabi_adhoc.web import Settings
 from hanabi_env import HanabiConfig, HanabiGame
 from hanabi_env import _engine as E
 from hanabi_env.game import COLOR_NAMES, card_name
-from tests.hanabi_adhoc.web.helpers import live, make_app, read
+from tests.hanabi_adhoc.web.helpers import SESSIONS, live, make_app, read
 from tests.hanabi_adhoc.web.test_browser import ARGS, CHROMIUM, Served, wait_turn
 
 pytestmark = pytest.mark.skipif(
@@ -91,6 +91,12 @@ def shots(tmp_path_factory) -> Path:
     return folder
 
 
+def only_session(app) -> str:
+    """The id of the one session the test's browser started (read off the server)."""
+    (sid,) = app.extensions[SESSIONS]
+    return sid
+
+
 def shot(page, folder: Path, name: str) -> None:
     path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
@@ -116,6 +122,8 @@ def expected_cards(game: HanabiGame, viewer: int | None, reveal: bool = False) -
             known = len(colours) == 1 and len(rank_set) == 1
             shown = actual if seen or reveal else None
             # the face: the card when shown, else what its owner deduced or was told
+            colour: str | None
+            rank: int | None
             if shown:
                 colour, rank = shown[0], int(shown[1:])
             elif known:
@@ -236,7 +244,7 @@ def test_every_move_by_keyboard_cards_as_players_read_them(browser, tmp_path, sh
         page.focus("#start")
         page.keyboard.press("Enter")  # the setup form by keyboard too
         page.wait_for_selector("#game:not([hidden])")
-        sid = page.evaluate("sessionStorage.getItem('hanabi-session')")
+        sid = only_session(app)
         session = live(app, sid)
         rng, seen, kinds, n = random.Random(size), None, set(), 0
         while True:
@@ -331,7 +339,7 @@ def test_replay_steps_by_keys_from_each_seats_point_of_view(browser, tmp_path, s
         page.wait_for_selector("#setup:not([hidden])")
         page.click("#start")
         page.wait_for_selector("#game:not([hidden])")
-        sid = page.evaluate("sessionStorage.getItem('hanabi-session')")
+        sid = only_session(app)
         total = page.evaluate(FINISH, [sid, "reveal_rank"])
         log = read(out / sid / "game_01.json")
         page.goto(served.url + "replay")
