@@ -4,7 +4,9 @@ The page holds no game rules: everything it shows comes from here, read off the 
 (:class:`hanabi_env.PlayerView`): the hands with what their owners know, the fireworks, the
 discard pile, the tokens, the deck and the moves so far, and, for the seat on turn, every move
 id of its action space (:func:`move_menu`) so that a click names a move. Colours are the
-engine's letters R, Y, G, W, B; slot 0 is the oldest card.
+engine's letters R, Y, G, W, B; slot 0 is the oldest card (with the ``shift`` hand order; with
+``fixed`` slots a drawn card takes the slot of the card it replaces), the numbering of the move
+log and of the terminal's commands. How the page draws it: docs/browser.md §2.
 """
 
 from __future__ import annotations
@@ -25,14 +27,22 @@ def _card(card: int, n_ranks: int) -> dict | None:
     return {"color": COLOR_NAMES[card // n_ranks], "rank": card % n_ranks + 1}
 
 
-def _hand(view: PlayerView, p: int, cards: np.ndarray | None) -> list[dict]:
-    """Seat ``p``'s cards: identity (None where hidden) and what ``p`` knows of each."""
+def _hand(view: PlayerView, p: int, cards: np.ndarray | None, touched: set[int]) -> list[dict]:
+    """Seat ``p``'s cards: identity (None where hidden) and what ``p`` knows of each.
+
+    ``touched`` holds the slots of ``p``'s hand that the last move touched, when it was a hint.
+    """
     out = []
-    for k in range(int(view.hand_lengths[p])):
+    n = int(view.hand_lengths[p])
+    uids = [int(u) for u in view.card_uids[p, :n]]
+    for k in range(n):
         card = -1 if cards is None else int(cards[k])
         colors = [COLOR_NAMES[c] for c in np.flatnonzero(view.color_plausible[p, k])]
         ranks = [int(r) + 1 for r in np.flatnonzero(view.rank_plausible[p, k])]
         hinted_c, hinted_r = int(view.hinted_color[p, k]), int(view.hinted_rank[p, k])
+        known = None  # the owner can name the card: one colour and one rank still plausible
+        if len(colors) == 1 and len(ranks) == 1:
+            known = {"color": colors[0], "rank": ranks[0]}
         out.append(
             {
                 "slot": k,
@@ -41,6 +51,9 @@ def _hand(view: PlayerView, p: int, cards: np.ndarray | None) -> list[dict]:
                 "ranks": ranks,
                 "hinted_color": COLOR_NAMES[hinted_c] if hinted_c >= 0 else None,
                 "hinted_rank": hinted_r + 1 if hinted_r >= 0 else None,
+                "known": known,
+                "newest": uids[k] == max(uids),  # the card drawn last (largest deck position)
+                "touched": k in touched,  # touched by the last move, a hint
             }
         )
     return out
@@ -70,13 +83,22 @@ def board_json(game: HanabiGame, names: Sequence[str], seat: int | None = None) 
     Returns:
         A dict of JSON values: ``score``, ``info``/``max_info``, ``lives``/``max_lives``,
         ``deck``, ``fireworks`` (colour letter -> height), ``discards`` (``[card, count]``
-        pairs), ``hands`` (one list per seat, see :func:`_hand`), ``current``, ``terminal``,
-        ``moves`` (every move so far in words, oldest first), ``movers`` (the seat of each),
-        ``names``, ``colors`` and ``ranks``.
+        pairs, by colour then rank), ``hands`` (one list per seat, slot 0 first), ``current``,
+        ``terminal``, ``moves`` (every move so far in words, oldest first), ``movers`` (the seat
+        of each), ``names``, ``colors``, ``ranks``, ``hand_order`` (``"shift"`` or ``"fixed"``)
+        and ``viewer`` (``seat``). Each card of a hand is a dict: ``slot``; ``card``
+        (``{"color", "rank"}``, None where hidden from the viewer); what its owner knows from
+        the hints: ``colors`` and ``ranks`` still plausible, ``hinted_color`` and
+        ``hinted_rank`` (what a hint said directly, else None), ``known`` (the card, when one
+        colour and one rank remain, else None); ``newest`` (the card its owner drew last) and
+        ``touched`` (the last move was a hint that touched it).
     """
     view = game.view(0 if seat is None else seat, seer=seat is None)
     cfg = game.config
     moves = view.moves
+    touched: dict[int, set[int]] = {}  # seat -> slots the last move touched, if a hint
+    if moves and moves[-1].kind in ("reveal_color", "reveal_rank"):
+        touched[moves[-1].target] = set(moves[-1].touched_slots)
     hands = []
     for p in range(cfg.players):
         cards: np.ndarray | None = None  # hidden: the viewer's own
@@ -84,7 +106,7 @@ def board_json(game: HanabiGame, names: Sequence[str], seat: int | None = None) 
             cards = np.array([E.card_of(game.state, p, k) for k in range(cfg.hand_size)])
         elif p != seat:
             cards = view.hands[p]
-        hands.append(_hand(view, p, cards))
+        hands.append(_hand(view, p, cards, touched.get(p, set())))
     return {
         "score": view.score,
         "info": view.information_tokens,
@@ -104,6 +126,8 @@ def board_json(game: HanabiGame, names: Sequence[str], seat: int | None = None) 
         "names": list(names),
         "colors": list(COLOR_NAMES[: cfg.colors]),
         "ranks": cfg.ranks,
+        "hand_order": cfg.hand_order,
+        "viewer": seat,
     }
 
 

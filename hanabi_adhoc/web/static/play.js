@@ -143,8 +143,8 @@ function showQuestions(questions) {
 function status() {
   const b = state.board;
   const line = $("status");
-  const turn = state.game_over ? "Game over" :
-    state.your_turn ? "Your turn: click one of your cards, or a partner's card to hint" :
+  const turn = state.game_over ? "Game over: every hand shown" :
+    state.your_turn ? "Your turn: choose one of your cards, or a partner's card to hint" :
       `${b.names[b.current]} is thinking…`;
   line.replaceChildren(
     el("span", { text: `Game ${state.game} of ${state.games}` }),
@@ -155,9 +155,10 @@ function status() {
     el("span", { class: "turn", text: turn }));
 }
 
-function moveButton(move, label) {
+function moveButton(move, label, key) {
   return el("button", { type: "button", "data-move-id": move.id, "data-kind": move.kind,
-    "data-legal": String(move.legal), text: label, onclick: () => play(move.id) });
+    "data-legal": String(move.legal), "aria-keyshortcuts": key || null, onclick: () => play(move.id) },
+  label, key ? el("kbd", { text: key }) : null);
 }
 
 function actions() {
@@ -168,17 +169,18 @@ function actions() {
   const menu = state.menu;
   if (seat === state.you) {
     const pick = (kind) => menu.find((m) => m.kind === kind && m.slot === slot);
-    box.append(moveButton(pick("play"), `Play this card (slot ${slot})`),
-      moveButton(pick("discard"), `Discard this card (slot ${slot})`));
+    box.append(moveButton(pick("play"), `Play this card (slot ${slot}) `, "A"),
+      moveButton(pick("discard"), `Discard this card (slot ${slot}) `, "D"));
   } else {
     const card = state.board.hands[seat][slot].card;
     const colour = menu.find((m) => m.kind === "reveal_color" && m.target === seat && m.color === card.color);
     const rank = menu.find((m) => m.kind === "reveal_rank" && m.target === seat && m.rank === card.rank);
     const name = state.board.names[seat];
-    box.append(moveButton(colour, `Hint ${COLOUR_NAMES[card.color]} to ${name}`),
-      moveButton(rank, `Hint ${card.rank}s to ${name}`));
+    box.append(moveButton(colour, `Hint ${COLOUR_NAMES[card.color]} to ${name} `, "C"),
+      moveButton(rank, `Hint ${card.rank}s to ${name} `, "N"));
   }
-  box.append(el("button", { type: "button", text: "Cancel", onclick: () => { selected = null; draw(); } }));
+  box.append(el("button", { type: "button", "data-kind": "cancel", onclick: cancel },
+    "Cancel ", el("kbd", { text: "Esc" })));
 }
 
 function lastOwnMove() {
@@ -187,21 +189,153 @@ function lastOwnMove() {
   return 0;
 }
 
+// ------------------------------------------------------------------ focus and keyboard
+// Focus stays on the board: on the card last chosen (or the first action after choosing one),
+// re-found by seat and slot after every redraw, so that the keys keep working.
+let focusCard = null;     // [seat, slot] the keyboard is on
+let focusActions = false; // a card was just chosen: focus its first move button
+
+function boardHasFocus() {
+  const active = document.activeElement;
+  return !active || active === document.body || $("game").contains(active);
+}
+
+function cardButton(seat, slot) {
+  return document.querySelector(`#board [data-seat='${seat}'][data-slot='${slot}']`);
+}
+
+function restoreFocus() {
+  let node = null;
+  if (focusActions) node = $("actions").querySelector("button");
+  if (!node && focusCard) {
+    const hand = state.board.hands[focusCard[0]] || [];
+    node = cardButton(focusCard[0], Math.min(focusCard[1], hand.length - 1));
+  }
+  (node || $("board")).focus({ preventScroll: true });
+}
+
+function choose(seat, slot) {
+  selected = [seat, slot];
+  focusCard = [seat, slot];
+  focusActions = true;
+  say("");
+  draw();
+}
+
+function cancel() {
+  selected = null;
+  focusActions = false;
+  draw();
+}
+
+// The seat and slot the keys act on: the chosen card, else the focused one.
+function target() {
+  if (selected) return selected;
+  const active = document.activeElement;
+  if (active && active.dataset && active.dataset.slot !== undefined && $("board").contains(active)) {
+    return [Number(active.dataset.seat), Number(active.dataset.slot)];
+  }
+  return null;
+}
+
+function moveFocus(dSeat, dSlot) {
+  const hands = state.board.hands;
+  const from = target() || focusCard;
+  let [seat, slot] = from || [state.you, 0];
+  if (from && dSeat) seat = (seat + dSeat + hands.length) % hands.length;
+  if (from) slot = Math.max(0, Math.min(hands[seat].length - 1, slot + dSlot));
+  focusCard = [seat, slot];
+  focusActions = false;
+  const node = cardButton(seat, slot);
+  if (node) node.focus();
+}
+
+// The move of the keys: play/discard the person's card, or hint a partner.
+function keyMove(key, on) {
+  const menu = state.menu;
+  const [seat, slot] = on;
+  if (seat === state.you) {
+    const kind = { a: "play", "+": "play", d: "discard", "-": "discard" }[key];
+    return kind ? menu.find((m) => m.kind === kind && m.slot === slot) : null;
+  }
+  const card = state.board.hands[seat][slot].card;
+  const colours = state.board.colors;
+  let colour = "qwert".indexOf(key) >= 0 ? colours["qwert".indexOf(key)] : null;
+  let rank = /^[1-9]$/.test(key) && Number(key) <= state.board.ranks ? Number(key) : null;
+  if (key === "c") colour = card.color;
+  if (key === "n") rank = card.rank;
+  if (colour) return menu.find((m) => m.kind === "reveal_color" && m.target === seat && m.color === colour);
+  if (rank) return menu.find((m) => m.kind === "reveal_rank" && m.target === seat && m.rank === rank);
+  return null;
+}
+
+function onKey(event) {
+  if ($("game").hidden || !state || !state.board || event.ctrlKey || event.altKey || event.metaKey) return;
+  const tag = event.target && event.target.tagName;
+  if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+  const arrows = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+  if (arrows[event.key]) {
+    event.preventDefault();
+    moveFocus(...arrows[event.key]);
+    return;
+  }
+  if (event.key === "Escape") {
+    if (selected) cancel();
+    return;
+  }
+  const on = target();
+  if (!state.your_turn || !on || busy) return;
+  const move = keyMove(event.key.toLowerCase(), on);
+  if (move) {
+    event.preventDefault();
+    focusCard = on;
+    focusActions = false;
+    play(move.id);
+  }
+}
+
+// ------------------------------------------------------------------ the end of a game
+// Every hand, the person's included, once the game is over: the saved game's last board,
+// which the server gives this browser only then (docs/browser.md §2).
+let revealed = null; // {key: "session:game", hands}
+
+async function reveal() {
+  const key = `${state.session}:${state.game}`;
+  if (revealed && revealed.key === key) return;
+  try {
+    const r = await api(`/api/records/${state.session}/${state.game}?move=100000`);
+    revealed = { key, hands: r.board.hands };
+  } catch (_) {
+    return;  // not served (e.g. not saved): the hands stay as the hints left them
+  }
+  if (state.game_over && `${state.session}:${state.game}` === key) draw();
+}
+
 function draw() {
+  const keep = boardHasFocus();
   status();
   $("settings-line").textContent = `${state.config.settings}; you are seat ${state.you}.`;
+  const over = state.game_over && revealed && revealed.key === `${state.session}:${state.game}`;
   renderBoard($("board"), state.board, {
     you: state.you,
     selected,
     recentFrom: lastOwnMove(),
     afterHands: $("actions"),
-    onCard: state.your_turn ? (seat, slot) => { selected = [seat, slot]; say(""); draw(); } : null,
+    active: state.your_turn,
+    reveal: over ? revealed.hands : null,
+    onCard: (seat, slot) => {
+      if (state.your_turn) choose(seat, slot);
+      else focusCard = [seat, slot];
+    },
   });
+  $("board").dataset.revealed = over ? "true" : "false";
   actions();
+  if (keep) restoreFocus();
 }
 
 async function play(id) {
   if (busy) return;
+  focusActions = false;  // after the move, focus goes back to the card
   await send(`/api/sessions/${state.session}/move`, { action: id, turn: state.turn });
 }
 
@@ -305,6 +439,7 @@ function showResult() {
   if (meta && state.show_belief) metaPanel(meta);
   $("meta-body").hidden = !$("show-belief").checked;
   $("next").textContent = state.more_games ? "Next game" : "Finish";
+  if (boardHasFocus()) $("next").focus({ preventScroll: true });
 }
 
 function showDone() {
@@ -334,7 +469,7 @@ function show(next) {
     $("game").dataset.state = state.game_over ? "over" : state.your_turn ? "your-turn" : "partner";
     if (!state.your_turn) selected = null;
     draw();
-    if (state.game_over) showResult();
+    if (state.game_over) { showResult(); reveal(); }
     else if (!state.your_turn) timer = setTimeout(advance, state.agent_delay_ms);
   }
 }
@@ -354,6 +489,7 @@ async function init() {
   $("agree").addEventListener("click", () => send(`/api/sessions/${state.session}/answer`, { stage: "consent", answers: { agree: true } }));
   $("next").addEventListener("click", () => send(`/api/sessions/${state.session}/next`, { game: state.game }));
   $("show-belief").addEventListener("change", () => { $("meta-body").hidden = !$("show-belief").checked; });
+  document.addEventListener("keydown", onKey);
   try {
     options = await api("/api/options");
   } catch (error) {

@@ -1,11 +1,15 @@
-// The replay page: a saved game, move by move. The server replays the saved moves on the
-// engine and sends the board at each move (every card shown).
+// The replay page: a saved game, move by move, from every seat's point of view as hanab.live's
+// shared replays show it. The server replays the saved moves on the engine and sends the board
+// at each move (every card, and what each owner knew of it); a seat's view hides that seat's
+// own cards and keeps what the hints told it (HanabiBoard.asSeenBy).
 (() => {
 "use strict";
 
-const { el, renderBoard } = window.HanabiBoard;
+const { el, renderBoard, asSeenBy } = window.HanabiBoard;
 const $ = (id) => document.getElementById(id);
 let current = null;
+let pov = null;  // the seat whose view is shown; null: every card
+let loads = 0;   // the latest request wins when keys step faster than the server answers
 
 async function get(path) {
   const response = await fetch(path);
@@ -20,12 +24,16 @@ function say(text) {
 }
 
 async function load(session, game, move) {
+  const ticket = ++loads;
+  let answer;
   try {
-    current = await get(`/api/records/${session}/${game}?move=${move}`);
+    answer = await get(`/api/records/${session}/${game}?move=${move}`);
   } catch (error) {
-    say(error.message);
+    if (ticket === loads) say(error.message);
     return;
   }
+  if (ticket !== loads) return;
+  current = answer;
   say("");
   const r = current;
   $("viewer").hidden = false;
@@ -37,7 +45,10 @@ async function load(session, game, move) {
   $("slider").value = r.move;
   $("position").textContent = `move ${r.move} of ${r.total}`;
   $("current-move").textContent = r.move ? `Move ${r.move}: ${r.log[r.move - 1].text}` : "The deal.";
-  renderBoard($("replay-board"), r.board, { you: null, recentFrom: Math.max(0, r.move - 1) });
+  povMenu(r.board.names);
+  $("replay-board").dataset.pov = pov === null ? "all" : String(pov);
+  renderBoard($("replay-board"), asSeenBy(r.board, pov),
+    { you: pov, youLabel: " (this view)", recentFrom: Math.max(0, r.move - 1) });
   $("hanablive").href = `/api/records/${r.session}/${r.game}/hanablive`;
   const table = $("log");
   table.replaceChildren(el("tr", {}, el("th", { text: "#" }), el("th", { text: "move" }),
@@ -49,6 +60,31 @@ async function load(session, game, move) {
     row.addEventListener("click", () => load(r.session, r.game, i + 1));
     table.append(row);
   });
+}
+
+function povMenu(names) {
+  const select = $("pov");
+  if (pov !== null && pov >= names.length) pov = null;
+  const want = ["all", ...names.map((_, i) => String(i))];
+  if ([...select.options].map((o) => o.value).join() !== want.join()) {
+    select.replaceChildren(el("option", { value: "all", text: "every card (the game as it was)" }),
+      ...names.map((name, i) => el("option", { value: i, text: `seat ${i}: ${name}, as they saw it` })));
+  }
+  select.value = pov === null ? "all" : String(pov);
+}
+
+// Keys as on hanab.live's replays: arrows a move, Home/End the ends, [ ] a round.
+function onKey(event) {
+  if (!current || $("viewer").hidden || event.ctrlKey || event.altKey || event.metaKey) return;
+  const tag = event.target && event.target.tagName;
+  if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+  const players = current.board.hands.length;
+  const step = { ArrowLeft: -1, ArrowRight: 1, "[": -players, "]": players }[event.key];
+  if (step !== undefined) go(current.move + step);
+  else if (event.key === "Home") go(0);
+  else if (event.key === "End") go(current.total);
+  else return;
+  event.preventDefault();
 }
 
 function go(move) {
@@ -64,6 +100,11 @@ async function init() {
   $("next-move").addEventListener("click", () => go(current.move + 1));
   $("last").addEventListener("click", () => go(current.total));
   $("slider").addEventListener("change", () => go(Number($("slider").value)));
+  $("pov").addEventListener("change", () => {
+    pov = $("pov").value === "all" ? null : Number($("pov").value);
+    go(current.move);
+  });
+  document.addEventListener("keydown", onKey);
   let sessions;
   try {
     sessions = await get("/api/records");
