@@ -22,14 +22,17 @@ __all__ = ["add_subcommand"]
 
 DESCRIPTION = (
     "Serves a page where a person plays Hanabi with agents of their choice (2-5 players): "
-    "baseline names, chromosomes, shipped partners (rl:NAME, bad:NAME), or meta / "
+    "baseline names, the reference bots (SmartBot, InfoBot, HolmesBot, ValueBot, SimpleBot), "
+    "chromosomes, shipped partners (rl:NAME, bad:NAME), or meta / "
     "meta:generalist / meta:random, the Bayesian meta-agent that "
     "adapts to the person over the session's games and shows its belief about them (2 "
     "players); with --trust-model also package.module:Name, path/file.py:Name and model files "
     "(sb3:PATH, rl:PATH.json, bad:PATH.json). Every game is saved in OUT/<session>/: a "
     "per-move log and a record that replays on hanab.live, shown once the game is over to the "
     "browser that played it (to everyone with --publish-records). Needs the web extra: pip "
-    "install 'hanabi-adhoc[web]'."
+    "install 'hanabi-adhoc[web]'. The address is printed once every offered partner is ready "
+    "(its kernels compiled or loaded, the meta-agent's table built); sessions left unfinished "
+    "by a stopped server are resumed."
 )
 
 
