@@ -4,8 +4,9 @@
 :func:`warm_up` plays, through a real :class:`~hanabi_adhoc.web.session.PlaySession` that
 writes nothing, one whole game of each offered partner at the smallest game size it plays and
 two rounds at each other size (the compiled kernels take the same argument types at every
-size), so that every kernel a session needs is compiled (first run) or loaded from the cache
-(later runs), and the meta-agent's response table is built once. A person's first move then
+size; a policy of the operator's own code plays two rounds only), so that every kernel a
+session needs is compiled (first run) or loaded from the cache (later runs), and the
+meta-agent's response table is built once. A person's first move then
 waits for no compilation.
 
 The menu (:func:`offered`): the rule-agent baselines (2–5 players), the reference bots
@@ -111,6 +112,15 @@ def meta_partner(variant: str, seed: int, options, ruleset: str):
     return BayesianMetaAgent(table, pool, variant=variant, seed=seed, name=f"meta-{variant}")
 
 
+def _own_code(spec: str) -> bool:
+    """Whether ``spec`` names the operator's own code (``module:Name``, ``file.py:Name``, ...).
+
+    Its warm-up is two rounds, not a game: it may be slow, or call out.
+    """
+    head = spec.strip().lower().partition(":")[0]
+    return ":" in spec and head not in ("meta", "rl", "bad")
+
+
 def _play_one(settings, options, moves: int | None = None) -> float:
     """A game of a scratch session with ``settings``; the seconds of its slowest partner move.
 
@@ -164,7 +174,8 @@ def warm_up(options, say: Callable[[str], None] | None = None) -> dict[str, floa
                     partners = (offer["spec"],) * (players - 1)
                 settings = Settings(partners, 0, 1, d.scoring, None if not options.fixed
                                     else d.hand_size, 0, d.ruleset)  # fmt: skip
-                _play_one(settings, quiet, None if n == 0 else 2 * players)
+                whole = n == 0 and not any(_own_code(s) for s in partners)
+                _play_one(settings, quiet, None if whole else 2 * players)
             seconds[offer["spec"]] = time.perf_counter() - t0
             if say is not None:
                 sizes = "-".join(str(p) for p in (offer["players"][0], offer["players"][-1]))
