@@ -23,7 +23,6 @@ import re
 import threading
 import time
 from collections.abc import Mapping
-from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -442,10 +441,11 @@ class PlaySession:
         self.touched = self.turn_started = time.monotonic()
 
     def _replay_game(self, k: int) -> list[dict]:
-        """Deal game ``k`` and play its saved moves again; its saved per-move log."""
-        from agents.faults import policy_move
-        from agents.policy import ReferenceGameEnd, end_game
+        """Deal game ``k`` and play its saved moves again; its saved per-move log.
 
+        Each partner chooses its move again and must choose the saved one (the partners are
+        seeded as before): a log that differs was not written by this session.
+        """
         saved = store.read_game(self.options.out, self.id, k)
         self._start_game()
         game = self.game
@@ -453,29 +453,45 @@ class PlaySession:
         moves = saved.get("moves")
         if saved.get("deck") != [int(c) for c in game.state.deck] or not isinstance(moves, list):
             raise ValueError(f"game {k} of session {self.id} is not the deal of its seed")
+        where = f"of game {k} of session {self.id}"
         for entry in moves:
-            if game.is_terminal or not isinstance(entry, dict):
-                raise ValueError(f"game {k} of session {self.id} has moves after its end")
-            seat = game.current_player
-            if seat != self.seat:  # the partner chooses again: its memory follows the game
-                view = game.view(seat)
-                with suppress(ReferenceGameEnd):
-                    policy_move(self.policies[seat], view, view.legal_mask())
-            if "ended" in entry:
+            if (
+                game.is_terminal
+                or not isinstance(entry, dict)
+                or entry.get("seat") != (seat := game.current_player)
+            ):
+                raise ValueError(f"the saved moves {where} are not those of its seats")
+            chosen = self._choose_again(seat)
+            if "ended" in entry or chosen == "ended":
+                if chosen != "ended" or entry.get("ended") is None:
+                    raise ValueError(f"the saved end {where} is not the partner's")
+                from agents.policy import end_game
+
                 end_game(game, int(entry["ended"]))
                 self._game_over()
                 break
             uid = entry.get("action")
-            if (
-                entry.get("seat") != seat
-                or type(uid) is not int
-                or not 0 <= uid < game.n_actions
-                or not game.legal_mask()[uid]
-            ):
-                raise ValueError(f"move {entry.get('move')!r} of game {k} of session "
-                                 f"{self.id} is not a legal move of that seat")  # fmt: skip
+            if type(uid) is not int or not 0 <= uid < game.n_actions or not game.legal_mask()[uid]:
+                raise ValueError(f"move {entry.get('move')!r} {where} is not a legal move")
+            if chosen is not None and chosen != uid:
+                why = f"it chooses {chosen} again, the log says {uid}"
+                raise ValueError(f"move {entry.get('move')!r} {where} is not the partner's ({why})")
             self._apply(uid, 0.0)
         return moves
+
+    def _choose_again(self, seat: int) -> int | str | None:
+        """The partner of ``seat``'s move now (``"ended"``: it ends the game); None: the person."""
+        from agents.faults import policy_move
+        from agents.policy import ReferenceGameEnd
+
+        if seat == self.seat:
+            return None
+        assert self.game is not None
+        view = self.game.view(seat)
+        try:
+            return policy_move(self.policies[seat], view, view.legal_mask())
+        except ReferenceGameEnd:
+            return "ended"
 
     # ------------------------------------------------------------------ requests
     def is_live(self, now: float) -> bool:

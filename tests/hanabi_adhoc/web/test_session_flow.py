@@ -10,6 +10,7 @@ the latest finished first. The clients are plain HTTP clients holding their cook
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import random
@@ -26,7 +27,7 @@ import pytest
 
 pytest.importorskip("flask", reason="the browser app needs Flask: pip install '.[web]'")
 
-from tests.hanabi_adhoc.web.helpers import read
+from tests.hanabi_adhoc.web.helpers import live, make_app, read
 from tests.hanabi_adhoc.web.test_security import Client, hidden_own_cards
 from tests.helpers import ROOT
 
@@ -212,3 +213,41 @@ def test_downloads_are_named_by_session_and_game_and_the_list_shows_finished_fir
                 body = r.read()
             assert disposition == f"attachment; filename=hanabi-{sid}-game01.hanablive.json"
             assert body == (out / sid / "game_01.hanablive.json").read_bytes()
+
+
+def test_a_session_is_resumed_only_where_the_restarted_server_allows_it(tmp_path, caplog):
+    """A partner of the page's own code needs ``--trust-model`` after the restart too; files
+    that do not replay to their results are not trusted; neither folder is touched."""
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        "from agents import Policy\n"
+        "class FirstLegal(Policy):\n"
+        "    name = 'FirstLegal'\n"
+        "    def act(self, view):\n"
+        "        return int(view.legal_actions()[0])\n"
+    )
+    out = tmp_path / "out"
+    app = make_app(out, trust_model=True)
+    client = app.test_client()
+    code = client.post("/api/sessions", json={"partners": [f"{mine}:FirstLegal"], "seat": 1})
+    piers = client.post("/api/sessions", json={"partners": ["Piers"], "seat": 1})
+    for state in (code.json, piers.json):
+        response = client.post(f"/api/sessions/{state['session']}/advance", json={"turn": 0})
+        assert response.status_code == 200
+    # the restarted server trusts the code again: both are back, at move 1
+    again = make_app(out, trust_model=True)
+    assert again.extensions["hanabi_adhoc.restored"] == 2
+    assert live(again, code.json["session"]).game.n_moves == 1
+    # without --trust-model the code partner stays out; a log edited by hand is not replayed
+    log = out / piers.json["session"] / "game_01.json"
+    edited = read(log)
+    edited["moves"][0]["action"] = (edited["moves"][0]["action"] + 1) % 20
+    log.write_text(json.dumps(edited))
+    before = {p: p.read_bytes() for p in out.rglob("*.json")}
+    with caplog.at_level("WARNING"):
+        strict = make_app(out)
+    assert strict.extensions["hanabi_adhoc.restored"] == 0
+    assert f"session {code.json['session']} not resumed" in caplog.text
+    assert "--trust-model" in caplog.text
+    assert f"session {piers.json['session']} not resumed" in caplog.text
+    assert {p: p.read_bytes() for p in out.rglob("*.json")} == before
