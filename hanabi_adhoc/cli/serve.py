@@ -1,7 +1,11 @@
 """``hanabi-adhoc serve``: play Hanabi in the browser with any agent (docs/browser.md).
 
 Starts the local web app of :mod:`hanabi_adhoc.web` (Flask, the ``web`` extra) on
-127.0.0.1 and prints its address. Every session is saved under ``--out`` (per-move logs,
+127.0.0.1 and prints its address once the page is ready: every partner it offers has played
+one game (compiling its kernels on a first run, loading them later) and the meta-agent's
+response table is built, each step with a progress line on standard error
+(:func:`hanabi_adhoc.web.partners.warm_up`); sessions left live by a stopped server are
+resumed. Every session is saved under ``--out`` (per-move logs,
 hanab.live records, study answers); nothing leaves the machine. What is served to whom, the
 limits and ``--trust-model``: docs/browser.md §6.
 """
@@ -10,26 +14,31 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
+import time
 from pathlib import Path
 
 __all__ = ["add_subcommand"]
 
 DESCRIPTION = (
     "Serves a page where a person plays Hanabi with agents of their choice (2-5 players): "
-    "baseline names, chromosomes, shipped partners (rl:NAME, bad:NAME), or meta / "
+    "baseline names, the reference bots (SmartBot, InfoBot, HolmesBot, ValueBot, SimpleBot), "
+    "chromosomes, shipped partners (rl:NAME, bad:NAME), or meta / "
     "meta:generalist / meta:random, the Bayesian meta-agent that "
     "adapts to the person over the session's games and shows its belief about them (2 "
     "players); with --trust-model also package.module:Name, path/file.py:Name and model files "
     "(sb3:PATH, rl:PATH.json, bad:PATH.json). Every game is saved in OUT/<session>/: a "
     "per-move log and a record that replays on hanab.live, shown once the game is over to the "
     "browser that played it (to everyone with --publish-records). Needs the web extra: pip "
-    "install 'hanabi-adhoc[web]'."
+    "install 'hanabi-adhoc[web]'. The address is printed once every offered partner is ready "
+    "(its kernels compiled or loaded, the meta-agent's table built); sessions left unfinished "
+    "by a stopped server are resumed."
 )
 
 
 def add_subcommand(sub) -> None:
     """Register ``serve`` on ``sub`` (the subparsers of ``hanabi-adhoc``)."""
-    from hanabi_adhoc.cli.options import SEED_HELP, add_command, seed_int
+    from hanabi_adhoc.cli.options import add_command, seed_int
 
     add_command(sub, "serve", _serve, "web", (
         ("--host", {"metavar": "ADDRESS"}, "address to listen on (default 127.0.0.1: this "
@@ -45,7 +54,9 @@ def add_subcommand(sub) -> None:
          "(default strict)", "strict"),
         ("--hand-size", {"type": int, "choices": range(2, 6), "metavar": "N"}, "cards per "
          "hand (default: the rulebook's, 5 at 2-3 players, 4 at 4-5)"),
-        ("--seed", {"type": seed_int, "metavar": "SEED"}, SEED_HELP, 0),
+        ("--seed", {"type": seed_int, "metavar": "SEED"}, "master seed of every session's "
+         "deals and agents, and of the meta-agent's response table (default: each session "
+         "draws its own seed and records it; the table uses 0)"),
         ("--ruleset", "corrected|reference", "rules of the rule agents and of the meta-agent's "
          "pool (default corrected)", "corrected"),
         ("--train-games", "N", "games per pair of the meta-agent's response table "
@@ -107,6 +118,7 @@ def _options(args: argparse.Namespace):
     except ValueError as exc:
         raise OptionError("--hand-size", str(exc)) from None
     options = AppOptions(
+        meta_table_seed=args.web_seed or 0,
         out=Path(args.web_out),
         defaults=settings,
         fixed=args.web_partner is not None,
@@ -131,6 +143,35 @@ def _options(args: argparse.Namespace):
     return options
 
 
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _prepare(options) -> None:
+    """Compile (or load) what the offered partners need, before the address is printed.
+
+    Progress goes to standard error, one line per step, so that standard output starts with
+    the address.
+    """
+    from hanabi_adhoc.warmup import ensure_compiled
+    from hanabi_adhoc.web.partners import offered, warm_up
+
+    menu = offered(options)
+    needs_meta = any(m["spec"].lower().startswith("meta") for m in menu)
+    ensure_compiled(["env", "rule games", "meta"] if needs_meta else ["env"], say=_say)
+    t0 = time.perf_counter()
+    _say(f"preparing {len(menu)} partner(s): one game each at each size it plays"
+         + (" and the meta-agent's response table" if needs_meta else "") + "...")  # fmt: skip
+    try:
+        warm_up(options, say=_say)
+    except Exception as exc:  # a partner's own failure, said in one line
+        from hanabi_adhoc.cli.options import CommandError
+
+        why = f"{type(exc).__name__}: {exc}"
+        raise CommandError(f"a partner failed its warm-up game: {why}") from None
+    _say(f"partners ready in {time.perf_counter() - t0:.1f} s")
+
+
 def _serve(args: argparse.Namespace) -> int:
     from hanabi_adhoc.cli.options import CommandError
 
@@ -145,8 +186,10 @@ def _serve(args: argparse.Namespace) -> int:
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     host = args.web_host
+    _prepare(options)
+    app = create_app(options, host)  # resumes the sessions a stopped server left live
     try:
-        server = make_server(host, args.web_port, create_app(options, host), threaded=True)
+        server = make_server(host, args.web_port, app, threaded=True)
     except (OSError, SystemExit) as exc:
         raise CommandError(f"cannot listen on {host}:{args.web_port} ({exc})") from None
     shown = f"[{host}]" if ":" in host else host
@@ -154,6 +197,9 @@ def _serve(args: argparse.Namespace) -> int:
     try:  # Ctrl-C at any point from here stops the server cleanly
         print(f"Hanabi in the browser: open {url}  (Ctrl-C stops)")
         print(f"sessions are saved in {options.out}/ (replays: {url}replay)", flush=True)
+        resumed = app.extensions.get("hanabi_adhoc.restored", 0)
+        if resumed:
+            print(f"resumed {resumed} live session(s) of the last run", flush=True)
         if host not in ("127.0.0.1", "localhost", "::1"):
             seen = "every browser" if options.publish_records else "the browser that played it"
             print(f"warning: {host} is reachable from other computers: anyone who reaches it "

@@ -8,6 +8,7 @@ changes nothing):
 | ``GET /`` | the page: choose partners, play, see the results (``static/index.html``) |
 | ``GET /replay`` | the saved games, replayed move by move (the same page, ``replay.js``) |
 | ``GET /api/options`` | the defaults, the agents to choose from, study and belief settings |
+| ``GET /api/sessions`` | this browser's unfinished sessions, the last used first (for any tab) |
 | ``POST /api/sessions`` | start a session (settings as JSON); sets the browser's owner cookie |
 | ``GET /api/sessions/<id>`` | the session's state: the board as the person sees it, results |
 | ``POST /api/sessions/<id>/move`` | ``{"action": move id, "turn": moves played}``: a move |
@@ -16,11 +17,14 @@ changes nothing):
 | ``POST /api/sessions/<id>/answer`` | ``{"stage": "consent"/"pre"/"post", "answers": {...}}`` |
 | ``GET /api/records`` | the saved sessions of this browser (every one if published) |
 | ``GET /api/records/<id>/<game>?move=i`` | a finished game replayed to move i, every card shown |
-| ``GET /api/records/<id>/<game>/hanablive`` | a finished game's record in hanab.live's format |
+| ``GET /api/records/<id>/<game>/hanablive`` | a finished game's record in hanab.live's format,
+  downloaded as ``hanabi-<id>-game<NN>.hanablive.json`` |
 
 A session belongs to the browser that started it: the server gives that browser a random
 secret in an HttpOnly, SameSite=Strict cookie and refuses the session's requests without it.
 Every request is checked against the session's engine state (:mod:`hanabi_adhoc.web.session`).
+The sessions that were live when the server stopped are restored when the app is created
+(:func:`hanabi_adhoc.web.session.restore_sessions`), so a restart loses no game.
 The page loads nothing from elsewhere (its Content-Security-Policy allows only this server).
 
 What is served to whom (docs/browser.md §6): a live game only to its owner, and never the
@@ -53,6 +57,7 @@ from hanabi_adhoc.web.session import (
     AppOptions,
     PlaySession,
     Refused,
+    restore_sessions,
     settings_from,
 )
 
@@ -182,6 +187,14 @@ class _Sessions:
             self.by_id[session.id] = session
             self.client_of[session.id] = client
 
+    def of_owner(self, owner: str | None) -> list[dict]:
+        """The unfinished sessions of the browser holding ``owner``, the last used first."""
+        with self.lock:
+            mine = [s for s in self.by_id.values() if s.owned_by(owner)]
+        listed = [s.summary() for s in mine]
+        listed = [s for s in listed if s["phase"] != "done"]
+        return sorted(listed, key=lambda s: s["touched"], reverse=True)
+
 
 def create_app(options: AppOptions, host: str = "127.0.0.1") -> Flask:
     """The app for ``options``; ``host`` is the address it is served on.
@@ -203,6 +216,10 @@ def create_app(options: AppOptions, host: str = "127.0.0.1") -> Flask:
     _add_pages(app, options)
     sessions = _Sessions(options)
     app.extensions["hanabi_adhoc.sessions"] = sessions.by_id  # live sessions by id (tests)
+    restored = restore_sessions(options, say=_log.warning)
+    for session in restored:  # counted under no client address (theirs is not saved)
+        sessions.add(session, "")
+    app.extensions["hanabi_adhoc.restored"] = len(restored)
     _add_sessions(app, options, sessions)
     _add_records(app, options)
     return app
@@ -269,10 +286,10 @@ def _add_pages(app: Flask, options: AppOptions) -> None:
 
     @app.get("/api/options")
     def api_options():
-        from agents.rulebase import BASELINES
-        from hanabi_adhoc.cli.main import META_VARIANTS
+        from hanabi_adhoc.web.partners import offered
 
         d = options.defaults
+        menu = offered(options)
         return jsonify(
             {
                 "defaults": {
@@ -287,7 +304,8 @@ def _add_pages(app: Flask, options: AppOptions) -> None:
                 "fixed": options.fixed,
                 "study": options.study is not None,
                 "show_belief": options.show_belief,
-                "agents": list(BASELINES) + [f"meta:{v}" for v in META_VARIANTS],
+                "agents": [m["spec"] for m in menu],
+                "menu": menu,
                 "agent_delay_ms": options.agent_delay_ms,
             }
         )
@@ -295,6 +313,11 @@ def _add_pages(app: Flask, options: AppOptions) -> None:
 
 def _add_sessions(app: Flask, options: AppOptions, sessions: _Sessions) -> None:
     """Starting a session and every request of one."""
+
+    @app.get("/api/sessions")
+    def api_mine():
+        listed = sessions.of_owner(request.cookies.get(OWNER_COOKIE))
+        return jsonify([{k: v for k, v in s.items() if k != "touched"} for s in listed])
 
     @app.post("/api/sessions")
     def api_start():
@@ -384,7 +407,8 @@ def _add_records(app: Flask, options: AppOptions) -> None:
         path = store.game_path(out, sid, game, record=True)
         if not path.is_file():
             raise Refused(404, f"session {sid} has no finished game {game}")
-        return send_from_directory(path.parent, path.name, as_attachment=True)
+        name = f"hanabi-{sid}-game{game:02d}.hanablive.json"
+        return send_from_directory(path.parent, path.name, as_attachment=True, download_name=name)
 
 
 def replay(root: Path, sid: str, game: int, move: int) -> dict:

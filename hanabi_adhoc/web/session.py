@@ -46,6 +46,8 @@ __all__ = [
     "Refused",
     "Settings",
     "check_request_partner",
+    "draw_seed",
+    "restore_sessions",
     "settings_from",
 ]
 
@@ -88,7 +90,8 @@ class Settings:
         games: Games in the session, 1 to :data:`MAX_GAMES`.
         scoring: ``"strict"`` or ``"lenient"``.
         hand_size: Cards per hand; None: the rulebook's (5 at 2–3 players, 4 at 4–5).
-        seed: Master seed of the deals and the agents.
+        seed: Master seed of the deals and the agents; None: each session draws its own
+            (:func:`draw_seed`) and records it, so that sessions deal different games.
         ruleset: The rule agents' ruleset, ``"corrected"`` or ``"reference"``.
     """
 
@@ -97,7 +100,7 @@ class Settings:
     games: int = 3
     scoring: str = "strict"
     hand_size: int | None = None
-    seed: int = 0
+    seed: int | None = None
     ruleset: str = "corrected"
 
     @property
@@ -181,13 +184,14 @@ def settings_from(
         check_request_partner(spec, trust_model, f"partners[{i}]")
     players = len(partners) + 1
     hand = data.get("hand_size", s.hand_size)
+    seed = data.get("seed", s.seed)
     return Settings(
         partners=tuple(p.strip() for p in partners),
         seat=check_int("seat", data.get("seat", s.seat), 0, players - 1),
         games=check_int("games", data.get("games", s.games), 1, MAX_GAMES),
         scoring=check_choice("scoring", data.get("scoring", s.scoring), ("strict", "lenient")),
         hand_size=None if hand in (None, "") else check_int("hand_size", hand, 2, 5),
-        seed=check_seed("seed", data.get("seed", s.seed)),
+        seed=None if seed in (None, "") else check_seed("seed", seed),
         ruleset=check_choice("ruleset", data.get("ruleset", s.ruleset), ("corrected", "reference")),
     )
 
@@ -216,6 +220,8 @@ class AppOptions:
             :data:`IDLE_SECONDS`) of one client address.
         session_rate: Most sessions one client address may start per minute.
         max_body: Largest request body, in bytes (a larger one is refused with 413).
+        meta_table_seed: Seed of the meta-agent's response table, built once and shared by
+            every session (:func:`hanabi_adhoc.web.partners.meta_partner`).
     """
 
     out: Path
@@ -230,6 +236,14 @@ class AppOptions:
     max_sessions: int = 20
     session_rate: int = 10
     max_body: int = 64 * 1024
+    meta_table_seed: int = 0
+
+
+def draw_seed() -> int:
+    """A fresh master seed for a session without one, in ``[0, 2**31)`` (``--seed`` takes it)."""
+    import secrets
+
+    return secrets.randbelow(2**31)
 
 
 def _now() -> str:
@@ -254,12 +268,21 @@ def make_partner(spec: str, seed: int, settings: Settings, options: AppOptions):
         raise ValueError("'human' is you: give the agents that play with you")
     if kind == "meta" and settings.players != 2:
         raise ValueError("the meta-agent plays 2-player games only")
-    if kind in ("meta", "sb3"):
-        return parse_seat(spec, seed, options.train_games, options.trust_model,
-                          settings.players, settings.ruleset)  # fmt: skip
-    import agents
+    if kind == "meta":  # the server's shared response table (built once, before serving)
+        from hanabi_adhoc.specs import meta_variant
+        from hanabi_adhoc.web.partners import meta_partner
 
-    return agents.make(spec, seed, ruleset=settings.ruleset, trust_model=options.trust_model)
+        return meta_partner(meta_variant(spec) or "", seed, options, settings.ruleset)
+    if kind == "sb3":
+        policy = parse_seat(spec, seed, options.train_games, options.trust_model,
+                            settings.players, settings.ruleset)  # fmt: skip
+    else:
+        import agents
+
+        policy = agents.make(spec, seed, ruleset=settings.ruleset, trust_model=options.trust_model)
+    if hasattr(policy, "check_game"):  # a bot or a trained partner: its game sizes only
+        policy.check_game(settings.config())
+    return policy
 
 
 def _names(specs: list[str | None], policies: list) -> list[str]:
@@ -278,19 +301,41 @@ _CELL = re.compile(r"\[(\d+),(\d+)\]")
 class PlaySession:
     """One person's session (module docstring); every public method is thread-safe.
 
+    Only the SHA-256 of the owner's secret is kept (:func:`store.owner_digest`), in memory and
+    in ``session.json``; a session restored after a restart (:meth:`restore`) is owned by the
+    same browser.
+
     Args:
         sid: The session id (16 hex digits).
         owner: The secret of the browser that owns it (its cookie).
-        settings: What it plays.
+        settings: What it plays; ``seed=None`` draws a seed (:func:`draw_seed`), recorded in
+            ``session.json``.
         options: The server's options.
+        save: Write the session's files (False: a scratch session that writes nothing, as
+            the warm-up of :mod:`hanabi_adhoc.web.partners` plays).
 
     Raises:
-        ValueError: A partner spec that no agent answers to (the message names it).
+        ValueError: A partner spec that no agent answers to, or that does not play this game
+            (the message names it).
     """
 
-    def __init__(self, sid: str, owner: str, settings: Settings, options: AppOptions):
-        """See the class docstring."""
-        self.id, self.owner, self.settings, self.options = sid, owner, settings, options
+    def __init__(
+        self,
+        sid: str,
+        owner: str,
+        settings: Settings,
+        options: AppOptions,
+        *,
+        save: bool = True,
+        _saved: dict | None = None,
+    ):
+        """See the class docstring (``_saved``: the files :meth:`restore` replays)."""
+        seed = draw_seed() if settings.seed is None else settings.seed
+        settings = replace(settings, seed=seed)
+        self.id, self.settings, self.options = sid, settings, options
+        self.owner_sha256 = (
+            store.owner_digest(owner) if _saved is None else str(_saved["owner_sha256"])
+        )
         self.config = settings.config()
         self.seat = settings.seat
         self.specs: list[str | None] = list(settings.partners)
@@ -301,7 +346,7 @@ class PlaySession:
                 self.policies.append(None)
                 continue
             try:  # seeded as `hanabi-adhoc play` seeds its seats
-                self.policies.append(make_partner(spec, settings.seed + i, settings, options))
+                self.policies.append(make_partner(spec, seed + i, settings, options))
             except (ValueError, ImportError, TypeError) as exc:
                 raise ValueError(f"partner {spec!r}: {exc}") from None
         self.names = _names(self.specs, self.policies)
@@ -322,23 +367,164 @@ class PlaySession:
         # the deals and agent seeds of `hanabi-adhoc play` with the same seed (issue 37)
         from agents.evaluate import game_seeds
 
-        _, self.deals, self.agent_seeds = game_seeds(settings.seed, settings.games,
+        _, self.deals, self.agent_seeds = game_seeds(seed, settings.games,
                                                      self.config.players, False)  # fmt: skip
+        self._saving = save and _saved is None
+        if _saved is not None:
+            self._replay(_saved)
+            self._saving = save
+            return
         if self.phase == "play":
             self._start_game()
         self._save_session()
+
+    @classmethod
+    def restore(cls, sid: str, options: AppOptions) -> PlaySession:
+        """The session ``sid`` saved under ``options.out``, as it was when the server stopped.
+
+        Its partners are built again with their seeds and every saved move is played again in
+        order (each partner chooses its move again, so that its memory, and a meta-agent's
+        belief, are what they were); the saved logs and results are kept as they are.
+
+        Raises:
+            ValueError: No such session, one saved before sessions could be resumed (no
+                ``settings``), a partner the server no longer allows, or logs that do not
+                replay to the saved results (the message says which).
+        """
+        data = store.read_session(options.out, sid)
+        if data is None:
+            raise ValueError(f"session {sid} has no readable {store.SESSION_FILE}")
+        saved = data.get("settings")
+        if not isinstance(saved, dict) or not isinstance(data.get("owner_sha256"), str):
+            raise ValueError(f"session {sid} was saved before sessions could be resumed")
+        partners = saved.get("partners")
+        operator = isinstance(partners, list) and tuple(partners) == options.defaults.partners
+        try:  # the same checks as a request's, the operator's own partners excepted
+            settings = settings_from(saved, options.defaults, False,
+                                     options.trust_model or operator)  # fmt: skip
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"session {sid}: {exc}") from None
+        if settings.seed is None:
+            raise ValueError(f"session {sid} has no seed")
+        return cls(sid, "", settings, options, _saved=data)
+
+    def _replay(self, saved: dict) -> None:
+        """Play the saved games of ``saved`` (a ``session.json``) again (:meth:`restore`)."""
+        results = saved.get("results")
+        results = results if isinstance(results, list) else []
+        phase = saved.get("phase")
+        if phase not in ("consent", "pre", "play", "post"):
+            raise ValueError(f"session {self.id} is at phase {phase!r}; it cannot be resumed")
+        self.created = str(saved.get("created", self.created))
+        study = saved.get("study")
+        self.study = study if isinstance(study, dict) else {}
+        if len(results) > self.settings.games:
+            raise ValueError(f"session {self.id} has more results than games")
+        current = len(results) + 1
+        unfinished = (
+            phase == "play"
+            and current <= self.settings.games
+            and store.game_path(self.options.out, self.id, current).is_file()
+        )
+        self.phase = "play"
+        log: list[dict] = []
+        for k in range(1, len(results) + 1 + int(unfinished)):
+            log = self._replay_game(k)
+            if k <= len(results) and (
+                len(self.results) != k or self.results[-1]["score"] != results[k - 1].get("score")
+            ):
+                raise ValueError(f"game {k} of session {self.id} does not replay to its score")
+        if phase == "play" and not unfinished and not results:
+            self._start_game()  # stopped between the questionnaire and the deal
+            log = []
+        self.phase, self.results, self.log = phase, results, log
+        self.touched = self.turn_started = time.monotonic()
+
+    def _replay_game(self, k: int) -> list[dict]:
+        """Deal game ``k`` and play its saved moves again; its saved per-move log.
+
+        Each partner chooses its move again and must choose the saved one (the partners are
+        seeded as before): a log that differs was not written by this session.
+        """
+        saved = store.read_game(self.options.out, self.id, k)
+        self._start_game()
+        game = self.game
+        assert game is not None
+        moves = saved.get("moves")
+        if saved.get("deck") != [int(c) for c in game.state.deck] or not isinstance(moves, list):
+            raise ValueError(f"game {k} of session {self.id} is not the deal of its seed")
+        where = f"of game {k} of session {self.id}"
+        for entry in moves:
+            if (
+                game.is_terminal
+                or not isinstance(entry, dict)
+                or entry.get("seat") != (seat := game.current_player)
+            ):
+                raise ValueError(f"the saved moves {where} are not those of its seats")
+            chosen = self._choose_again(seat)
+            if "ended" in entry or chosen == "ended":
+                if chosen != "ended" or entry.get("ended") is None:
+                    raise ValueError(f"the saved end {where} is not the partner's")
+                from agents.policy import end_game
+
+                end_game(game, int(entry["ended"]))
+                self._game_over()
+                break
+            uid = entry.get("action")
+            if type(uid) is not int or not 0 <= uid < game.n_actions or not game.legal_mask()[uid]:
+                raise ValueError(f"move {entry.get('move')!r} {where} is not a legal move")
+            if chosen is not None and chosen != uid:
+                why = f"it chooses {chosen} again, the log says {uid}"
+                raise ValueError(f"move {entry.get('move')!r} {where} is not the partner's ({why})")
+            self._apply(uid, 0.0)
+        return moves
+
+    def _choose_again(self, seat: int) -> int | str | None:
+        """The partner of ``seat``'s move now (``"ended"``: it ends the game); None: the person."""
+        from agents.faults import policy_move
+        from agents.policy import ReferenceGameEnd
+
+        if seat == self.seat:
+            return None
+        assert self.game is not None
+        view = self.game.view(seat)
+        try:
+            return policy_move(self.policies[seat], view, view.legal_mask())
+        except ReferenceGameEnd:
+            return "ended"
 
     # ------------------------------------------------------------------ requests
     def is_live(self, now: float) -> bool:
         """Not done, and asked for in the last :data:`IDLE_SECONDS` (``now``: monotonic)."""
         return self.phase != "done" and now - self.touched < IDLE_SECONDS
 
+    def owned_by(self, owner: str | None) -> bool:
+        """Whether the browser holding the secret ``owner`` (its cookie) started the session."""
+        return store.owned_by({"owner_sha256": self.owner_sha256}, owner)
+
     def check_owner(self, owner: str | None) -> None:
         """Refuse (403) a browser that is not the one that started the session."""
-        import secrets
-
-        if not owner or not secrets.compare_digest(owner, self.owner):
+        if not self.owned_by(owner):
             raise Refused(403, f"session {self.id} belongs to another browser; start your own")
+
+    def summary(self) -> dict:
+        """Where the session stands, for its owner's list of sessions (``GET /api/sessions``).
+
+        Returns:
+            ``session``, ``phase``, ``game`` (being played, or the last finished), ``games``,
+            ``partners`` (names), ``created`` and ``touched`` (seconds, monotonic clock).
+        """
+        with self.lock:
+            game = self.game
+            return {
+                "session": self.id,
+                "phase": self.phase,
+                "game": len(self.results) + (0 if game is None or game.is_terminal else 1),
+                "games": self.settings.games,
+                "partners": [n for i, n in enumerate(self.names) if i != self.seat],
+                "created": self.created,
+                "touched": self.touched,
+            }
 
     def answer(self, stage: object, answers: object) -> dict:
         """Record the consent (``stage="consent"``, ``answers={"agree": true}``) or a questionnaire.
@@ -555,7 +741,8 @@ class PlaySession:
                 "time": _now(),
             }
         )
-        store.write_json(store.game_path(self.options.out, self.id, k, record=True), record)
+        if self._saving:
+            store.write_json(store.game_path(self.options.out, self.id, k, record=True), record)
         self._save_session()
 
     def _metrics(self, counters: np.ndarray) -> list[dict]:
@@ -668,14 +855,25 @@ class PlaySession:
         ]
 
     def _save_session(self) -> None:
+        if not self._saving:
+            return
         store.write_json(
             self.folder / store.SESSION_FILE,
             {
                 "session": self.id,
                 "created": self.created,
                 "updated": _now(),
-                "owner_sha256": store.owner_digest(self.owner),
+                "owner_sha256": self.owner_sha256,
                 "phase": self.phase,
+                "settings": {
+                    "partners": list(self.settings.partners),
+                    "seat": self.settings.seat,
+                    "games": self.settings.games,
+                    "scoring": self.settings.scoring,
+                    "hand_size": self.settings.hand_size,
+                    "seed": self.settings.seed,
+                    "ruleset": self.settings.ruleset,
+                },
                 "config": self._config(),
                 "seats": self._seats(),
                 "study": self.study,
@@ -685,6 +883,8 @@ class PlaySession:
         )
 
     def _save_game(self) -> None:
+        if not self._saving:
+            return
         game = self.game
         assert game is not None
         k = len(self.results) + (0 if game.is_terminal else 1)
@@ -703,6 +903,44 @@ class PlaySession:
                 "result": self.results[-1] if game.is_terminal and self.results else None,
             },
         )
+
+
+def restore_sessions(options: AppOptions, say=None) -> list[PlaySession]:
+    """The sessions under ``options.out`` that were live when the server stopped, restored.
+
+    A session is restored when its ``session.json`` is not at phase ``done``, records its
+    settings and owner, and was updated less than :data:`DROP_SECONDS` ago
+    (:meth:`PlaySession.restore`); its files are not rewritten.
+
+    Args:
+        options: The server's options.
+        say: Called with one line per session that cannot be restored (the reason); None:
+            silent.
+
+    Returns:
+        The restored sessions, oldest first.
+    """
+    root = Path(options.out)
+    now = datetime.now(timezone.utc)
+    out = []
+    for folder in sorted(root.iterdir()) if root.is_dir() else ():
+        if not store.SESSION_ID.fullmatch(folder.name):
+            continue
+        data = store.read_session(root, folder.name)
+        if data is None or data.get("phase") == "done" or "settings" not in data:
+            continue
+        try:
+            age = (now - datetime.fromisoformat(str(data.get("updated")))).total_seconds()
+        except ValueError:
+            continue
+        if age >= DROP_SECONDS:
+            continue
+        try:
+            out.append(PlaySession.restore(folder.name, options))
+        except Exception as exc:  # one bad folder must not stop the server
+            if say is not None:
+                say(f"session {folder.name} not resumed: {exc}")
+    return sorted(out, key=lambda s: s.created)
 
 
 _RECORD_KEYS = ("moves", "ended", "end_reason", "hanablive_score", "truncated")

@@ -106,7 +106,10 @@ def owned_by(data: dict, owner: str | None) -> bool:
 
 
 def list_sessions(root: str | Path, owner: str | None = None, everyone: bool = False) -> list[dict]:
-    """Summaries of the sessions saved under ``root`` that a browser may see, newest first.
+    """Summaries of the saved sessions with a finished game that a browser may see.
+
+    Sessions without a finished game are left out (nothing to replay yet). The order: the
+    sessions whose last game ended most recently first.
 
     Args:
         root: The server's output folder.
@@ -116,8 +119,9 @@ def list_sessions(root: str | Path, owner: str | None = None, everyone: bool = F
 
     Returns:
         One dict per readable ``session.json`` shown: ``session``, ``created``, ``seats``
-        (names), ``games`` (finished), ``scores`` and ``config`` (players, hand size, scoring,
-        ruleset).
+        (names), ``games`` (finished), ``scores``, ``finished`` (UTC time its last game
+        ended), ``done`` (every game of it played) and ``config`` (players, hand size,
+        scoring, ruleset).
     """
     root = Path(root)
     out = []
@@ -126,6 +130,10 @@ def list_sessions(root: str | Path, owner: str | None = None, everyone: bool = F
         if data is None or not (everyone or owned_by(data, owner)):
             continue
         results = data.get("results", [])
+        if not isinstance(results, list) or not results:
+            continue
+        config = data.get("config", {})
+        total = config.get("games") if isinstance(config, dict) else None
         out.append(
             {
                 "session": folder.name,
@@ -133,10 +141,12 @@ def list_sessions(root: str | Path, owner: str | None = None, everyone: bool = F
                 "seats": [s.get("name") for s in data.get("seats", [])],
                 "games": len(results),
                 "scores": [r.get("score") for r in results],
-                "config": data.get("config", {}),
+                "finished": str(results[-1].get("time", "")),
+                "done": data.get("phase") == "done" or len(results) == total,
+                "config": config,
             }
         )
-    return sorted(out, key=lambda s: s["created"], reverse=True)
+    return sorted(out, key=lambda s: (s["finished"], s["created"]), reverse=True)
 
 
 def read_game(root: str | Path, session: str, game: int) -> dict:

@@ -43,7 +43,9 @@ function showOnly(...ids) {
 // ------------------------------------------------------------------ setup
 function partnerRow(value) {
   const list = el("datalist", { id: `agents-${Math.random().toString(36).slice(2)}` });
-  for (const name of options.agents) list.append(el("option", { value: name }));
+  for (const m of options.menu) {  // the partners the server prepared, with the games they play
+    list.append(el("option", { value: m.spec, label: m.note || m.spec, "data-kind": m.kind }));
+  }
   const input = el("input", { class: "partner", value, list: list.id, required: true,
     "aria-label": "partner agent" });
   return el("label", {}, "Partner ", input, list);
@@ -58,6 +60,39 @@ function refreshSeats() {
     seat.append(el("option", { value: i, text: i === 0 ? "0 (you move first)" : String(i) }));
   }
   seat.value = String(keep);
+}
+
+// ------------------------------------------------------------------ sessions
+// A session belongs to the browser (its cookie), not to the tab: any tab of the browser
+// resumes its unfinished sessions, the one this tab played last first. "/?new" always
+// shows the setup, and a finished session is never resumed.
+const TAB_KEY = "hanabi-session";
+
+function remember(sid) {
+  sessionStorage.setItem(TAB_KEY, sid);
+}
+
+async function resume() {
+  let mine = [];
+  try {
+    mine = await api("/api/sessions");
+  } catch (_) {
+    return false;
+  }
+  const tab = sessionStorage.getItem(TAB_KEY);
+  const pick = mine.find((s) => s.session === tab) || mine[0];
+  if (!pick) {
+    sessionStorage.removeItem(TAB_KEY);
+    return false;
+  }
+  try {
+    show(await api(`/api/sessions/${pick.session}`));
+  } catch (_) {
+    sessionStorage.removeItem(TAB_KEY);
+    return false;
+  }
+  remember(pick.session);
+  return true;
 }
 
 function showSetup() {
@@ -77,7 +112,8 @@ function showSetup() {
   $("games").value = d.games;
   $("scoring").value = d.scoring;
   $("hand-size").value = d.hand_size ?? "";
-  $("seed").value = d.seed;
+  $("seed").value = d.seed ?? "";
+  $("seed").placeholder = "a new one each session";
 }
 
 async function start(event) {
@@ -88,13 +124,14 @@ async function start(event) {
     settings.games = Number($("games").value);
     settings.scoring = $("scoring").value;
     settings.hand_size = $("hand-size").value === "" ? null : Number($("hand-size").value);
-    settings.seed = Number($("seed").value);
+    settings.seed = $("seed").value === "" ? null : Number($("seed").value);
   }
-  say("Starting (the meta-agent needs a few seconds to prepare)…", "info");
+  say("Starting…", "info");
   $("start").disabled = true;
   try {
     show(await api("/api/sessions", settings));
-    sessionStorage.setItem("hanabi-session", state.session);
+    remember(state.session);
+    history.replaceState(null, "", "/");  // a reload now resumes this session
     say("");
   } catch (error) {
     say(error.message);
@@ -496,15 +533,7 @@ async function init() {
     say(`The server does not answer: ${error.message}`);
     return;
   }
-  const sid = sessionStorage.getItem("hanabi-session");
-  if (sid) {
-    try {
-      show(await api(`/api/sessions/${sid}`));
-      return;
-    } catch (_) {
-      sessionStorage.removeItem("hanabi-session");
-    }
-  }
+  if (!new URLSearchParams(location.search).has("new") && await resume()) return;
   showSetup();
 }
 
