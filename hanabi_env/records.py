@@ -67,7 +67,7 @@ how many moves the engine game had (docs/browser.md §4).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -385,7 +385,10 @@ def _action(rec: np.ndarray) -> dict:
 
 
 def from_hanablive(
-    record: Mapping, scoring: str = "strict", hand_order: str = "shift"
+    record: Mapping,
+    scoring: str = "strict",
+    hand_order: str = "shift",
+    on_move: Callable[[HanabiGame, int], None] | None = None,
 ) -> HanabiGame:
     """Replay a hanab.live record (ours, or exported from hanab.live) on the engine.
 
@@ -405,6 +408,9 @@ def from_hanablive(
         record: The JSON object (a dict, e.g. from ``json.load``).
         scoring: Scoring of the engine game, ``"strict"`` (hanab.live's) or ``"lenient"``.
         hand_order: ``"shift"`` (hanab.live's and HLE's) or ``"fixed"``.
+        on_move: Called before each action is applied, with the game as it stands and the
+            action's engine move uid (checked legal): e.g. to read the observation each move
+            was made on (:func:`agents.clone.record_demonstrations`).
 
     Returns:
         The game after the record's last action. It is terminal when the engine's rule ends it
@@ -456,6 +462,8 @@ def from_hanablive(
         if isinstance(action, Mapping) and action.get("type") in _END_TYPES:
             break
         uid = _engine_move(game, i, action)
+        if on_move is not None and 0 <= uid < game.n_actions and game.legal_mask()[uid]:
+            on_move(game, uid)
         applied, _ = game.try_step(uid)
         if not applied:
             seat = game.current_player

@@ -26,7 +26,7 @@ from agents.rl.partners import FORMAT, RLPartner, game_entry, weights_digest
 from hanabi_env.outputs import atomic_write_bytes
 from hanabi_env.validate import check_choice, check_str
 
-__all__ = ["WEIGHT_DTYPES", "export_partner", "move_agreement", "sb3_actor"]
+__all__ = ["WEIGHT_DTYPES", "export_network", "export_partner", "move_agreement", "sb3_actor"]
 
 WEIGHT_DTYPES = ("float16", "float32")
 """How the weights may be stored."""
@@ -141,21 +141,75 @@ def export_partner(
             exported network that does not replay ``extra["check"]`` (nothing is written
             then).
     """
-    from agents.rl.partners import CHECK_KEYS, load_partner, self_play_record
+    check_str("name", name)
+    check_choice("weight_dtype", weight_dtype, WEIGHT_DTYPES)
+    check_choice("observation_type", observation_type, ("card_knowledge", "minimal"))
+    if Path(path).suffix != ".json":
+        raise ValueError(f"path={str(path)!r} is not allowed; allowed: a .json file")
+    arrays, activation = sb3_actor(model)
+    in_size = int(np.prod(model.observation_space.shape))
+    if int(arrays[0].shape[1]) != in_size:
+        raise ValueError(
+            f"the network takes {int(arrays[0].shape[1])} inputs, the model's space {in_size}"
+        )
+    return export_network(
+        arrays, activation, path, name=name, game=game, description=description,
+        observation_type=observation_type, weight_dtype=weight_dtype, extra=extra,
+    )  # fmt: skip
+
+
+def export_network(
+    arrays: list[np.ndarray],
+    activation: str,
+    path: str | Path,
+    *,
+    name: str,
+    game: Any = None,
+    description: str = "",
+    observation_type: str = "card_knowledge",
+    weight_dtype: str = "float16",
+    extra: dict | None = None,
+) -> RLPartner:
+    """Write an MLP's weights as a partner (``path`` = ``NAME.json``, ``NAME.npz`` beside it).
+
+    What :func:`export_partner` writes for an SB3 model, for weights from anywhere (a network
+    trained by :func:`agents.clone.train_clone`, or your own torch ``nn.Sequential``).
+
+    Args:
+        arrays: ``[w0, b0, w1, b1, ...]``, ``w_i`` ``(out, in)``, ``b_i`` ``(out,)``; the first
+            layer takes the observation, the last gives one logit per HLE move uid.
+        activation: The hidden layers' activation, ``"tanh"`` or ``"relu"``.
+        path: The JSON config's path (``.json``); the weights go to the same stem + ``.npz``.
+        name: The partner's name (``rl:NAME`` when shipped).
+        game: The game it plays (:func:`agents.rl.partners.game_entry`; None: 2 players,
+            lenient scoring).
+        description: One or two sentences for docs and listings.
+        observation_type: ``"card_knowledge"`` or ``"minimal"``.
+        weight_dtype: ``"float16"`` (default) or ``"float32"`` storage.
+        extra: More entries of the config (``training``, ``check``, ...; see
+            :func:`export_partner`).
+
+    Returns:
+        The partner, loaded back from the written files.
+
+    Raises:
+        ValueError: A bad argument (named), arrays that are not an MLP, or a network that does
+            not replay ``extra["check"]`` (nothing is written then).
+    """
+    from agents.rl.partners import ACTIVATIONS, CHECK_KEYS, load_partner, self_play_record
     from hanabi_env.config import HanabiConfig
 
     check_str("name", name)
     check_choice("weight_dtype", weight_dtype, WEIGHT_DTYPES)
     check_choice("observation_type", observation_type, ("card_knowledge", "minimal"))
+    check_choice("activation", activation, tuple(ACTIVATIONS))
     path = Path(path)
     if path.suffix != ".json":
         raise ValueError(f"path={str(path)!r} is not allowed; allowed: a .json file")
-    arrays, activation = sb3_actor(model)
-    arrays = [a.astype(weight_dtype) for a in arrays]
+    if not arrays or len(arrays) % 2 or any(np.ndim(a) != 2 - i % 2 for i, a in enumerate(arrays)):
+        raise ValueError("arrays must be [w0, b0, w1, b1, ...]: 2-d weights, 1-d biases")
+    arrays = [np.asarray(a).astype(weight_dtype) for a in arrays]
     sizes = [int(arrays[0].shape[1])] + [int(w.shape[0]) for w in arrays[::2]]
-    in_size = int(np.prod(model.observation_space.shape))
-    if sizes[0] != in_size:
-        raise ValueError(f"the network takes {sizes[0]} inputs, the model's space {in_size}")
     names = [n for i in range(len(sizes) - 1) for n in (f"w{i}", f"b{i}")]
     config = {
         **FORMAT,

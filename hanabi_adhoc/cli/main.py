@@ -833,6 +833,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.meta import add_subcommands as add_meta_subcommands
 
     add_meta_subcommands(sub)  # meta-table, meta-eval
+    from hanabi_adhoc.cli.clone import add_subcommands as add_clone_subcommands
+
+    add_clone_subcommands(sub)  # clone
     from hanabi_adhoc.cli.serve import add_subcommand as add_serve
 
     add_serve(sub)  # serve: play in the browser (hanabi_adhoc.web)
