@@ -205,7 +205,7 @@ except pytest.skip.Exception:  # no Playwright: the page test is skipped below
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Playwright or Chromium: the page test is skipped")
-def test_what_if_on_the_replay_page(tmp_path, tmp_path_factory):
+def test_what_if_on_the_replay_page(tmp_path: Path, tmp_path_factory) -> None:
     from playwright import sync_api
 
     from hanabi_adhoc.web import Settings
@@ -218,7 +218,7 @@ def test_what_if_on_the_replay_page(tmp_path, tmp_path_factory):
     app = make_app(out, defaults=Settings(partners=("IGGI",), games=1, seed=5))
     with Served(app) as served, sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport=DESKTOP)
+        page = browser.new_page(viewport={"width": DESKTOP["width"], "height": DESKTOP["height"]})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(served.url)
@@ -274,7 +274,7 @@ def test_what_if_on_the_replay_page(tmp_path, tmp_path_factory):
         assert drawn_cards(page, "#replay-board") == expected_cards(g, None)
         assert page.locator("#log tr.hypo").count() == 2
         assert page.locator("#replay-board .log li.hypo").count() == 2
-        assert "2 moves not made" in page.text_content("#whatif-banner")
+        assert "2 moves not made" in (page.text_content("#whatif-banner") or "")
         # a seat's point of view in the what-if: its own cards hidden
         page.select_option("#pov", "1")
         page.wait_for_selector("#replay-board[data-pov='1']")
