@@ -19,6 +19,8 @@ changes nothing):
 | ``GET /api/records/<id>/<game>?move=i`` | a finished game replayed to move i, every card shown |
 | ``GET /api/records/<id>/<game>/hanablive`` | a finished game's record in hanab.live's format,
   downloaded as ``hanabi-<id>-game<NN>.hanablive.json`` |
+| ``POST /api/records/<id>/<game>/whatif`` | ``{"move": N, "actions": [...], "seat": s}``: the
+  boards after moves not made, from move N of a finished game (:mod:`hanabi_adhoc.web.whatif`) |
 
 A session belongs to the browser that started it: the server gives that browser a random
 secret in an HttpOnly, SameSite=Strict cookie and refuses the session's requests without it.
@@ -28,8 +30,8 @@ The sessions that were live when the server stopped are restored when the app is
 The page loads nothing from elsewhere (its Content-Security-Policy allows only this server).
 
 What is served to whom (docs/browser.md §6): a live game only to its owner, and never the
-owner's own cards; the records (the list, replays, hanab.live files) of a game only once it is
-over, and only to the browser that played it, or to every browser with
+owner's own cards; the records (the list, replays, what-if boards, hanab.live files) of a game
+only once it is over, and only to the browser that played it, or to every browser with
 ``AppOptions.publish_records``. Partner specs from a request that run code or read files are
 refused unless ``AppOptions.trust_model``. Bodies over ``AppOptions.max_body`` bytes get 413,
 malformed or too deeply nested JSON 400, a client address over its live sessions
@@ -51,7 +53,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from hanabi_adhoc.web import board, store
+from hanabi_adhoc.web import board, store, whatif
 from hanabi_adhoc.web.session import (
     DROP_SECONDS,
     AppOptions,
@@ -410,6 +412,11 @@ def _add_records(app: Flask, options: AppOptions) -> None:
         name = f"hanabi-{sid}-game{game:02d}.hanablive.json"
         return send_from_directory(path.parent, path.name, as_attachment=True, download_name=name)
 
+    @app.post("/api/records/<sid>/<int:game>/whatif")
+    def api_whatif(sid: str, game: int):
+        finished(sid, game)
+        return jsonify(whatif.what_if(out, sid, game, _body()))
+
 
 def replay(root: Path, sid: str, game: int, move: int) -> dict:
     """Saved game ``game`` of session ``sid`` replayed on the engine up to move ``move``.
@@ -423,26 +430,8 @@ def replay(root: Path, sid: str, game: int, move: int) -> dict:
         Refused: No such session or game (404), a game not over (409), or a log that does not
             replay (422).
     """
-    from hanabi_env import HanabiConfig, HanabiGame
-
-    try:
-        log = store.read_game(root, sid, game)
-    except ValueError as exc:
-        raise Refused(400, str(exc)) from None
-    except FileNotFoundError as exc:
-        raise Refused(404, str(exc)) from None
-    if log.get("result") is None:
-        raise Refused(409, f"game {game} of session {sid} is not over: it is shown once it is")
-    moves = [m for m in log.get("moves", []) if "action" in m]
+    g, log, moves, names = whatif.real_game(root, sid, game, move)
     n = min(move, len(moves))
-    try:
-        g = HanabiGame(HanabiConfig(**log["engine_config"]))
-        g.reset_with_deck(log["deck"], int(log["start_player"]))
-        for m in moves[:n]:
-            g.step(int(m["action"]))
-        names = [s["name"] for s in log["seats"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise Refused(422, f"game {game} of session {sid} does not replay: {exc}") from None
     return {
         "session": sid,
         "game": game,

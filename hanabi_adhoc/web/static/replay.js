@@ -1,11 +1,12 @@
 // The replay page: a saved game, move by move, from every seat's point of view as hanab.live's
 // shared replays show it. The server replays the saved moves on the engine and sends the board
 // at each move (every card, and what each owner knew of it); a seat's view hides that seat's
-// own cards and keeps what the hints told it (HanabiBoard.asSeenBy).
+// own cards and keeps what the hints told it (HanabiBoard.asSeenBy). "What if…" plays on from
+// the position shown with moves that were not made (whatif.js).
 (() => {
 "use strict";
 
-const { el, renderBoard, asSeenBy } = window.HanabiBoard;
+const { el, renderBoard, asSeenBy, tokens } = window.HanabiBoard;
 const $ = (id) => document.getElementById(id);
 let current = null;
 let pov = null;  // the seat whose view is shown; null: every card
@@ -23,7 +24,34 @@ function say(text) {
   $("message").hidden = !text;
 }
 
+function whatIf() {
+  return window.HanabiWhatIf;
+}
+
+// The step controls act on the real game only: off during a what-if.
+function stepping(on) {
+  for (const id of ["first", "prev", "slider", "next-move", "last"]) $(id).disabled = !on;
+}
+
+function status(b) {
+  $("replay-status").replaceChildren(
+    el("span", { "data-score": b.score, text: `Score ${b.score}` }),
+    tokens("Hints", b.info, b.max_info, "tokens"),
+    tokens("Lives", b.lives, b.max_lives, "tokens lives"),
+    el("span", { "data-deck": b.deck, text: `Deck ${b.deck}` }));
+}
+
+async function startWhatIf() {
+  if (!current || whatIf().active()) return;
+  const r = current;
+  stepping(false);
+  $("whatif-start").disabled = true;
+  const started = await whatIf().start(r, pov, () => load(r.session, r.game, r.move));
+  if (!started) { stepping(true); $("whatif-start").disabled = r.board.terminal; }
+}
+
 async function load(session, game, move) {
+  whatIf().end(false);
   const ticket = ++loads;
   let answer;
   try {
@@ -36,6 +64,9 @@ async function load(session, game, move) {
   current = answer;
   say("");
   const r = current;
+  stepping(true);
+  $("whatif-start").disabled = r.board.terminal;
+  status(r.board);
   $("viewer").hidden = false;
   const c = r.config;
   $("viewer-title").textContent = `Session ${r.session}, game ${r.game}: ${c.players} players, ` +
@@ -76,6 +107,7 @@ function povMenu(names) {
 // Keys as on hanab.live's replays: arrows a move, Home/End the ends, [ ] a round.
 function onKey(event) {
   if (!current || $("viewer").hidden || event.ctrlKey || event.altKey || event.metaKey) return;
+  if (whatIf().active()) { whatIf().onKey(event); return; }
   const tag = event.target && event.target.tagName;
   if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
   const players = current.board.hands.length;
@@ -100,9 +132,11 @@ async function init() {
   $("next-move").addEventListener("click", () => go(current.move + 1));
   $("last").addEventListener("click", () => go(current.total));
   $("slider").addEventListener("change", () => go(Number($("slider").value)));
+  $("whatif-start").addEventListener("click", startWhatIf);
   $("pov").addEventListener("change", () => {
     pov = $("pov").value === "all" ? null : Number($("pov").value);
-    go(current.move);
+    if (whatIf().active()) whatIf().setPov(pov);
+    else go(current.move);
   });
   document.addEventListener("keydown", onKey);
   let sessions;
