@@ -38,7 +38,14 @@ from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env._workers import one_thread_worker
-from hanabi_env.config import HAND_ORDERS, SCORING_VARIANTS, HanabiConfig, rulebook_hand_size
+from hanabi_env.config import (
+    HAND_ORDERS,
+    SCORING_VARIANTS,
+    HanabiConfig,
+    game_hand_size,
+    hand_order_of,
+    rulebook_hand_size,
+)
 from hanabi_env.deprecation import moved_to
 from hanabi_env.jsonable import json_ready
 from hanabi_env.metrics import metric_ratios
@@ -309,32 +316,67 @@ def play_games(
     chunk_size = check_int("chunk_size", chunk_size, 1)
     check_callable("progress", progress, allow_none=True)
     record_actions = check_bool("record_actions", record_actions)
-    deal_seeds = _int_array("deal_seeds", deal_seeds, 1, 0, SEED_LIMIT - 1)
-    n = len(deal_seeds)
-    seat_agents = _int_array("seat_agents", seat_agents, 2, 0, len(policies) - 1)
-    agent_seeds = _int_array("agent_seeds", agent_seeds, 2, 0, SEED_LIMIT - 1)
-    if seat_agents.shape != (n, config.players) or agent_seeds.shape != (n, config.players):
-        raise ValueError(
-            f"seat_agents and agent_seeds must have shape ({n}, {config.players}), got "
-            f"{seat_agents.shape} and {agent_seeds.shape}"
-        )
+    seating = _check_seating(len(policies), seat_agents, deal_seeds, agent_seeds, config.players)
+    seat_agents = seating[0]
+    n = len(seating[1])
     chunks = [slice(i, min(n, i + chunk_size)) for i in range(0, n, chunk_size)]
-    scores = np.zeros(n, dtype=np.int64)
-    counters = np.zeros((n, config.players, E.N_COUNTERS), dtype=np.float64)
-    max_moves = E.max_moves_of(
-        config.players, config.colors, config.ranks, config.max_information_tokens
-    )
-    actions = np.full((n, max_moves), -1, dtype=np.int16) if record_actions else None
-    moves = 0
     workers = default_workers() if workers is None else workers
-    backend: Backend = SerialBackend()
-    run: Callable[..., tuple[np.ndarray, np.ndarray, int, np.ndarray]]
-    tasks: list[tuple]
     _check_reference_config(policies, config)
     check_policy_observations(policies, config)
+    rule_agents = all(isinstance(p, RuleAgent) for p in policies)
+    if not rule_agents and no_rule != "fallback":
+        raise ValueError("no_rule='end_game' needs rule agents in every seat")
+    if not rule_agents and lockstep_playable(policies):  # rule agents + batch policies
+        sc, cn, mv, ac = play_lockstep(
+            policies,
+            *seating,
+            config,
+            record_actions=record_actions,
+            chunk=max(chunk_size, LOCKSTEP_CHUNK),
+            progress=progress,
+            move_time_limit=limit,
+        )
+        return GameBatch(scores=sc, counters=cn, seat_agents=seat_agents, moves=mv, actions=ac)
+    plan = _chunk_plan(policies, seating, config, chunks, workers, record_actions, no_rule, limit)
+    return _play_chunks(*plan, chunks, seat_agents, config, record_actions, progress)
+
+
+def _check_seating(
+    n_policies: int, seat_agents: object, deal_seeds: object, agent_seeds: object, players: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(seat_agents, deal_seeds, agent_seeds)`` checked (see :func:`play_games`), int64."""
+    deals = _int_array("deal_seeds", deal_seeds, 1, 0, SEED_LIMIT - 1)
+    n = len(deals)
+    seats = _int_array("seat_agents", seat_agents, 2, 0, n_policies - 1)
+    seeds = _int_array("agent_seeds", agent_seeds, 2, 0, SEED_LIMIT - 1)
+    if seats.shape != (n, players) or seeds.shape != (n, players):
+        raise ValueError(
+            f"seat_agents and agent_seeds must have shape ({n}, {players}), got "
+            f"{seats.shape} and {seeds.shape}"
+        )
+    return seats, deals, seeds
+
+
+def _chunk_plan(
+    policies: list,
+    seating: tuple[np.ndarray, np.ndarray, np.ndarray],
+    config: HanabiConfig,
+    chunks: list[slice],
+    workers: int,
+    record_actions: bool,
+    no_rule: str,
+    limit: float | None,
+) -> tuple[Callable[..., tuple], list[tuple], Backend]:
+    """The function, tasks (one per chunk) and backend that play ``chunks`` of the games.
+
+    Every policy a rule agent: the compiled kernel, on threads (it releases the GIL); else
+    the Python game loop, in processes when the policies pickle.
+    """
+    seat_agents, deal_seeds, agent_seeds = seating
+    backend: Backend = SerialBackend()
+    tasks: list[tuple]
     if all(isinstance(p, RuleAgent) for p in policies):
-        table, lens, modes = _rule_table(policies, no_rule)  # type: ignore[arg-type]
-        run = play_rule_chunk
+        table, lens, modes = _rule_table(policies, no_rule)
         tasks = [
             (
                 config,
@@ -351,34 +393,38 @@ def play_games(
         ]
         if workers > 1 and len(tasks) > 1:
             backend = ThreadBackend(workers)  # the kernel releases the GIL
-    elif lockstep_playable(policies):  # rule agents + batch policies: lockstep batches
-        if no_rule != "fallback":
-            raise ValueError("no_rule='end_game' needs rule agents in every seat")
-        sc, cn, mv, ac = play_lockstep(
-            policies,
-            seat_agents,
-            deal_seeds,
-            agent_seeds,
-            config,
-            record_actions=record_actions,
-            chunk=max(chunk_size, LOCKSTEP_CHUNK),
-            progress=progress,
-            move_time_limit=limit,
+        return play_rule_chunk, tasks, backend
+    tasks = [
+        (config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c], c.start, limit)
+        for c in chunks
+    ]
+    if workers > 1 and len(tasks) > 1 and _picklable(policies):
+        # Python game loops hold the GIL: processes, each with one BLAS/torch thread
+        backend = ProcessBackend(
+            min(workers, len(tasks)), compile_first=False, initializer=one_thread_worker
         )
-        return GameBatch(scores=sc, counters=cn, seat_agents=seat_agents, moves=mv, actions=ac)
-    else:
-        if no_rule != "fallback":
-            raise ValueError("no_rule='end_game' needs rule agents in every seat")
-        run = _run_policy_games
-        tasks = [
-            (config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c], c.start, limit)
-            for c in chunks
-        ]
-        if workers > 1 and len(tasks) > 1 and _picklable(policies):
-            # Python game loops hold the GIL: processes, each with one BLAS/torch thread
-            backend = ProcessBackend(
-                min(workers, len(tasks)), compile_first=False, initializer=one_thread_worker
-            )
+    return _run_policy_games, tasks, backend
+
+
+def _play_chunks(
+    run: Callable[..., tuple],
+    tasks: list[tuple],
+    backend: Backend,
+    chunks: list[slice],
+    seat_agents: np.ndarray,
+    config: HanabiConfig,
+    record_actions: bool,
+    progress: Callable[[int], None] | None,
+) -> GameBatch:
+    """Run ``tasks`` on ``backend`` and gather the chunks' results into one batch."""
+    n = chunks[-1].stop if chunks else 0
+    scores = np.zeros(n, dtype=np.int64)
+    counters = np.zeros((n, config.players, E.N_COUNTERS), dtype=np.float64)
+    max_moves = E.max_moves_of(
+        config.players, config.colors, config.ranks, config.max_information_tokens
+    )
+    actions = np.full((n, max_moves), -1, dtype=np.int16) if record_actions else None
+    moves = 0
     with backend:
         results = backend.imap(run, tasks)
         for c, (sc, cn, mv, ac) in zip(chunks, results, strict=True):
@@ -628,7 +674,7 @@ def evaluate(
     scoring: str = "lenient",
     seed: int = 0,
     workers: int | None = None,
-    hand_size: int | Callable[[int], int] = hle_hand_size,
+    hand_size: int | Callable[[int], int] | None = hle_hand_size,
     progress: bool = False,
     no_rule: str = "fallback",
     hand_order: str | None = None,
@@ -654,8 +700,9 @@ def evaluate(
         seed: Master seed.
         workers: Parallel workers, as in :func:`play_games` (None = all local cores); results
             do not depend on it.
-        hand_size: Cards per hand: an int for every game size, or a function of the player
-            count (default the rulebook's: 5 for 2–3 players, 4 for 4–5; docs/rules.md §0.1).
+        hand_size: Cards per hand: an int for every game size, a function of the player
+            count, or None for the rulebook's (the default: 5 for 2–3 players, 4 for 4–5;
+            :func:`hanabi_env.config.game_hand_size`, docs/rules.md §0.1).
         progress: Show a tqdm progress bar.
         no_rule: ``"fallback"`` (default) or ``"end_game"`` (strict-era emulation, see
             :func:`play_games`).
@@ -701,16 +748,7 @@ def evaluate(
     seed = check_seed("seed", seed)
     workers = check_workers("workers", workers)
     limit = check_move_time_limit("move_time_limit", move_time_limit)
-    size_of: Callable[[int], int]
-    if is_int(hand_size):
-        fixed_size = check_int("hand_size", hand_size, 2, 5)
-        size_of = lambda _players: fixed_size  # noqa: E731 - the default's signature
-    elif callable(hand_size):
-        size_of = hand_size
-    else:
-        raise type_error(
-            "hand_size", "an int in [2, 5] or a function of the player count", hand_size
-        )
+    size_of = _size_function(hand_size)
     progress = check_bool("progress", progress)
     check_choice("no_rule", no_rule, ("fallback", "end_game"))
     if hand_order is not None:
@@ -732,7 +770,7 @@ def evaluate(
             "Java framework's fixed hand slots (hand_order='fixed', the default for them)"
         )
     if hand_order is None:
-        hand_order = "fixed" if reference else "shift"
+        hand_order = hand_order_of("reference" if reference else None)
     total = games * len(players) * len(partners)
     bar = None
     if progress:
@@ -756,55 +794,96 @@ def evaluate(
                 cfg = HanabiConfig(
                     players=p, hand_size=size_of(p), scoring=scoring, hand_order=hand_order
                 )
-                seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=mode == "mixed")
-                if partner is None:
-                    policies = [agent]
-                    seat_agents = np.zeros((games, p), dtype=np.int64)
-                else:
-                    policies = [agent, partner]
-                    seat_agents = np.ones((games, p), dtype=np.int64)
-                    seat_agents[np.arange(games), seats] = 0
-                batch = play_games(
-                    policies,
-                    seat_agents,
-                    deals,
-                    agent_seeds,
-                    cfg,
-                    workers=workers,
-                    progress=bar.update if bar is not None else None,
-                    no_rule=no_rule,
-                    move_time_limit=limit,
+                row, counters = _evaluate_cell(
+                    agent, partner, cfg, games, seed, mode, workers, bar, no_rule, limit
                 )
-                m = batch.metrics(agent=0)
-                sums += batch.counters[batch.seat_agents == 0].sum(axis=0)
-                result.rows.append(
-                    {
-                        "partner": "self" if partner is None else partner.name,
-                        "players": p,
-                        "hand_size": cfg.hand_size,
-                        "games": int(games),
-                        "mean": float(batch.scores.mean()),
-                        "sem": sem(batch.scores),
-                        "communicativeness": m["communicativeness"],
-                        "ipp": m["ipp"],
-                        "risk_aversion": m["risk_aversion"],
-                    }
-                )
+                result.rows.append(row)
+                sums += counters
     finally:
         if bar is not None:
             bar.close()
-    # overall: mean over sizes per partner, then over partners; cells are independent
+    result.mean, result.sem = _overall(result.rows, partners)
+    result.metrics = _metrics_of_sums(sums)
+    return result
+
+
+def _size_function(hand_size: object) -> Callable[[int], int]:
+    """``evaluate``'s ``hand_size`` as a function of the player count (None: the rulebook's).
+
+    Raises:
+        TypeError, ValueError: Not an int in [2, 5], a function or None.
+    """
+    if hand_size is None:
+        return game_hand_size
+    if is_int(hand_size):
+        fixed_size = check_int("hand_size", hand_size, 2, 5)
+        return lambda _players: fixed_size
+    if callable(hand_size):
+        return hand_size  # type: ignore[return-value]
+    raise type_error("hand_size", "an int in [2, 5] or a function of the player count", hand_size)
+
+
+def _evaluate_cell(
+    agent: Policy,
+    partner: Policy | None,
+    cfg: HanabiConfig,
+    games: int,
+    seed: int,
+    mode: str,
+    workers: int | None,
+    bar,
+    no_rule: str,
+    limit: float | None,
+) -> tuple[dict, np.ndarray]:
+    """One cell of :func:`evaluate` (a partner at a game size): its row and the agent's counters.
+
+    ``partner`` None: mirror (every seat ``agent``); else ``agent`` in a random seat.
+    """
+    p = cfg.players
+    seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=mode == "mixed")
+    if partner is None:
+        policies = [agent]
+        seat_agents = np.zeros((games, p), dtype=np.int64)
+    else:
+        policies = [agent, partner]
+        seat_agents = np.ones((games, p), dtype=np.int64)
+        seat_agents[np.arange(games), seats] = 0
+    batch = play_games(
+        policies,
+        seat_agents,
+        deals,
+        agent_seeds,
+        cfg,
+        workers=workers,
+        progress=bar.update if bar is not None else None,
+        no_rule=no_rule,
+        move_time_limit=limit,
+    )
+    m = batch.metrics(agent=0)
+    row = {
+        "partner": "self" if partner is None else partner.name,
+        "players": p,
+        "hand_size": cfg.hand_size,
+        "games": int(games),
+        "mean": float(batch.scores.mean()),
+        "sem": sem(batch.scores),
+        "communicativeness": m["communicativeness"],
+        "ipp": m["ipp"],
+        "risk_aversion": m["risk_aversion"],
+    }
+    return row, batch.counters[batch.seat_agents == 0].sum(axis=0)
+
+
+def _overall(rows: list[dict], partners: Sequence[Policy | None]) -> tuple[float, float]:
+    """Mean and s.e.m. over sizes per partner, then over partners (cells are independent)."""
     per_partner = []
     per_partner_var = []
     for partner in partners:
         name = "self" if partner is None else partner.name
-        cells = [r for r in result.rows if r["partner"] == name]
+        cells = [r for r in rows if r["partner"] == name]
         per_partner.append(np.mean([r["mean"] for r in cells]))
         per_partner_var.append(sum(r["sem"] ** 2 for r in cells) / len(cells) ** 2)
-    result.mean = float(np.mean(per_partner))
-    result.sem = float(np.sqrt(sum(per_partner_var)) / len(per_partner))
-    result.metrics = _metrics_of_sums(sums)
-    return result
+    return float(np.mean(per_partner)), float(np.sqrt(sum(per_partner_var)) / len(per_partner))
 
 
 # names moved to agents.rule_games in 0.1.0: importable from here until 0.3.0, with a warning

@@ -392,7 +392,17 @@ def make_baseline(
             ``ruleset`` or ``preset``.
     """
     check_str("name", name)
-    seed = check_seed("seed", seed)
+    return baseline_agent(name, check_seed("seed", seed), ruleset, preset)
+
+
+def baseline_agent(name: str, seed: int, ruleset: str, preset: str | None) -> RuleAgent:
+    """:func:`make_baseline` for a caller that checked ``name`` (a str) and ``seed`` already.
+
+    Checked once where a spec enters (:func:`agents.registry.make_policy`), not again here.
+
+    Raises:
+        ValueError: An unknown name, ``ruleset`` or ``preset``.
+    """
     check_choice("ruleset", ruleset, RULESETS)
     if preset is not None:
         check_choice("preset", preset, ("cig18",))

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from agents import rulebase
 from agents.rulebase import RULE_X1, RULE_X2
+from hanabi_env.config import hand_order_of
 from hanabi_env.validate import check_choice
 
 RULESETS = ("corrected", "reference")
@@ -162,11 +163,19 @@ __all__ = [
 ]
 
 
-def hand_order_for(policies) -> str:
+def hand_order_for(policies, ruleset: str | None = None) -> str:
     """The hand order a game of ``policies`` needs.
 
-    ``"fixed"`` if any of them is a reference rule agent (the Java framework's fixed hand
-    slots), else ``"shift"`` (HLE's order, the default).
+    ``"fixed"`` if ``ruleset`` or any of the policies' ``ruleset`` is ``"reference"`` (the
+    Java framework's fixed hand slots), else ``"shift"`` (HLE's order, the default); the rule
+    itself is :func:`hanabi_env.config.hand_order_of`.
+
+    Args:
+        policies: The policies of the game (any objects; a ``ruleset`` attribute counts).
+        ruleset: A ruleset the game's rule agents play besides the policies', or None.
+
+    Returns:
+        ``"fixed"`` or ``"shift"``.
     """
-    reference = any(getattr(p, "ruleset", None) == "reference" for p in policies)
-    return "fixed" if reference else "shift"
+    rulesets = {ruleset, *(getattr(p, "ruleset", None) for p in policies)}
+    return "fixed" if "fixed" in {hand_order_of(r) for r in rulesets} else "shift"

@@ -47,7 +47,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from agents.bots import bot_key, make_bot
-from agents.policy import Policy, RuleAgent, make_baseline
+from agents.policy import Policy, RuleAgent, baseline_agent
 from hanabi_env.validate import check_bool, check_seed, check_str, type_error
 
 __all__ = [
@@ -270,7 +270,7 @@ def make_policy(
     text = spec.strip()
     if not text:
         raise ValueError(f"spec={spec!r} is not allowed; allowed: {SPEC_FORMS}")
-    base, options = split_options(text)
+    base, options = _split_options(text)  # spec checked above
     head, sep, rest = base.partition(":")
     if sep and head.strip().lower() not in _PREFIXES:
         return _from_object(head.strip(), rest.strip(), seed, text, options)
@@ -291,7 +291,7 @@ def make_policy(
             )
         if bot_key(text) is not None:  # the reference bots, before baselines
             return make_bot(text, seed=seed)
-        return make_baseline(spec, seed=seed, ruleset=ruleset, preset=preset)
+        return baseline_agent(spec, seed, ruleset, preset)  # spec and seed checked above
     key = head.strip().lower()
     return _from_prefix(key, rest.strip(), seed, check_bool("trust_model", trust_model), text)
 
@@ -326,7 +326,11 @@ def split_options(spec: str) -> tuple[str, dict[str, Any]]:
         ValueError: An empty option list after ``?``, a pair without ``=``, a key that is
             not a Python name, or a key given twice.
     """
-    check_str("spec", spec, empty=True)
+    return _split_options(check_str("spec", spec, empty=True))
+
+
+def _split_options(spec: str) -> tuple[str, dict[str, Any]]:
+    """:func:`split_options` of a spec already checked to be a str."""
     base, sep, query = spec.partition("?")
     if not sep:
         return base, {}

@@ -75,6 +75,7 @@ from hanabi_adhoc.resume import (
     load_run_archive,
 )
 from hanabi_env.outputs import OutputFolder
+from hanabi_env.seeding import MASTER_SEED_LIMIT
 from hanabi_env.validate import (
     check_bool,
     check_choice,
@@ -103,8 +104,9 @@ __all__ = [
     "run_pipeline",
 ]
 
-SEED_LIMIT = 2**32
-"""Master seeds are in ``[0, 2**32)`` (run ``i`` seeds MAP-Elites with ``seed + i``)."""
+SEED_LIMIT = MASTER_SEED_LIMIT
+"""Master seeds are in ``[0, 2**32)`` (run ``i`` seeds MAP-Elites with ``seed + i``;
+:data:`hanabi_env.seeding.MASTER_SEED_LIMIT`)."""
 MAX_COUNT = 10**9
 """Largest count of games, candidates or episodes: more could never finish."""
 MAX_RUNS = 1000

@@ -61,9 +61,18 @@ NICHE_NAMES = (
 
 def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tuple[str, str, str]]:
     """Write the PNG figures through ``put``; (path relative to ``report``, title, caption)."""
-    from qd.plot import heatmap, matchup_heatmap
-
     fig_dir = report / "figures"
+    written = _archive_figures(fig_dir, archives, put)
+    written += _matchup_figures(fig_dir, archives, matchups, put)
+    written += _meta_figures(out, fig_dir, archives, meta_docs, config, put)
+    written += _score_distributions(out, fig_dir, meta_docs, config, put)
+    return [(str(p.relative_to(report)), t, c) for p, t, c in written]
+
+
+def _archive_figures(fig_dir: Path, archives, put) -> list[tuple[Path, str, str]]:
+    """The heatmap of each 2-D archive: (path, title, caption) of each figure written."""
+    from qd.plot import heatmap
+
     written: list[tuple[Path, str, str]] = []
     for r, archive in enumerate(archives):
         reeval = "reeval_objective" in archive.fields
@@ -88,6 +97,14 @@ def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tu
                     "§3).",
                 )
             )
+    return written
+
+
+def _matchup_figures(fig_dir: Path, archives, matchups, put) -> list[tuple[Path, str, str]]:
+    """The match-up heatmap of each run: (path, title, caption) of each figure written."""
+    from qd.plot import matchup_heatmap
+
+    written: list[tuple[Path, str, str]] = []
     for r, t in enumerate(matchups):
         p = fig_dir / f"matchups_run{r}.png"
         a = archives[r]
@@ -114,8 +131,13 @@ def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tu
                 "score. " + NICHE_NAMES.split(" In the CSV")[0],
             )
         )
+    return written
+
+
+def _meta_figures(out, fig_dir: Path, archives, meta_docs, config, put) -> list:
+    """Belief evolution, niche estimates (in distribution) and the variants' scores."""
     from meta.evaluate import MetaEvaluation
-    from meta.plot import plot_belief_evolution, plot_niche_estimates, plot_variant_scores
+    from meta.plot import plot_variant_scores
 
     evaluations = {
         f"H=run{h}, E=run{e}": MetaEvaluation.load(
@@ -124,56 +146,14 @@ def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tu
         )
         for h, e in meta_docs
     }
+    written: list[tuple[Path, str, str]] = []
     for (h, e), ev in zip(meta_docs, evaluations.values(), strict=True):
         if h != e:
             continue
         if "adaptive" in ev.variants:
-            # the population's best elite (re-evaluated self-play) as the example partner
-            arch = archives[e]
-            values = arch.fields.get("reeval_objective", arch.objective)[arch.occupied_cells()]
-            best = int(np.nanargmax(values))
-            p = fig_dir / f"belief_run{h}.png"
-            with put(p) as tmp:
-                plot_belief_evolution(
-                    ev, tmp, partner=best, variant="adaptive",
-                    title=f"run{h}, best elite as partner",
-                )  # fmt: skip
-            written.append(
-                (
-                    p,
-                    f"Belief of the adaptive meta-agent, run{h}",
-                    "How the Bayesian adaptive meta-agent ([Bayes21], docs/papers.md §4.2) "
-                    f"updates its belief during the first episode ({config.games} games) with "
-                    f"run{h}'s best elite as partner. Top: the belief (colour, 0–1) in each "
-                    "hypothesis h (rows: the elites of H, named by niche) in force during each "
-                    "game (columns); the red outline marks the partner's true hypothesis; "
-                    "above each column, the response the meta-agent played (compact niche "
-                    "name) and the score of that game. Bottom: the belief in the true "
-                    "hypothesis (red) and the largest belief (grey) per game. A good result: "
-                    "the red row turns bright and the red line climbs towards 1 within a few "
-                    "games.",
-                )
-            )
+            written += _belief_figure(fig_dir, archives[e], h, ev, config, put)
         if ev.self_play is not None and "response-adaptive" in ev.variants:
-            p = fig_dir / f"niche_estimates_run{h}.png"
-            with put(p) as tmp:
-                plot_niche_estimates(
-                    ev, tmp, variant="response-adaptive", title=f"run{h}: niche estimates"
-                )
-            written.append(
-                (
-                    p,
-                    f"Niche estimates of the response-adaptive meta-agent, run{h}",
-                    "Each black dot is a partner's behaviour in self-play (x = communicativeness, "
-                    "y = IPP), i.e. where its elite sits in the archive; the arrow leads to the "
-                    "orange dot, the same partner's behaviour observed while it played with the "
-                    "response-adaptive meta-agent ([ToG20], docs/papers.md §4.1), pooled over "
-                    "responses. Grey lines are the niche boundaries. Short arrows that stay in "
-                    "their square mean the partner behaves as in self-play, so its niche can be "
-                    "estimated online; the title gives the mean absolute errors ([ToG20] "
-                    "reported 0.11 for communicativeness and 0.27 for IPP).",
-                )
-            )
+            written += _niche_figure(fig_dir, h, ev, put)
     if evaluations:
         p = fig_dir / "variant_scores.png"
         with put(p) as tmp:
@@ -189,6 +169,70 @@ def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tu
                 "better; [Bayes21] expects Oracle ≥ Adaptive ≥ Generalist, with Random lowest.",
             )
         )
+    return written
+
+
+def _belief_figure(fig_dir: Path, arch, h: int, ev, config, put) -> list[tuple[Path, str, str]]:
+    """The adaptive meta-agent's belief with run ``h``'s best elite (of ``arch``) as partner."""
+    from meta.plot import plot_belief_evolution
+
+    written: list[tuple[Path, str, str]] = []
+    # the population's best elite (re-evaluated self-play) as the example partner
+    values = arch.fields.get("reeval_objective", arch.objective)[arch.occupied_cells()]
+    best = int(np.nanargmax(values))
+    p = fig_dir / f"belief_run{h}.png"
+    with put(p) as tmp:
+        plot_belief_evolution(
+            ev, tmp, partner=best, variant="adaptive",
+            title=f"run{h}, best elite as partner",
+        )  # fmt: skip
+    written.append(
+        (
+            p,
+            f"Belief of the adaptive meta-agent, run{h}",
+            "How the Bayesian adaptive meta-agent ([Bayes21], docs/papers.md §4.2) "
+            f"updates its belief during the first episode ({config.games} games) with "
+            f"run{h}'s best elite as partner. Top: the belief (colour, 0–1) in each "
+            "hypothesis h (rows: the elites of H, named by niche) in force during each "
+            "game (columns); the red outline marks the partner's true hypothesis; "
+            "above each column, the response the meta-agent played (compact niche "
+            "name) and the score of that game. Bottom: the belief in the true "
+            "hypothesis (red) and the largest belief (grey) per game. A good result: "
+            "the red row turns bright and the red line climbs towards 1 within a few "
+            "games.",
+        )
+    )
+    return written
+
+
+def _niche_figure(fig_dir: Path, h: int, ev, put) -> list[tuple[Path, str, str]]:
+    """The response-adaptive meta-agent's niche estimates of run ``h``'s partners."""
+    from meta.plot import plot_niche_estimates
+
+    written: list[tuple[Path, str, str]] = []
+    p = fig_dir / f"niche_estimates_run{h}.png"
+    with put(p) as tmp:
+        plot_niche_estimates(ev, tmp, variant="response-adaptive", title=f"run{h}: niche estimates")
+    written.append(
+        (
+            p,
+            f"Niche estimates of the response-adaptive meta-agent, run{h}",
+            "Each black dot is a partner's behaviour in self-play (x = communicativeness, "
+            "y = IPP), i.e. where its elite sits in the archive; the arrow leads to the "
+            "orange dot, the same partner's behaviour observed while it played with the "
+            "response-adaptive meta-agent ([ToG20], docs/papers.md §4.1), pooled over "
+            "responses. Grey lines are the niche boundaries. Short arrows that stay in "
+            "their square mean the partner behaves as in self-play, so its niche can be "
+            "estimated online; the title gives the mean absolute errors ([ToG20] "
+            "reported 0.11 for communicativeness and 0.27 for IPP).",
+        )
+    )
+    return written
+
+
+def _score_distributions(out, fig_dir: Path, meta_docs, config, put) -> list:
+    """Box plots of the episode scores per variant and pool pair (none without meta-agents)."""
+    written: list[tuple[Path, str, str]] = []
     # score distributions: episode scores per variant and pool pair
     pairs = list(meta_docs)
     if pairs:
@@ -237,7 +281,7 @@ def _figures(out, report, archives, matchups, meta_docs, config, put) -> list[tu
                 "depends strongly on the partner.",
             )
         )
-    return [(str(p.relative_to(report)), t, c) for p, t, c in written]
+    return written
 
 
 DEFINITIONS = (
@@ -379,14 +423,41 @@ def write_report(
     """
     report = out / "report"
     tab_dir = report / "tables"
+    put = _putter(folder)
+    lines = _header_lines(out, config, timing)
+    lines += _population_lines(out, config, archives, matchups, tab_dir, put)
+    if meta_docs:
+        lines += _meta_lines(meta_docs, config, tab_dir, put)
+    figures = _figures(out, report, archives, matchups, meta_docs, config, put)
+    lines += ["## Figures", ""]
+    for k, (f, title, caption) in enumerate(figures, 1):
+        lines += [f"![Figure {k}: {title}]({f})", "", f"*Figure {k} — {title}.* {caption}", ""]
+    lines += FILES_LINES
+    path = report / "summary.md"
+    with put(path) as tmp:
+        tmp.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def _putter(folder: OutputFolder | None):
+    """``put(path)``: a context giving the temporary path whose file becomes ``path``.
+
+    Through ``folder`` (recorded in its manifest, stage ``"report"``) when given, else
+    :func:`hanabi_env.outputs.atomic_path`.
+    """
 
     def put(path: Path):
         if folder is None:
             return atomic_path(path)
         return folder.staged(path.relative_to(folder.path).as_posix(), stage="report")
 
+    return put
+
+
+def _header_lines(out: Path, config: PipelineConfig, timing: Timing) -> list[str]:
+    """The summary's title, settings, timing, definitions and the populations' table head."""
     reeval = config.map_elites_config(0).reeval_games
-    lines = [
+    return [
         f"# Hanabi ad-hoc cooperation study — `{config.name}` configuration",
         "",
         f"Output folder `{out}`. Settings: " + _settings(config) + ".",
@@ -414,6 +485,11 @@ def write_report(
         "| Generalist (its intra-population score) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
+
+
+def _population_lines(out: Path, config, archives, matchups, tab_dir: Path, put) -> list[str]:
+    """The populations' table rows; writes ``populations.csv`` and ``matchups_run<i>.csv``."""
+    lines: list[str] = []
     pop_rows = []
     for r, (archive, mt) in enumerate(zip(archives, matchups, strict=True)):
         field = "reeval_objective" if "reeval_objective" in archive.fields else "objective"
@@ -445,81 +521,82 @@ def write_report(
         with put(tab_dir / f"matchups_run{r}.csv") as tmp:
             shutil.copyfile(out / "tables" / f"matchups_run{r}.csv", tmp)
     lines.append("")
-    if meta_docs:
-        variants = list(config.variants)
-        lines += [
-            "## Meta-agents",
-            "",
-            "The [Bayes21] protocol (docs/papers.md §4): the meta-agent plays "
-            f"{config.episodes} episode(s) of {config.games} games with every partner of E; "
-            "each cell is the mean ± s.e.m. of the episode scores. Variants:",
-            "",
-            *(f"- `{v}`: {VARIANT_WORDS.get(v, v)};" for v in variants),
-            "",
-            "| H (hypotheses) | E (partners) | " + " | ".join(variants) + " |",
-            "|---|---|" + "---|" * len(variants),
-        ]
-        meta_rows = []
-        for (h, e), doc in meta_docs.items():
-            s = doc["summary"]
-            cells = [_fmt(s[v]["mean"], s[v]["sem"]) if v in s else "n/a" for v in variants]
-            lines.append(f"| run{h} | run{e} | " + " | ".join(cells) + " |")
-            for v in variants:
-                if v in s:
-                    meta_rows.append(
-                        {
-                            "hypotheses": f"run{h}",
-                            "partners": f"run{e}",
-                            "distribution": "in" if h == e else "out",
-                            "variant": v,
-                            "mean_episode_score": s[v]["mean"],
-                            "sem_episode_score": s[v]["sem"],
-                            "n_episodes": s[v]["n_episodes"],
-                        }
-                    )
-        _write_csv(tab_dir / "meta_agents.csv", meta_rows, put)
-        lines += ["", TTESTS_TEXT, ""]
-        header = ["test", "mean difference", "t", "p"]
-        lines += _pair_table(meta_docs, "ttests", header, _ttest_row, tab_dir / "ttests.csv", put)
-        lines += ["", _findings(meta_docs, config), ""]
-        lines += [NICHE_MAE_TEXT, ""]
-        header = ["variant", "MAE communicativeness", "MAE IPP", "in niche"]
-        path = tab_dir / "niche_mae.csv"
-        lines += _pair_table(meta_docs, "niche_mae", header, _niche_mae_row, path, put)
-        lines.append("")
-    figures = _figures(out, report, archives, matchups, meta_docs, config, put)
-    lines += ["## Figures", ""]
-    for k, (f, title, caption) in enumerate(figures, 1):
-        lines += [f"![Figure {k}: {title}]({f})", "", f"*Figure {k} — {title}.* {caption}", ""]
+    return lines
+
+
+def _meta_lines(meta_docs: dict, config, tab_dir: Path, put) -> list[str]:
+    """The meta-agents' section; writes ``meta_agents.csv``, ``ttests.csv``, ``niche_mae.csv``."""
+    lines: list[str] = []
+    variants = list(config.variants)
     lines += [
-        "## Files",
+        "## Meta-agents",
         "",
-        "In this folder (`tables/`, one row per line, empty field = not available):",
+        "The [Bayes21] protocol (docs/papers.md §4): the meta-agent plays "
+        f"{config.episodes} episode(s) of {config.games} games with every partner of E; "
+        "each cell is the mean ± s.e.m. of the episode scores. Variants:",
         "",
-        "- `populations.csv` — one row per run: `run`, `seed`, `candidates`, `elites` (filled "
-        "niches) of `cells`, `best_self_play_score`, `mean_self_play_score` and `qd_score` "
-        "(best, mean and sum of the re-evaluated self-play scores), `mean_pairwise_score`, "
-        "`generalist` (elite id) and `generalist_intra_population_score`;",
-        "- `matchups_run<i>.csv` — one row per ordered pair of run i's elites: `seat0_id`, "
-        "`seat1_id`, `games`, `mean_score` and `sem_score` (the pair's mean score and its "
-        "standard error, points), then each seat's communicativeness, IPP and risk aversion in "
-        "those games;",
-        "- `meta_agents.csv` — one row per (H, E, variant): `hypotheses` (H), `partners` (E), "
-        "`distribution` (`in`: H = E, `out`: H ≠ E), `variant`, `mean_episode_score`, "
-        "`sem_episode_score`, `n_episodes`;",
-        "- `ttests.csv` — the Welch's t-tests above, one row per (H, E, test);",
-        "- `niche_mae.csv` — the niche-estimate errors above: `comm`, `ipp` (mean absolute "
-        "errors), `niche_accuracy` (`in niche`), `n_pairs`.",
+        *(f"- `{v}`: {VARIANT_WORDS.get(v, v)};" for v in variants),
         "",
-        "Elsewhere: `../runs/run*/` the MAP-Elites archives (`archive.json`, `elites.csv`, "
-        "`summary.json`); `../meta/*/evaluation.json` and `games.csv`, every meta-agent game; "
-        "`../timing.json`, the compute time of every unit of work.",
-        "",
+        "| H (hypotheses) | E (partners) | " + " | ".join(variants) + " |",
+        "|---|---|" + "---|" * len(variants),
     ]
-    path = report / "summary.md"
-    with put(path) as tmp:
-        tmp.write_text("\n".join(lines), encoding="utf-8")
-    return path
+    meta_rows = []
+    for (h, e), doc in meta_docs.items():
+        s = doc["summary"]
+        cells = [_fmt(s[v]["mean"], s[v]["sem"]) if v in s else "n/a" for v in variants]
+        lines.append(f"| run{h} | run{e} | " + " | ".join(cells) + " |")
+        for v in variants:
+            if v in s:
+                meta_rows.append(
+                    {
+                        "hypotheses": f"run{h}",
+                        "partners": f"run{e}",
+                        "distribution": "in" if h == e else "out",
+                        "variant": v,
+                        "mean_episode_score": s[v]["mean"],
+                        "sem_episode_score": s[v]["sem"],
+                        "n_episodes": s[v]["n_episodes"],
+                    }
+                )
+    _write_csv(tab_dir / "meta_agents.csv", meta_rows, put)
+    lines += ["", TTESTS_TEXT, ""]
+    header = ["test", "mean difference", "t", "p"]
+    lines += _pair_table(meta_docs, "ttests", header, _ttest_row, tab_dir / "ttests.csv", put)
+    lines += ["", _findings(meta_docs, config), ""]
+    lines += [NICHE_MAE_TEXT, ""]
+    header = ["variant", "MAE communicativeness", "MAE IPP", "in niche"]
+    path = tab_dir / "niche_mae.csv"
+    lines += _pair_table(meta_docs, "niche_mae", header, _niche_mae_row, path, put)
+    lines.append("")
+    return lines
+
+
+FILES_LINES = [
+    "## Files",
+    "",
+    "In this folder (`tables/`, one row per line, empty field = not available):",
+    "",
+    "- `populations.csv` — one row per run: `run`, `seed`, `candidates`, `elites` (filled "
+    "niches) of `cells`, `best_self_play_score`, `mean_self_play_score` and `qd_score` "
+    "(best, mean and sum of the re-evaluated self-play scores), `mean_pairwise_score`, "
+    "`generalist` (elite id) and `generalist_intra_population_score`;",
+    "- `matchups_run<i>.csv` — one row per ordered pair of run i's elites: `seat0_id`, "
+    "`seat1_id`, `games`, `mean_score` and `sem_score` (the pair's mean score and its "
+    "standard error, points), then each seat's communicativeness, IPP and risk aversion in "
+    "those games;",
+    "- `meta_agents.csv` — one row per (H, E, variant): `hypotheses` (H), `partners` (E), "
+    "`distribution` (`in`: H = E, `out`: H ≠ E), `variant`, `mean_episode_score`, "
+    "`sem_episode_score`, `n_episodes`;",
+    "- `ttests.csv` — the Welch's t-tests above, one row per (H, E, test);",
+    "- `niche_mae.csv` — the niche-estimate errors above: `comm`, `ipp` (mean absolute "
+    "errors), `niche_accuracy` (`in niche`), `n_pairs`.",
+    "",
+    "Elsewhere: `../runs/run*/` the MAP-Elites archives (`archive.json`, `elites.csv`, "
+    "`summary.json`); `../meta/*/evaluation.json` and `games.csv`, every meta-agent game; "
+    "`../timing.json`, the compute time of every unit of work.",
+    "",
+]
+"""The summary's last section: what each file of the report holds."""
 
 
 TTESTS_TEXT = (

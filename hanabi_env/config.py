@@ -17,6 +17,10 @@ __all__ = [
     "HanabiConfig",
     "check_choice",
     "check_field",
+    "describe_settings",
+    "game_hand_size",
+    "hand_order_of",
+    "hand_size_words",
     "hle_preset",
     "rulebook_hand_size",
 ]
@@ -41,6 +45,81 @@ def rulebook_hand_size(players: int) -> int:
         TypeError, ValueError: ``players`` is not an int in [2, 5].
     """
     return 5 if check_int("players", players, 2, 5) <= 3 else 4
+
+
+def game_hand_size(players: int, hand_size: int | None = None) -> int:
+    """The hand size of a game: ``hand_size`` if given, else the rulebook's (docs/rules.md §0.1).
+
+    The one place where "no hand size means the rulebook's" is written; every entry point that
+    deals a game for a user goes through it (:meth:`HanabiConfig.for_game`).
+
+    Args:
+        players: Number of players, in [2, 5].
+        hand_size: Cards per hand, or None for :func:`rulebook_hand_size` (not range-checked
+            here: :class:`HanabiConfig` checks it with the deck).
+
+    Returns:
+        The hand size (an int).
+
+    Raises:
+        TypeError, ValueError: ``players`` is not an int in [2, 5] (when ``hand_size`` is None).
+    """
+    return rulebook_hand_size(players) if hand_size is None else hand_size
+
+
+def hand_order_of(ruleset: str | None) -> str:
+    """The hand order a ruleset's rule agents play in (docs/rules.md §12).
+
+    The one place where "the reference ruleset means fixed hand slots" is written: ``"fixed"``
+    (the papers' Java framework deals into the vacated slot) for ``"reference"``, else
+    ``"shift"`` (HLE's order; ``"corrected"`` rule agents, every other agent, or None).
+
+    Args:
+        ruleset: ``"corrected"``, ``"reference"`` or None (no rule agents' ruleset).
+
+    Returns:
+        ``"fixed"`` or ``"shift"`` (one of :data:`HAND_ORDERS`).
+    """
+    return "fixed" if ruleset == "reference" else "shift"
+
+
+def hand_size_words(sizes: dict[int, int]) -> str:
+    """``{players: hand size}`` in words, saying whether they are the rulebook's (§0.1).
+
+    E.g. ``"hand size 5 (the rulebook's)"`` for ``{2: 5}``, ``"hand sizes 5 at 2p, 5 at 4p
+    (not the rulebook's)"`` for ``{2: 5, 4: 5}``.
+
+    Args:
+        sizes: Hand size by number of players (players in [2, 5]).
+
+    Returns:
+        The words (a str).
+    """
+    rule = all(h == rulebook_hand_size(p) for p, h in sizes.items())
+    tag = "the rulebook's" if rule else "not the rulebook's"
+    if len(sizes) == 1:
+        return f"hand size {next(iter(sizes.values()))} ({tag})"
+    return "hand sizes " + ", ".join(f"{h} at {p}p" for p, h in sizes.items()) + f" ({tag})"
+
+
+def describe_settings(players: int, hand_size: int, scoring: str, ruleset: str | None) -> str:
+    """A game's settings in one line, as every report and record states them.
+
+    Players, hand size (and whether it is the rulebook's, docs/rules.md §0.1, through
+    :func:`hand_size_words`), scoring and the rule agents' ruleset (omitted when None), e.g.
+    ``"2 players, hand size 5 (the rulebook's), strict scoring, corrected ruleset"``.
+
+    Args:
+        players: Number of players, in [2, 5].
+        hand_size: Cards per hand.
+        scoring: ``"strict"`` or ``"lenient"``.
+        ruleset: The rule agents' ruleset, or None to leave it out.
+
+    Returns:
+        The line (a str, no final full stop).
+    """
+    text = f"{players} players, {hand_size_words({players: hand_size})}, {scoring} scoring"
+    return text if ruleset is None else f"{text}, {ruleset} ruleset"
 
 
 MAX_TOKENS = 100
@@ -175,6 +254,44 @@ class HanabiConfig:
     def as_dict(self) -> dict:
         """The configuration as a plain dict (JSON-serialisable)."""
         return asdict(self)
+
+    @classmethod
+    def for_game(
+        cls,
+        players: int,
+        hand_size: int | None = None,
+        scoring: str = "strict",
+        ruleset: str | None = None,
+        **fields: object,
+    ) -> HanabiConfig:
+        """The settings of a game an entry point deals for a user (docs/how-to/game-settings.md).
+
+        The hand size is the rulebook's unless given (:func:`game_hand_size`), and the hand
+        order the one the rule agents' ruleset implies (:func:`hand_order_of`: fixed slots for
+        ``"reference"``) unless ``hand_order`` is among ``fields``.
+
+        Args:
+            players: Number of players, in [2, 5].
+            hand_size: Cards per hand, in [2, 5], or None for the rulebook's (5 at 2-3 players,
+                4 at 4-5).
+            scoring: ``"strict"`` or ``"lenient"``.
+            ruleset: The rule agents' ruleset (``"corrected"``, ``"reference"``) or None.
+            **fields: Other :class:`HanabiConfig` fields (e.g. ``hand_order``,
+                ``observation_type``).
+
+        Returns:
+            The validated configuration.
+
+        Raises:
+            TypeError, ValueError: As :class:`HanabiConfig` (naming the field).
+        """
+        fields.setdefault("hand_order", hand_order_of(ruleset))
+        return cls(
+            players=players,
+            hand_size=game_hand_size(players, hand_size),
+            scoring=scoring,
+            **fields,  # type: ignore[arg-type]
+        )
 
 
 HLE_PRESETS: dict[str, dict[str, int | str]] = {

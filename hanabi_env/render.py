@@ -182,9 +182,20 @@ def render_rgb_array(game: HanabiGame, scale: float = 1.0) -> np.ndarray:
         holder's hint knowledge under its cards (see the module docstring for the layout).
     """
     cfg = game.config
-    n_colors, n_ranks, players, hand = cfg.colors, cfg.ranks, cfg.players, cfg.hand_size
     view = game.view(game.current_player, seer=True)  # seer: every hand face up
+    width, height = _board_size(cfg)
+    cv = _Canvas(width, height, scale)
+    y = _draw_header(cv, game, view, width)
+    y = _draw_table(cv, view, cfg, width, y)
+    y = _draw_hands(cv, view, cfg, width, y)
+    y = _draw_discards(cv, view, cfg, y)
+    cv.text(MARGIN, y + 10, _last_move(view, cfg.ranks), 13, anchor="lm")
+    return np.asarray(cv.image, dtype=np.uint8).copy()
 
+
+def _board_size(cfg) -> tuple[int, int]:
+    """``(width, height)`` of the picture of a game of ``cfg``, in pixels at scale 1."""
+    n_colors, n_ranks, players, hand = cfg.colors, cfg.ranks, cfg.players, cfg.hand_size
     board_w = (
         n_colors * (CARD_W + GAP)
         + 24
@@ -200,9 +211,12 @@ def render_rgb_array(game: HanabiGame, scale: float = 1.0) -> np.ndarray:
     row_h = CARD_H + KNOW_H + GAP
     discard_h = 22 + n_colors * (SMALL_H + 4)
     height = MARGIN + 28 + 18 + CARD_H + 14 + players * row_h + discard_h + 30 + MARGIN
+    return width, height
 
-    cv = _Canvas(width, height, scale)
 
+def _draw_header(cv: _Canvas, game: HanabiGame, view, width: int) -> int:
+    """The title line (score, move, whose turn); returns the next row's ``y``."""
+    cfg = game.config
     # header
     y = MARGIN
     status = "game over" if view.is_terminal else f"player_{view.current_player} to move"
@@ -212,7 +226,12 @@ def render_rgb_array(game: HanabiGame, scale: float = 1.0) -> np.ndarray:
     cv.text(MARGIN, y, title, 18)
     cv.text(width - MARGIN, y + 2, f"move {len(view.moves)}   {status}", 14, anchor="ra")
     y += 28
+    return y
 
+
+def _draw_table(cv: _Canvas, view, cfg, width: int, y: int) -> int:
+    """Fireworks, tokens and the deck from row ``y``; returns the next row's ``y``."""
+    n_colors, n_ranks = cfg.colors, cfg.ranks
     # fireworks
     cv.text(MARGIN, y, "Fireworks", 13)
     y += 18
@@ -244,7 +263,13 @@ def render_rgb_array(game: HanabiGame, scale: float = 1.0) -> np.ndarray:
     )
     cv.text(dx + CARD_W / 2, y + CARD_H / 2, str(view.deck_size), 20, anchor="mm")
     y += CARD_H + 14
+    return y
 
+
+def _draw_hands(cv: _Canvas, view, cfg, width: int, y: int) -> int:
+    """Every hand face up with its holder's knowledge; returns the next row's ``y``."""
+    n_colors, n_ranks, players, hand = cfg.colors, cfg.ranks, cfg.players, cfg.hand_size
+    row_h = CARD_H + KNOW_H + GAP
     # hands
     for p in range(players):
         cv.rect(MARGIN - 6, y - 4, width - 2 * MARGIN + 12, row_h - 4, fill=PANEL, radius=6)
@@ -261,7 +286,12 @@ def render_rgb_array(game: HanabiGame, scale: float = 1.0) -> np.ndarray:
                 cv.rect(x, y, CARD_W, CARD_H, outline=DIM, width=1, radius=5)
             x += CARD_W + GAP
         y += row_h
+    return y
 
+
+def _draw_discards(cv: _Canvas, view, cfg, y: int) -> int:
+    """The discard pile by colour; returns the ``y`` below it."""
+    n_colors, n_ranks = cfg.colors, cfg.ranks
     # discards
     y += 2
     cv.text(MARGIN, y, "Discards", 13)
@@ -275,7 +305,4 @@ def render_rgb_array(game: HanabiGame, scale: float = 1.0) -> np.ndarray:
                 _card(cv, x, y, c * n_ranks + r, n_ranks, SMALL_W, SMALL_H, size=15)
                 x += SMALL_W + 4
         y += SMALL_H + 4
-
-    # last move
-    cv.text(MARGIN, y + 10, _last_move(view, n_ranks), 13, anchor="lm")
-    return np.asarray(cv.image, dtype=np.uint8).copy()
+    return y

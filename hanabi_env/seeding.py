@@ -1,25 +1,37 @@
 """Seeds: their range and how every stochastic entry point derives its seeds from one master seed.
 
-Every seed of the project is an int in ``[0, SEED_LIMIT)`` (the engine's generator takes 62
-bits; :func:`hanabi_env.validate.check_seed` checks it). Sub-seeds are never drawn from a
-generator whose state depends on what ran before: :func:`derive_seed` is a pure function of
-integers (the master seed and the coordinates of the thing seeded, e.g. the run seed and a
-candidate's number), so results do not depend on the order work is done in, nor on the number
-of workers (docs/rules.md §6).
+Every seed of the project is an int in ``[0, SEED_LIMIT)`` (the engine's generator takes 62 bits;
+:func:`hanabi_env.validate.check_seed` checks it). A seed a person types (the command line's
+``--seed``, a study's master seed) is an int in ``[0, MASTER_SEED_LIMIT)``: a few recorded sub-seeds
+are that seed plus a small index (a study's run ``i`` plays MAP-Elites with ``seed + i``), and 2**32
+keeps them far below ``SEED_LIMIT`` (two limits, both needed: the narrower one is what users have
+always typed and what their error lines say). Sub-seeds are never drawn from a generator whose state
+depends on what ran before: :func:`derive_seed` is a pure function of integers (the master seed and
+the coordinates of the thing seeded, e.g. the run seed and a candidate's number), so results do not
+depend on the order work is done in, nor on the number of workers (docs/rules.md §6).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SEED_LIMIT", "derive_seed"]
+__all__ = ["MASTER_SEED_LIMIT", "SEED_LIMIT", "derive_seed"]
 
 SEED_LIMIT = 2**62
-"""Seeds are ints in ``[0, SEED_LIMIT)``."""
+"""Seeds are ints in ``[0, SEED_LIMIT)`` (every seed the library's functions take)."""
+
+MASTER_SEED_LIMIT = 2**32
+"""Seeds a person types (command line, study settings) are ints in ``[0, MASTER_SEED_LIMIT)``.
+
+Below :data:`SEED_LIMIT` so that ``seed + i`` sub-seeds (a study's runs) stay valid seeds.
+"""
 
 
 def derive_seed(*keys: int) -> int:
     """A seed in ``[0, 2**62)`` derived from integers (``numpy.random.SeedSequence``).
+
+    The one way to derive a sub-seed: a pure function of its keys, so a result does not depend
+    on the order work is done in.
 
     Args:
         keys: Ints >= 0 (e.g. a master seed, then a stage number and an index).

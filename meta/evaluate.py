@@ -335,18 +335,7 @@ def evaluate_meta(
         "niche_dims": tuple(int(d) for d in niche_dims),
         "response_kw": {"threshold": response_threshold, "empty_niche": empty_niche},
     }
-    fast: list[str] = []
-    if compiled is not False:
-        rules = lockstep_agents(responses) and lockstep_agents(partners)
-        batched = not (plain_rule_agents(responses) and plain_rule_agents(partners))
-        fast = compiled_variants(variants, turns_threshold, batched) if rules else []
-        if compiled and fast != variants:
-            why = (
-                "turns_threshold is set, or response-adaptive with a batch policy"
-                if rules
-                else "a policy is neither a plain RuleAgent nor a batch policy"
-            )
-            raise ValueError(f"compiled=True is not possible: {why}; pass compiled=None")
+    fast = _compiled_share(variants, compiled, responses, partners, turns_threshold)
     slow = [v for v in variants if v not in fast]
     merged: dict[str, dict[str, np.ndarray]] = {}
     if fast:
@@ -356,33 +345,71 @@ def evaluate_meta(
             )
         )
     if slow:
-        tasks = [
-            {
-                **common,
-                "only": slow,
-                "e": e,
-                "pid": pid,
-                "partner": partners[e],
-                "oracle_kw": oracle_kw[e],
-                "partner_cell": None if p_cells is None else p_cells[e],
-            }
-            for e, pid in enumerate(pids)
-        ]
-        results = _run_tasks(tasks, workers, progress)
-        for v in slow:
-            merged[v] = {
-                key: np.stack([r[key][v] for r in results])
-                for key in ("scores", "responses", "beliefs", "counters", "niches")
-                if v in results[0][key]
-            }
+        merged.update(
+            _run_python(common, slow, partners, pids, oracle_kw, p_cells, workers, progress)
+        )
+    return _evaluation(common, pids, merged, self_play)
+
+
+def _compiled_share(variants, compiled, responses, partners, turns_threshold) -> list[str]:
+    """The variants :func:`evaluate_meta` plays on the compiled path (``compiled`` checked).
+
+    Raises:
+        ValueError: ``compiled=True`` and some variant cannot be compiled.
+    """
+    if compiled is False:
+        return []
+    rules = lockstep_agents(responses) and lockstep_agents(partners)
+    batched = not (plain_rule_agents(responses) and plain_rule_agents(partners))
+    fast = compiled_variants(variants, turns_threshold, batched) if rules else []
+    if compiled and fast != variants:
+        why = (
+            "turns_threshold is set, or response-adaptive with a batch policy"
+            if rules
+            else "a policy is neither a plain RuleAgent nor a batch policy"
+        )
+        raise ValueError(f"compiled=True is not possible: {why}; pass compiled=None")
+    return fast
+
+
+def _run_python(
+    common: dict, slow: list[str], partners, pids, oracle_kw, p_cells, workers: int, progress: bool
+) -> dict[str, dict[str, np.ndarray]]:
+    """The Python path of :func:`evaluate_meta`: variant → its arrays, one task per partner."""
+    tasks = [
+        {
+            **common,
+            "only": slow,
+            "e": e,
+            "pid": pid,
+            "partner": partners[e],
+            "oracle_kw": oracle_kw[e],
+            "partner_cell": None if p_cells is None else p_cells[e],
+        }
+        for e, pid in enumerate(pids)
+    ]
+    results = _run_tasks(tasks, workers, progress)
+    return {
+        v: {
+            key: np.stack([r[key][v] for r in results])
+            for key in ("scores", "responses", "beliefs", "counters", "niches")
+            if v in results[0][key]
+        }
+        for v in slow
+    }
+
+
+def _evaluation(common: dict, pids: list[str], merged: dict, self_play) -> MetaEvaluation:
+    """The :class:`MetaEvaluation` of both paths' arrays ``merged`` (variant → arrays)."""
+    table, variants = common["table"], common["variants"]
     res = MetaEvaluation(
         variants,
         pids,
         list(table.hypothesis_ids),
         list(table.response_ids),
-        int(episodes),
-        int(games),
-        int(seed),
+        common["episodes"],
+        common["games"],
+        common["seed"],
         self_play=self_play,
         niche_dims=common["niche_dims"],
     )

@@ -90,8 +90,7 @@ def _ruleset(ruleset: str | None, *archives: Archive) -> str:
 
 def _pair_config(players: int, hand_size: int, scoring: str, ruleset: str) -> HanabiConfig:
     """A game configuration; fixed hand slots for reference agents (docs/rules.md §12)."""
-    order = "fixed" if ruleset == "reference" else "shift"
-    return HanabiConfig(players=players, hand_size=hand_size, scoring=scoring, hand_order=order)
+    return HanabiConfig.for_game(players, hand_size, scoring, ruleset)
 
 
 def reevaluate(

@@ -37,7 +37,7 @@ from agents.backend import (
     make_backend,
     warm_up,
 )
-from agents.evaluate import check_games, game_seeds, hle_hand_size
+from agents.evaluate import check_games, game_seeds
 from agents.reference import RULESETS
 from agents.rulebase import N_RULE_IDS
 from hanabi_env import _engine as E
@@ -235,12 +235,7 @@ class Replay:
 def _config(players: int, scoring: str, ruleset: str) -> HanabiConfig:
     """The game configuration of a mirror evaluation (fixed hand slots for the reference)."""
     check_choice("ruleset", ruleset, RULESETS)
-    return HanabiConfig(
-        players=players,
-        hand_size=hle_hand_size(players),
-        scoring=scoring,
-        hand_order="fixed" if ruleset == "reference" else "shift",
-    )
+    return HanabiConfig.for_game(players, scoring=scoring, ruleset=ruleset)
 
 
 def replay_holds(

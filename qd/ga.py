@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.evaluate import check_games, game_seeds, hle_hand_size, play_games
+from agents.evaluate import check_games, game_seeds, play_games
 from agents.policy import Policy, RuleAgent, make
-from agents.reference import CIG18_POOL, PRESETS, RULESETS, check_preset
+from agents.reference import CIG18_POOL, PRESETS, RULESETS, check_preset, hand_order_for
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env.config import HanabiConfig
@@ -385,19 +385,12 @@ def population_fitness(
     n = len(pop)
     mode_of = RR.MODE_HISTOGRAM if ruleset == "reference" else RR.MODE_FALLBACK
     # as agents.evaluate: fixed hand slots for every game once any reference agent plays
-    fixed_slots = ruleset == "reference" or any(
-        getattr(p, "ruleset", None) == "reference" for p in partners
-    )
+    order = hand_order_for(partners, ruleset=ruleset)
     per_partner = np.zeros((len(partners), n))
     for k, partner in enumerate(partners):
         per_size = np.zeros((len(players), n))
         for s, p in enumerate(players):
-            cfg = HanabiConfig(
-                players=p,
-                hand_size=hle_hand_size(p),
-                scoring=scoring,
-                hand_order="fixed" if fixed_slots else "shift",
-            )
+            cfg = HanabiConfig.for_game(p, scoring=scoring, hand_order=order)
             seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=True)
             seat_agents = np.full((n * games, p), n, dtype=np.int64)
             seat_agents[np.arange(n * games), np.tile(seats, n)] = np.repeat(np.arange(n), games)

@@ -15,7 +15,7 @@ from agents.bots import infobot_core as K
 from agents.bots.infobot import check_infobot_game
 from hanabi_env import _engine as E
 from hanabi_env._jit import njit
-from hanabi_env.config import HanabiConfig, rulebook_hand_size
+from hanabi_env.config import HanabiConfig
 from hanabi_env.validate import check_int, type_error
 
 __all__ = ["infobot_config", "play_infobot_games"]
@@ -135,7 +135,7 @@ def infobot_config(players: int, scoring: str = "lenient") -> HanabiConfig:
         TypeError, ValueError: ``players`` not an int in [2, 5]; an unknown ``scoring``.
     """
     players = check_int("players", players, 2, 5)
-    return HanabiConfig(players=players, hand_size=rulebook_hand_size(players), scoring=scoring)
+    return HanabiConfig.for_game(players, scoring=scoring)
 
 
 def play_infobot_games(

@@ -41,7 +41,7 @@ from hanabi_adhoc.benchmark.results import Results
 from hanabi_adhoc.benchmark.suites import Group, episode_deals
 from hanabi_env import _engine as E
 from hanabi_env._workers import one_thread_worker
-from hanabi_env.config import HanabiConfig, rulebook_hand_size
+from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
 
 __all__ = [
@@ -167,12 +167,8 @@ def game_config(
     The hand order is the Java framework's fixed slots when a reference rule agent plays
     (docs/rules.md §12), else HLE's.
     """
-    return HanabiConfig(
-        players=players,
-        hand_size=group.hand_size(players) if hand_size is None else hand_size,
-        scoring=group.scoring,
-        hand_order=hand_order_for(policies),
-    )
+    order = hand_order_for(policies)
+    return HanabiConfig.for_game(players, hand_size, group.scoring, hand_order=order)
 
 
 def agent_players(
@@ -212,9 +208,7 @@ def agent_players(
     errors: dict[int, ValueError] = {}
     order = hand_order_for([agent])  # a reference rule agent plays fixed slots everywhere
     for p in (2, 3, 4, 5):
-        hs = rulebook_hand_size(p) if hand_size is None else hand_size
-        cfg = HanabiConfig(players=p, hand_size=hs, hand_order=order)
-        out[p], err = _probe(agent, cfg, name)
+        out[p], err = _probe(agent, HanabiConfig.for_game(p, hand_size, hand_order=order), name)
         if err is not None:
             errors[p] = err
     if errors and all(why is not None for why in out.values()):
@@ -241,9 +235,9 @@ def fixed_slots_refused(
     Raises:
         agents.faults.AgentFault: As :func:`agent_players`.
     """
-    hs = rulebook_hand_size(2) if hand_size is None else hand_size
     name = name or str(getattr(agent, "name", None) or type(agent).__name__)
-    why, _ = _probe(agent, HanabiConfig(players=2, hand_size=hs, hand_order="fixed"), name)
+    cfg = HanabiConfig.for_game(2, hand_size, ruleset="reference")
+    why, _ = _probe(agent, cfg, name)
     return why
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from hanabi_adhoc.benchmark import aggregate as A
 from hanabi_adhoc.benchmark.files import read_csv, write_csv_file
 from hanabi_adhoc.benchmark.run import Benchmark
-from hanabi_env.config import rulebook_hand_size
+from hanabi_env.config import game_hand_size, hand_size_words
 from hanabi_env.outputs import OutputFolder
 
 __all__ = [
@@ -191,14 +191,12 @@ def _sizes_of(suite, played: set[int]) -> dict:
 
 
 def _sizes(bench: Benchmark) -> str:
-    """Players and hand sizes in words (``hanabi_adhoc.cli.main.hand_size_words``)."""
-    from hanabi_adhoc.cli.main import hand_size_words
-
+    """Players and hand sizes in words (:func:`hanabi_env.config.hand_size_words`)."""
     hs = bench.options["hand_size"]
     sizes = sorted({p for s in bench.suites for g in s.groups for p in g.players})
     if bench.options["players"]:
         sizes = [p for p in sizes if p in bench.options["players"]]
-    words = hand_size_words({p: rulebook_hand_size(p) if hs is None else hs for p in sizes})
+    words = hand_size_words({p: game_hand_size(p, hs) for p in sizes})
     return f"Players {', '.join(map(str, sizes))}; {words}"
 
 

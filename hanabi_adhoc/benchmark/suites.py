@@ -45,7 +45,7 @@ from pathlib import Path
 from agents.evaluate import game_seeds
 from agents.registry import check_spec_allowed
 from hanabi_env.config import rulebook_hand_size
-from hanabi_env.seeding import derive_seed
+from hanabi_env.seeding import SEED_LIMIT, derive_seed
 from hanabi_env.validate import check_bool
 
 __all__ = [
@@ -259,7 +259,7 @@ def _check_group(g: Group, where: str) -> None:
         bad.append(f"ruleset {g.ruleset!r}")
     if g.scoring not in ("lenient", "strict"):
         bad.append(f"scoring {g.scoring!r}")
-    if g.episodes < 1 or g.games < 1 or not 0 <= g.seed < 2**62:
+    if g.episodes < 1 or g.games < 1 or not 0 <= g.seed < SEED_LIMIT:
         bad.append("episodes, games >= 1 and a seed in [0, 2**62)")
     ids = [p.id for p in g.partners]
     if len(set(ids)) != len(ids):

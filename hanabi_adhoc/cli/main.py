@@ -43,7 +43,8 @@ import threading
 import numpy as np
 
 from hanabi_env import stats
-from hanabi_env.config import rulebook_hand_size
+from hanabi_env.config import HanabiConfig, hand_size_words
+from hanabi_env.config import describe_settings as game_settings
 
 
 def _warmup(args: argparse.Namespace) -> int:
@@ -68,7 +69,8 @@ def _demo(args: argparse.Namespace) -> int:
     import hanabi_env
     from hanabi_adhoc.warmup import ensure_compiled
 
-    hand_size = rulebook_hand_size(args.players)
+    cfg = HanabiConfig.for_game(args.players, scoring=args.scoring)
+    hand_size = cfg.hand_size
     env = hanabi_env.env(players=args.players, hand_size=hand_size, scoring=args.scoring)
     ensure_compiled(("env",))
     print(f"{game_settings(args.players, hand_size, args.scoring, None)}, uniformly random moves")
@@ -324,25 +326,6 @@ def _play_game(env, policies: list, seeds: tuple, game: int, render: bool, fault
         env.step(action)
 
 
-def hand_size_words(sizes: dict[int, int]) -> str:
-    """``{players: hand size}`` in words, saying whether they are the rulebook's (§0.1)."""
-    rule = all(h == rulebook_hand_size(p) for p, h in sizes.items())
-    tag = "the rulebook's" if rule else "not the rulebook's"
-    if len(sizes) == 1:
-        return f"hand size {next(iter(sizes.values()))} ({tag})"
-    return "hand sizes " + ", ".join(f"{h} at {p}p" for p, h in sizes.items()) + f" ({tag})"
-
-
-def game_settings(players: int, hand_size: int, scoring: str, ruleset: str | None) -> str:
-    """The configuration a command played, in one line (every report and record states it).
-
-    Players, hand size (and whether it is the rulebook's, docs/rules.md §0.1), scoring and
-    the rule agents' ruleset (omitted when None).
-    """
-    text = f"{players} players, {hand_size_words({players: hand_size})}, {scoring} scoring"
-    return text if ruleset is None else f"{text}, {ruleset} ruleset"
-
-
 def _check_seats(seats: list[str], policies: list, config) -> None:
     """Refuse, before any game, a seat that asks for a hidden-card view or another game.
 
@@ -377,19 +360,19 @@ def _play(args: argparse.Namespace) -> int:
         ensure_compiled(("env", "rule games", "meta"))  # the meta-agent's table is built next
     policies = _seat_policies(args)
     ensure_compiled(("env",))
-    hand_size = args.hand_size if args.hand_size is not None else rulebook_hand_size(players)
     humans = [i for i, p in enumerate(policies) if isinstance(p, HumanPolicy)]
-    hand_order = "fixed" if args.ruleset == "reference" else "shift"
     try:
-        env = hanabi_env.env(
-            players=players,
-            hand_size=hand_size,
-            scoring=args.scoring,
-            render_mode="ansi",
-            hand_order=hand_order,
-        )
+        cfg = HanabiConfig.for_game(players, args.hand_size, args.scoring, args.ruleset)
     except ValueError as err:
         raise OptionError("--hand-size", str(err)) from None
+    hand_size = cfg.hand_size
+    env = hanabi_env.env(
+        players=players,
+        hand_size=hand_size,
+        scoring=args.scoring,
+        render_mode="ansi",
+        hand_order=cfg.hand_order,
+    )
     _check_seats(args.seats, policies, env.unwrapped.config)
     _, deals, agent_seeds = game_seeds(args.seed, args.games, players, random_seat=False)
     settings = game_settings(players, hand_size, args.scoring, args.ruleset)
@@ -638,7 +621,7 @@ def _evaluate_agent(evaluate, agent, args: argparse.Namespace, players: tuple[in
             hand_order=args.hand_order,
             ruleset=args.ruleset,
             preset=args.preset,
-            hand_size=rulebook_hand_size if args.hand_size is None else args.hand_size,
+            hand_size=args.hand_size,
             move_time_limit=args.move_time_limit or None,
         )
     except AgentFault as fault:

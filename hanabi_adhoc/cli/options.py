@@ -16,6 +16,7 @@ import os
 import re
 from pathlib import Path
 
+from hanabi_env.seeding import MASTER_SEED_LIMIT
 from hanabi_env.validate import writable_ancestor
 from qd.io import load_archive_source
 
@@ -65,8 +66,8 @@ MAX_COUNT = 10**9
 """Largest count an option accepts (games, candidates, steps, ...): more could never finish."""
 MAX_WORKERS = 1024
 """Largest ``--workers``."""
-SEED_LIMIT = 2**32
-"""Seeds on the command line are ints in ``[0, 2**32)`` (derived seeds stay below 2**62)."""
+SEED_LIMIT = MASTER_SEED_LIMIT
+"""Seeds on the command line: ints in ``[0, 2**32)`` (``hanabi_env.seeding.MASTER_SEED_LIMIT``)."""
 
 
 class OptionError(ValueError):

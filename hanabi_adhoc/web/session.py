@@ -31,7 +31,7 @@ import numpy as np
 
 from hanabi_adhoc.web import board, store
 from hanabi_adhoc.web.study import check_answers
-from hanabi_env import HanabiConfig, HanabiGame, rulebook_hand_size
+from hanabi_env import HanabiConfig, HanabiGame
 from hanabi_env import _engine as E
 from hanabi_env.metrics import metric_ratios
 from hanabi_env.records import to_hanablive
@@ -114,11 +114,7 @@ class Settings:
         Raises:
             ValueError: A hand size the engine refuses.
         """
-        hand = self.hand_size if self.hand_size is not None else rulebook_hand_size(self.players)
-        order = "fixed" if self.ruleset == "reference" else "shift"
-        return HanabiConfig(
-            players=self.players, hand_size=hand, scoring=self.scoring, hand_order=order
-        )
+        return HanabiConfig.for_game(self.players, self.hand_size, self.scoring, self.ruleset)
 
 
 def check_request_partner(spec: str, trust_model: bool, parameter: str = "partners") -> None:
@@ -829,11 +825,11 @@ class PlaySession:
         return [{k: v for k, v in r.items() if k != "meta"} for r in self.results]
 
     def _config(self) -> dict:
-        from hanabi_adhoc.cli.main import game_settings
+        from hanabi_env.config import describe_settings
 
         cfg, ruleset = self.config, self.settings.ruleset
         return {
-            "settings": game_settings(cfg.players, cfg.hand_size, cfg.scoring, ruleset),
+            "settings": describe_settings(cfg.players, cfg.hand_size, cfg.scoring, ruleset),
             "players": self.config.players,
             "hand_size": self.config.hand_size,
             "scoring": self.config.scoring,
