@@ -56,7 +56,8 @@ def test_bad_input_gives_the_same_error_lines(golden, now):
     for case in now["errors"]:
         assert case["exit"] == 2, case
         lines = case["stderr"].splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: "), case
+        assert len(lines) == 1, case
+        assert lines[0].startswith("error: "), case
     assert now["files_left"] == [], "a refused command wrote files"
 
 
