@@ -270,7 +270,7 @@ def _add_pages(app: Flask, options: AppOptions) -> None:
     @app.get("/api/options")
     def api_options():
         from agents.rulebase import BASELINES
-        from hanabi_adhoc.cli.main import META_VARIANTS
+        from hanabi_adhoc.specs import META_VARIANTS
 
         d = options.defaults
         return jsonify(

@@ -82,6 +82,8 @@ ERRORS: list[list[str]] = [
     # serve
     ["serve", "--partner", "nobody"],
     ["serve", "--partner", "meta", "--partner", "piers"],
+    ["serve", "--partner", "metafoo"],
+    ["serve", "--partner", "meta:foo"],
     ["serve", "--port", "70000"],
     ["serve", "--hand-size", "9"],
     # benchmark
