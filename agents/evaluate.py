@@ -31,8 +31,9 @@ from agents.batch import check_policy_observations
 from agents.faults import DEFAULT_MOVE_TIME_LIMIT, check_move_time_limit
 from agents.lockstep import CHUNK as LOCKSTEP_CHUNK
 from agents.lockstep import lockstep_playable, play_lockstep
-from agents.policy import Policy, RuleAgent, make, play_out
+from agents.policy import Policy, RuleAgent, play_out
 from agents.reference import CIG18_POOL, RULESETS, check_preset
+from agents.registry import make
 from agents.rule_games import play_rule_chunk, rule_table
 from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR

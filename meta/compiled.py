@@ -50,10 +50,12 @@ from agents.rule_games import kernel_scratch, play_rule_table, rule_table
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.metrics import ratio
+from hanabi_env.seeding import derive_seed
 from meta._kernels import N_OBSERVED, play_response_games_kernel
 from meta.bayes import VARIANTS, BayesianMetaAgent, bayes_update_batch
 from meta.response import ResponseMetaAgent
 from meta.table import ResponseTable
+from meta.variants import variant_seed
 
 __all__ = [
     "CHUNK",
@@ -108,8 +110,6 @@ def compiled_variants(
 
 def _episode_seeds(seed: int, episodes: int, games: int) -> tuple[np.ndarray, np.ndarray]:
     """``(k, g)`` int64 deal seeds and ``(k, g, 2)`` int64 seat seeds of every episode."""
-    from meta.evaluate import derive_seed
-
     per = [game_seeds(derive_seed(seed, 1, j), games, 2, False) for j in range(episodes)]
     return np.stack([p[1] for p in per]), np.stack([p[2] for p in per])
 
@@ -407,8 +407,6 @@ def _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw) -> np.nd
         path: one generator per partner seeded ``variant_seed(seed, name, e)``, one draw per
         game, episodes in order), else None.
     """
-    from meta.evaluate import variant_seed
-
     n_e = len(pids)
     k, games = st.rows // n_e, st.scores.shape[1]
     nh = table.shape[1]

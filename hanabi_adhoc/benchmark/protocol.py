@@ -353,7 +353,8 @@ def play_unit(
     if is_episodic(agent):
         from hanabi_adhoc.benchmark.meta_fast import play_fast_seat0
 
-        return play_fast_seat0(agent, unit, cfg, sched, mates, workers, progress, _episodic)
+        parts = play_fast_seat0(agent, unit, cfg, sched, mates, workers, progress, _episodic)
+        return episodic_results(unit, sched, parts)
     d, p = len(sched["deal"]), unit.players
     seat_agents = _seatings(len(mates), p, d)
     reps = len(seat_agents) // d

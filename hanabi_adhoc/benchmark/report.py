@@ -13,12 +13,15 @@ from __future__ import annotations
 import datetime
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hanabi_adhoc.benchmark import aggregate as A
 from hanabi_adhoc.benchmark.files import read_csv, write_csv_file
-from hanabi_adhoc.benchmark.run import Benchmark
 from hanabi_env.config import rulebook_hand_size
 from hanabi_env.outputs import OutputFolder
+
+if TYPE_CHECKING:  # a type only: run_benchmark (hanabi_adhoc.benchmark.run) imports this module
+    from hanabi_adhoc.benchmark.run import Benchmark
 
 __all__ = [
     "LEADERBOARD_FIELDS",
@@ -191,8 +194,8 @@ def _sizes_of(suite, played: set[int]) -> dict:
 
 
 def _sizes(bench: Benchmark) -> str:
-    """Players and hand sizes in words (``hanabi_adhoc.cli.main.hand_size_words``)."""
-    from hanabi_adhoc.cli.main import hand_size_words
+    """Players and hand sizes in words (:func:`hanabi_adhoc.settings.hand_size_words`)."""
+    from hanabi_adhoc.settings import hand_size_words
 
     hs = bench.options["hand_size"]
     sizes = sorted({p for s in bench.suites for g in s.groups for p in g.players})
