@@ -66,6 +66,7 @@ __all__ = [
     "evaluate",
     "game_seeds",
     "hle_hand_size",
+    "picklable",
     "play",
     "play_games",
     "play_policies",
@@ -232,7 +233,12 @@ def _run_policy_games(
     return scores, counters, moves, actions
 
 
-def _picklable(policies: Sequence[Policy]) -> bool:
+def picklable(policies: Sequence[Policy]) -> bool:
+    """Whether ``policies`` can go to worker processes (pickled); else they play in this one.
+
+    Used by :func:`play_games` and the benchmark's protocol to choose processes or this process
+    (results are the same either way).
+    """
     try:
         pickle.dumps(list(policies))
     except Exception:  # any pickling failure means: play in this process
@@ -375,7 +381,7 @@ def play_games(
             (config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c], c.start, limit)
             for c in chunks
         ]
-        if workers > 1 and len(tasks) > 1 and _picklable(policies):
+        if workers > 1 and len(tasks) > 1 and picklable(policies):
             # Python game loops hold the GIL: processes, each with one BLAS/torch thread
             backend = ProcessBackend(
                 min(workers, len(tasks)), compile_first=False, initializer=one_thread_worker

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend
-from agents.evaluate import _picklable, play_games  # the rule play_games uses
+from agents.evaluate import picklable, play_games  # the rule play_games uses
 from agents.faults import AgentFault
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
@@ -398,7 +398,7 @@ def _episodic(
     keys = [e * p + s for e in range(max(1, len(mates))) for s in seats]
     backend: Backend = SerialBackend()
     n = workers or 1
-    if n > 1 and len(tasks) > 1 and _picklable([agent, *mates]):
+    if n > 1 and len(tasks) > 1 and picklable([agent, *mates]):
         backend = ProcessBackend(
             min(n, len(tasks)), compile_first=False, initializer=one_thread_worker
         )
