@@ -32,11 +32,11 @@ from agents.policy import (
     ReferenceGameEnd,
     RuleAgent,
     end_game,
-    make,
     make_baseline,
     rule_ids,
 )
 from agents.published import data_path, published_chromosomes
+from agents.registry import make
 from agents.rulebase import ALPHABET, BASELINES, N_ALPHABET, TEST_POOL
 
 PARTNER_ENV_ID = "hanabi_adhoc/HanabiPartner-v0"

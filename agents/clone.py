@@ -202,7 +202,7 @@ class _Recording(Policy):
 
 
 def _policies(seats: str | Policy | Sequence[str | Policy], players: int) -> list[Policy]:
-    from agents.policy import make
+    from agents.registry import make
 
     if isinstance(seats, (str, Policy)):
         seats = [seats] * players

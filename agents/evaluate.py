@@ -31,8 +31,9 @@ from agents.batch import check_policy_observations
 from agents.faults import DEFAULT_MOVE_TIME_LIMIT, check_move_time_limit
 from agents.lockstep import CHUNK as LOCKSTEP_CHUNK
 from agents.lockstep import lockstep_playable, play_lockstep
-from agents.policy import Policy, RuleAgent, make, play_out
+from agents.policy import Policy, RuleAgent, play_out
 from agents.reference import CIG18_POOL, RULESETS, check_preset
+from agents.registry import make
 from agents.rule_games import play_rule_chunk, rule_table
 from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
@@ -72,6 +73,7 @@ __all__ = [
     "evaluate",
     "game_seeds",
     "hle_hand_size",
+    "picklable",
     "play",
     "play_games",
     "play_policies",
@@ -238,7 +240,12 @@ def _run_policy_games(
     return scores, counters, moves, actions
 
 
-def _picklable(policies: Sequence[Policy]) -> bool:
+def picklable(policies: Sequence[Policy]) -> bool:
+    """Whether ``policies`` can go to worker processes (pickled); else they play in this one.
+
+    Used by :func:`play_games` and the benchmark's protocol to choose processes or this process
+    (results are the same either way).
+    """
     try:
         pickle.dumps(list(policies))
     except Exception:  # any pickling failure means: play in this process
@@ -398,7 +405,7 @@ def _chunk_plan(
         (config, policies, seat_agents[c], deal_seeds[c], agent_seeds[c], c.start, limit)
         for c in chunks
     ]
-    if workers > 1 and len(tasks) > 1 and _picklable(policies):
+    if workers > 1 and len(tasks) > 1 and picklable(policies):
         # Python game loops hold the GIL: processes, each with one BLAS/torch thread
         backend = ProcessBackend(
             min(workers, len(tasks)), compile_first=False, initializer=one_thread_worker

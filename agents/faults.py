@@ -52,6 +52,7 @@ from hanabi_env.validate import check_float, is_int
 __all__ = [
     "DEFAULT_MOVE_TIME_LIMIT",
     "AgentFault",
+    "ReferenceGameEnd",
     "agent_label",
     "call_policy",
     "check_move",
@@ -64,6 +65,26 @@ DEFAULT_MOVE_TIME_LIMIT = 10.0
 """Seconds a policy may take per move (``act``; ``act_batch``: per decision) unless told."""
 
 _REFIRE_S = 0.25  # the timer fires again this often until the late call is left
+
+
+class ReferenceGameEnd(RuntimeError):
+    """A ``ruleset="reference"`` agent ended the game, as the Java reference did.
+
+    The reference's game runner stopped a game when an agent returned no move (a
+    ``HistogramAgent`` rule that fired without a move), returned a tell it rejected (rules
+    78–82's colourless tell) or raised (a ``ProductionRuleAgent`` on which no rule fired);
+    docs/rules.md §12.2. The game loops of this package (:func:`agents.play_games`, the
+    meta-agent evaluation) end the game at the current score and count the turn as the
+    reference did (:func:`end_game`); a loop of your own can do the same.
+
+    Attributes:
+        code: ``agents.rules.reference.END_RAISED``, ``END_NULL`` or ``END_REJECTED``.
+    """
+
+    def __init__(self, code: int):
+        """See the class docstring."""
+        super().__init__(f"the reference agent ended the game (code {code})")
+        self.code = int(code)
 
 
 class AgentFault(ValueError):
@@ -407,10 +428,8 @@ def call_policy(
     Raises:
         AgentFault: ``fn`` raised an exception (chained to it) or ran past its limit. An
             :class:`AgentFault` that ``fn`` raises passes through (given this call's game and
-            move if it had none), a :class:`agents.policy.ReferenceGameEnd` unchanged.
+            move if it had none), a :class:`ReferenceGameEnd` unchanged.
     """
-    from agents.policy import ReferenceGameEnd  # the policy module builds on this one
-
     try:
         if limit is None:
             return fn(*args, **kwargs)

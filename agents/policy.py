@@ -22,6 +22,7 @@ from agents import rules as R
 from agents.faults import (
     DEFAULT_MOVE_TIME_LIMIT,
     AgentFault,
+    ReferenceGameEnd,  # defined there (the fault rule passes it through); public here too
     agent_label,
     check_move_time_limit,
     policy_move,
@@ -31,6 +32,7 @@ from agents.rules import reference as RR
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._rng import new_rng, rng_seed
+from hanabi_env.deprecation import moved_names
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_choice, check_seed, check_str, type_error
 
@@ -39,31 +41,10 @@ __all__ = [
     "Policy",
     "ReferenceGameEnd",
     "RuleAgent",
-    "make",
     "make_baseline",
     "play_out",
     "rule_ids",
 ]
-
-
-class ReferenceGameEnd(RuntimeError):
-    """A ``ruleset="reference"`` agent ended the game, as the Java reference did.
-
-    The reference's game runner stopped a game when an agent returned no move (a
-    ``HistogramAgent`` rule that fired without a move), returned a tell it rejected (rules
-    78–82's colourless tell) or raised (a ``ProductionRuleAgent`` on which no rule fired);
-    docs/rules.md §12.2. The game loops of this package (:func:`agents.play_games`, the
-    meta-agent evaluation) end the game at the current score and count the turn as the
-    reference did (:func:`end_game`); a loop of your own can do the same.
-
-    Attributes:
-        code: ``agents.rules.reference.END_RAISED``, ``END_NULL`` or ``END_REJECTED``.
-    """
-
-    def __init__(self, code: int):
-        """See the class docstring."""
-        super().__init__(f"the reference agent ended the game (code {code})")
-        self.code = int(code)
 
 
 def end_game(game, code: int) -> None:
@@ -340,38 +321,6 @@ class RuleAgent(Policy):
         return f"RuleAgent({self.name!r}, rules={self.rules.tolist()}{extra})"
 
 
-def make(
-    name: str,
-    seed: int = 0,
-    ruleset: str = "corrected",
-    preset: str | None = None,
-    trust_model: bool = False,
-) -> Policy:
-    """An agent by name or spec, e.g. ``make("piers")``, ``make("3,17,4")``, ``make("rl:NAME")``.
-
-    Resolved by :func:`agents.registry.make_policy`, which lists every form: a baseline name
-    (:func:`make_baseline`), a chromosome, a registered prefix (``sb3:PATH``, ...) or
-    ``package.module:Name`` / ``path/to/file.py:Name`` for a policy of your own.
-
-    Args:
-        name: The agent spec.
-        seed: Seed of the policy's generator.
-        ruleset: Rule agents' ruleset, ``"corrected"`` or ``"reference"``.
-        preset: ``"cig18"``: [CIG18]'s 2018 agent lists (baselines only).
-        trust_model: Allow specs whose loading runs code from a file (``sb3:PATH``).
-
-    Returns:
-        The policy (a :class:`RuleAgent` for baseline names and chromosomes).
-
-    Raises:
-        TypeError, ValueError: As :func:`agents.registry.make_policy`.
-    """
-    from agents.registry import make_policy  # the registry builds on this module
-
-    check_str("name", name)
-    return make_policy(name, seed, ruleset=ruleset, preset=preset, trust_model=trust_model)
-
-
 def make_baseline(
     name: str, seed: int = 0, ruleset: str = "corrected", preset: str | None = None
 ) -> RuleAgent:
@@ -420,3 +369,7 @@ def baseline_agent(name: str, seed: int, ruleset: str, preset: str | None) -> Ru
         ruleset="reference",
         wrapper="production",
     )
+
+
+# agents.make lives in agents.registry since 0.3.0 (the registry builds on this module)
+__getattr__ = moved_names(__name__, {"make": "agents.registry:make"}, "0.4.0")

@@ -5,7 +5,7 @@ the benchmark) resolves it here, so a form that works in one works in all. The f
 
 | spec | policy |
 |---|---|
-| ``piers``, ``IGGI``, ... | a baseline rule agent (:func:`agents.policy.make`, docs/rules.md §4) |
+| ``piers``, ``IGGI``, ... | a baseline rule agent (:func:`make`, docs/rules.md §4) |
 | ``smartbot``, ``SmartBot``, ``smart``, ... | a reference bot (:mod:`agents.bots`, docs/bots.md) |
 | ``3,17,4`` | a chromosome: a :class:`~agents.policy.RuleAgent` of those alphabet rules |
 | ``PREFIX:REST`` | a registered prefix (:func:`register_prefix`), e.g. ``sb3:PATH``, ``bad:NAME`` |
@@ -54,6 +54,7 @@ __all__ = [
     "SPEC_FORMS",
     "SPEC_KINDS",
     "check_spec_allowed",
+    "make",
     "make_policy",
     "prefix_loader",
     "register_prefix",
@@ -294,6 +295,37 @@ def make_policy(
         return baseline_agent(spec, seed, ruleset, preset)  # spec and seed checked above
     key = head.strip().lower()
     return _from_prefix(key, rest.strip(), seed, check_bool("trust_model", trust_model), text)
+
+
+def make(
+    name: str,
+    seed: int = 0,
+    ruleset: str = "corrected",
+    preset: str | None = None,
+    trust_model: bool = False,
+) -> Policy:
+    """An agent by name or spec, e.g. ``make("piers")``, ``make("3,17,4")``, ``make("rl:NAME")``.
+
+    Resolved by :func:`make_policy`, which lists every form: a baseline name
+    (:func:`agents.policy.make_baseline`), a reference bot, a chromosome, a registered prefix
+    (``sb3:PATH``, ...) or ``package.module:Name`` / ``path/to/file.py:Name`` for a policy of
+    your own.
+
+    Args:
+        name: The agent spec.
+        seed: Seed of the policy's generator.
+        ruleset: Rule agents' ruleset, ``"corrected"`` or ``"reference"``.
+        preset: ``"cig18"``: [CIG18]'s 2018 agent lists (baselines only).
+        trust_model: Allow specs whose loading runs code from a file (``sb3:PATH``).
+
+    Returns:
+        The policy (a :class:`RuleAgent` for baseline names and chromosomes).
+
+    Raises:
+        TypeError, ValueError: As :func:`make_policy`.
+    """
+    check_str("name", name)
+    return make_policy(name, seed, ruleset=ruleset, preset=preset, trust_model=trust_model)
 
 
 def _ruleset(ruleset: str, preset: str | None) -> str:

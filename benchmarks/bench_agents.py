@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hanabi_env
 from agents.evaluate import game_seeds, play_games
-from agents.policy import make
+from agents.registry import make
 from hanabi_env.config import HanabiConfig
 
 # Java reference, Piers mirror, 2 players, warmed up, one core: games per CPU-second of the

@@ -31,8 +31,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.evaluate import evaluate
-from agents.policy import RuleAgent, make
+from agents.policy import RuleAgent
 from agents.published import published_chromosomes
+from agents.registry import make
 from agents.rulebase import BASELINES, RULE_X3, RULE_X4, RULE_X5, RULE_X6, TEST_POOL
 
 CIG18_MIXED = {  # agent: (original authors, [CIG18] re-implementation); docs/papers.md §2

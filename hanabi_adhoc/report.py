@@ -19,7 +19,7 @@ import numpy as np
 
 from hanabi_env.outputs import OutputFolder, atomic_path
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: hanabi_adhoc.pipeline imports this module
     from hanabi_adhoc.pipeline import PipelineConfig, Timing
 
 __all__ = ["write_report"]

@@ -41,7 +41,7 @@ __all__ = ["ESTIMATE_S", "STEPS", "ensure_compiled", "warm_up"]
 
 def _env_game() -> None:
     import hanabi_env
-    from agents.policy import make
+    from agents.registry import make
 
     env = hanabi_env.env(players=2, scoring="lenient")
     env.reset(seed=0)
@@ -69,7 +69,7 @@ def _rule_games() -> None:
 
 
 def _meta() -> None:
-    from agents.policy import make
+    from agents.registry import make
     from meta import ALL_VARIANTS, build_table, evaluate_meta
 
     pool = [make("piers"), make("iggi")]

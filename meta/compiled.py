@@ -55,6 +55,7 @@ from meta._kernels import N_OBSERVED, play_response_games_kernel
 from meta.bayes import VARIANTS, BayesianMetaAgent, bayes_update_batch
 from meta.response import ResponseMetaAgent
 from meta.table import ResponseTable
+from meta.variants import variant_seed
 
 __all__ = [
     "CHUNK",
@@ -406,8 +407,6 @@ def _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw) -> np.nd
         path: one generator per partner seeded ``variant_seed(seed, name, e)``, one draw per
         game, episodes in order), else None.
     """
-    from meta.evaluate import variant_seed
-
     n_e = len(pids)
     k, games = st.rows // n_e, st.scores.shape[1]
     nh = table.shape[1]

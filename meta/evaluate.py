@@ -59,13 +59,13 @@ from meta.compiled import (
 )
 from meta.response import (
     EMPTY_NICHE,
-    RESPONSE_VARIANTS,
     ResponseMetaAgent,
     niche_of,
     parse_cell_id,
 )
 from meta.results import COUNTER_NAMES, TTESTS, VARIANT_ORDER, MetaEvaluation, variant_pairs
 from meta.table import ResponseTable, check_table, policy_ids
+from meta.variants import ALL_VARIANTS, RESPONSE_VARIANT_NAMES, variant_seed
 
 __all__ = [
     "ALL_VARIANTS",
@@ -81,26 +81,6 @@ __all__ = [
     "variant_pairs",
     "variant_seed",
 ]
-
-RESPONSE_VARIANT_NAMES = tuple(f"response-{v}" for v in RESPONSE_VARIANTS)
-"""Names of the [ToG20] response-table variants in an evaluation."""
-
-ALL_VARIANTS = (*VARIANTS, *RESPONSE_VARIANT_NAMES)
-"""Every variant :func:`evaluate_meta` accepts."""
-
-
-def variant_seed(seed: int, variant: str, partner: int) -> int:
-    """The meta-agent's seed for ``variant`` against partner number ``partner``.
-
-    ``derive_seed(seed, 2, ALL_VARIANTS.index(variant), partner)``: it depends on the variant's
-    name, never on which other variants an evaluation plays or in what order (so Random's draws
-    are the same whatever ``variants`` holds). Both paths (:mod:`meta.compiled` too) use it.
-
-    Raises:
-        ValueError: An unknown variant.
-    """
-    validate.check_choice("variant", variant, ALL_VARIANTS)
-    return derive_seed(seed, 2, ALL_VARIANTS.index(variant), partner)
 
 
 def _make_agent(task: dict, variant: str):

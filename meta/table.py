@@ -77,6 +77,7 @@ __all__ = [
     "build_table",
     "check_table",
     "policy_ids",
+    "read_table_rows",
 ]
 
 TABLE_COLUMNS = (
@@ -273,7 +274,7 @@ class ResponseTable:
                 the build to repair it), missing columns, a malformed or invalid row, a
                 repeated or missing pair, or mixed ``games``/``seed``/``scoring``.
         """
-        rows, tail = _read_table(path, exact_header=False)
+        rows, tail = read_table_rows(path, exact_header=False)
         if tail:
             raise TableFileError(
                 f"{path}: the last row is incomplete ({len(tail)} bytes without a final "
@@ -369,8 +370,11 @@ def _check_row(path, line: int, row: dict) -> None:
             )
 
 
-def _read_table(path: str | Path, exact_header: bool) -> tuple[list[dict], bytes]:
+def read_table_rows(path: str | Path, exact_header: bool) -> tuple[list[dict], bytes]:
     """Read and validate a table file whole: ``(rows, incomplete tail bytes)``.
+
+    Used by :meth:`ResponseTable.load`, the resumed :func:`build_table` and ``hanabi-adhoc
+    meta-table``'s check of an ``--out`` file.
 
     ``exact_header`` demands the columns of :data:`TABLE_COLUMNS` in order (a file rows are
     appended to); otherwise extra or reordered columns are allowed. A file without a complete
@@ -637,7 +641,7 @@ def _resume(path: Path, table: ResponseTable, r_ids, h_ids) -> set[tuple[int, in
     games, seed, scoring = table.games, table.seed, table.scoring
     r_pos = {r: i for i, r in enumerate(r_ids)}
     h_pos = {h: j for j, h in enumerate(h_ids)}
-    rows, tail = _read_table(path, exact_header=True)
+    rows, tail = read_table_rows(path, exact_header=True)
     for row in rows:
         if (int(row["games"]), int(row["seed"]), row["scoring"]) != (games, seed, scoring):
             raise TableFileError(

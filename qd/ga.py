@@ -40,8 +40,9 @@ from typing import Any
 import numpy as np
 
 from agents.evaluate import check_games, game_seeds, play_games
-from agents.policy import Policy, RuleAgent, make
+from agents.policy import Policy, RuleAgent
 from agents.reference import CIG18_POOL, PRESETS, RULESETS, check_preset, hand_order_for
+from agents.registry import make
 from agents.rulebase import BASELINES, N_ALPHABET, TEST_POOL
 from agents.rules import reference as RR
 from hanabi_env.config import HanabiConfig

@@ -33,7 +33,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 from agents import rules as R
 from agents.lockstep import advance_rules, seed_seats
-from agents.policy import RuleAgent, make
+from agents.policy import RuleAgent
+from agents.registry import make
 from agents.rule_games import rule_table
 from agents.rules import reference as RR
 from agents.sb3.vec_env import GamesVecEnv

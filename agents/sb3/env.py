@@ -75,7 +75,8 @@ from agents import PARTNER_ENV_ID, register_envs  # noqa: F401 - re-exported (mo
 from agents import rules as R
 from agents.evaluate import hle_hand_size
 from agents.faults import policy_move
-from agents.policy import Policy, RuleAgent, make
+from agents.policy import Policy, RuleAgent
+from agents.registry import make
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env import spaces as hs

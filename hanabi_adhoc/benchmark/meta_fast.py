@@ -118,10 +118,9 @@ def play_fast_seat0(
     """The unit of an episodic agent: the compiled meta path where it applies, else ``episodic``.
 
     Returns:
-        The unit's :class:`~hanabi_adhoc.benchmark.results.Results`.
+        Per-(partner, seat) episode arrays, for
+        :func:`hanabi_adhoc.benchmark.protocol.episodic_results`.
     """
-    from hanabi_adhoc.benchmark.protocol import episodic_results
-
     seats = list(range(unit.players)) if mates else [0]
     parts: dict[int, tuple] = {}
     if fast_seat0(agent, unit.players, cfg, sched, mates, unit.group.games):
@@ -129,4 +128,4 @@ def play_fast_seat0(
         seats = seats[1:]
     if seats:
         parts.update(episodic(agent, unit, cfg, sched, mates, seats, workers, progress))
-    return episodic_results(unit, sched, parts)
+    return parts

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend
-from agents.evaluate import _picklable, play_games  # the rule play_games uses
+from agents.evaluate import picklable, play_games  # the rule play_games uses
 from agents.faults import AgentFault
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
@@ -347,7 +347,8 @@ def play_unit(
     if is_episodic(agent):
         from hanabi_adhoc.benchmark.meta_fast import play_fast_seat0
 
-        return play_fast_seat0(agent, unit, cfg, sched, mates, workers, progress, _episodic)
+        parts = play_fast_seat0(agent, unit, cfg, sched, mates, workers, progress, _episodic)
+        return episodic_results(unit, sched, parts)
     d, p = len(sched["deal"]), unit.players
     seat_agents = _seatings(len(mates), p, d)
     reps = len(seat_agents) // d
@@ -391,7 +392,7 @@ def _episodic(
     keys = [e * p + s for e in range(max(1, len(mates))) for s in seats]
     backend: Backend = SerialBackend()
     n = workers or 1
-    if n > 1 and len(tasks) > 1 and _picklable([agent, *mates]):
+    if n > 1 and len(tasks) > 1 and picklable([agent, *mates]):
         backend = ProcessBackend(
             min(n, len(tasks)), compile_first=False, initializer=one_thread_worker
         )

@@ -13,12 +13,15 @@ from __future__ import annotations
 import datetime
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hanabi_adhoc.benchmark import aggregate as A
 from hanabi_adhoc.benchmark.files import read_csv, write_csv_file
-from hanabi_adhoc.benchmark.run import Benchmark
 from hanabi_env.config import game_hand_size, hand_size_words
 from hanabi_env.outputs import OutputFolder
+
+if TYPE_CHECKING:  # a type only: run_benchmark (hanabi_adhoc.benchmark.run) imports this module
+    from hanabi_adhoc.benchmark.run import Benchmark
 
 __all__ = [
     "LEADERBOARD_FIELDS",

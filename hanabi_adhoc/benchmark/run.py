@@ -132,11 +132,11 @@ def _resolve(agent, seed: int, make, labels: set[str]) -> tuple[str, str | None,
 
 def _agent_identity(spec: str | None, policy: Policy) -> dict:
     """The identity an agent's results are bound to (``meta`` is the toolkit's own agent)."""
-    from hanabi_adhoc.specs import meta_variant
+    from hanabi_adhoc.specs import is_meta
 
     if spec is None:
         return policy_identity(policy)
-    if meta_variant(spec) is not None:
+    if is_meta(spec):
         return toolkit_identity(spec, "meta")
     try:
         return agent_identity(spec)
@@ -387,7 +387,7 @@ def run_benchmark(
             do).
     """
     from hanabi_adhoc.benchmark.report import check_leaderboard, summarise, write_report
-    from hanabi_adhoc.specs import make_agent
+    from hanabi_adhoc.specs import is_meta, make_agent
 
     seed = check_seed("seed", seed)
     trust_model = check_bool("trust_model", trust_model)
@@ -440,7 +440,7 @@ def run_benchmark(
             "ruleset": ruleset,
             "hand_size": hand_size,
             "deals": deals,
-            "train_games": train_games if spec and spec.lower().startswith("meta") else None,
+            "train_games": train_games if is_meta(spec) else None,
         }
         identity = _agent_identity(spec, policy)
         ok = agent_players(policy, hand_size, label)

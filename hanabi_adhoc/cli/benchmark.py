@@ -21,16 +21,12 @@ from hanabi_adhoc.cli.options import (
     check_players,
     command_errors,
 )
+from hanabi_adhoc.specs import agent_help
 
 __all__ = ["add_subcommand"]
 
-AGENT_HELP = (
-    "AGENT is anything the command line can build: a baseline name (IGGI, Internal, Outer, "
-    "LegalRandom, VanDenBergh, Flawed, Piers, Cautious), a comma-separated chromosome of rule "
-    "indices, meta or meta:VARIANT (the Bayesian meta-agent over the published 5x5 population; "
-    "2 players), sb3:PATH (with --trust-model), a registered prefix such as rl:NAME, or your "
-    "own Policy as package.module:Name or path/to/file.py:Name."
-)
+AGENT_HELP = f"AGENT is anything the command line can build: {agent_help(meta=True)}."
+"""The forms of ``benchmark``'s AGENT (generated from the registry, :mod:`hanabi_adhoc.specs`)."""
 
 
 def _suites(text: str, trust_code: bool) -> list[str]:

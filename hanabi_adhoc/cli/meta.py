@@ -179,12 +179,12 @@ def _check_table_file(
 ) -> None:
     """An existing table file to resume is a response table made with these settings."""
     from hanabi_adhoc.cli.options import OptionError
-    from meta.table import TableFileError, _read_table
+    from meta.table import TableFileError, read_table_rows
 
     if not path.is_file() or path.stat().st_size == 0:
         return
     try:
-        rows, _ = _read_table(path, exact_header=True)
+        rows, _ = read_table_rows(path, exact_header=True)
         made = _table_ruleset(path)
     except (TableFileError, OSError) as err:
         raise OptionError(option, str(err)) from None

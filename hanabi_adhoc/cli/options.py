@@ -31,6 +31,7 @@ __all__ = [
     "SCORING_HELP",
     "SEED_HELP",
     "SEED_LIMIT",
+    "STRICT_SCORING_HELP",
     "WAIT_HELP",
     "CommandError",
     "OptionError",
@@ -367,6 +368,12 @@ def check_archive(option: str, archive, source: str) -> None:
 SEED_HELP = "random seed (default 0)"
 """Help of a ``--seed`` that defaults to 0."""
 SCORING_HELP = "lenient (the papers) or strict (HLE) (default lenient)"
+"""``--scoring`` of the commands whose default is lenient (``evaluate``, ``train-sb3``, ...)."""
+STRICT_SCORING_HELP = (
+    "strict (the default, as HLE/hanabi_v5): losing the last life scores 0; lenient (the "
+    "papers' Java framework): the fireworks total is kept"
+)
+"""``--scoring`` of the commands whose default is strict (``play``, ``demo``)."""
 """Help of a ``--scoring`` that defaults to lenient."""
 QUIET_HELP = "no progress bar (default: shown)"
 """Help of ``--quiet``."""

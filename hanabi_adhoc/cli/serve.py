@@ -88,6 +88,7 @@ def _options(args: argparse.Namespace):
         OptionError: A bad option or partner.
     """
     from hanabi_adhoc.cli.options import OptionError, check_out_dir
+    from hanabi_adhoc.specs import check_meta_variant, is_meta, meta_variant
     from hanabi_adhoc.web.session import AppOptions, Settings, make_partner
     from hanabi_adhoc.web.study import load_study
 
@@ -132,10 +133,14 @@ def _options(args: argparse.Namespace):
         session_rate=args.web_session_rate,
     )
     for i, spec in enumerate(partners):  # a bad spec fails now, not in the person's browser
-        if spec.strip().lower().startswith("meta") and len(partners) > 1:
+        if is_meta(spec) and len(partners) > 1:
             raise OptionError("--partner", "the meta-agent plays 2-player games only")
-        if spec.strip().lower().startswith("meta"):
-            continue  # built per session (its response table takes a moment)
+        if is_meta(spec):  # built per session (its response table takes a moment)
+            try:
+                check_meta_variant(meta_variant(spec) or "adaptive")
+            except ValueError as exc:
+                raise OptionError("--partner", f"{spec!r}: {exc}") from None
+            continue
         try:
             make_partner(spec, i, settings, options)
         except (ValueError, ImportError, TypeError) as exc:

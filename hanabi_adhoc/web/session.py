@@ -137,10 +137,9 @@ def check_request_partner(spec: str, trust_model: bool, parameter: str = "partne
         ValueError: A spec the server does not allow, naming it and what is allowed.
     """
     from agents.registry import check_spec_allowed
-    from hanabi_adhoc.specs import META_VARIANTS
+    from hanabi_adhoc.specs import META_VARIANTS, meta_variant
 
-    key = spec.strip().lower() if isinstance(spec, str) else ""
-    if key == "meta" or (key.startswith("meta:") and key[5:].strip() in META_VARIANTS):
+    if meta_variant(spec) in META_VARIANTS:  # the meta-agent (a known variant)
         return
     check_spec_allowed(
         spec,
@@ -257,9 +256,9 @@ def make_partner(spec: str, seed: int, settings: Settings, options: AppOptions):
         ValueError: An unknown spec, a meta-agent in a game of more than 2, ``human``, or a
             model refused (``sb3:PATH`` without ``--trust-model``) or of another game size.
     """
-    from hanabi_adhoc.cli.main import _seat_kind, parse_seat
+    from hanabi_adhoc.specs import parse_seat, seat_kind
 
-    kind = _seat_kind(spec)
+    kind = seat_kind(spec)
     if kind == "human":
         raise ValueError("'human' is you: give the agents that play with you")
     if kind == "meta" and settings.players != 2:

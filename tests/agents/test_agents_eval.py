@@ -10,7 +10,8 @@ import pytest
 import hanabi_env
 from agents import beliefs
 from agents.evaluate import evaluate, game_seeds, play, play_games
-from agents.policy import RuleAgent, make, rule_ids
+from agents.policy import RuleAgent, rule_ids
+from agents.registry import make
 from agents.rulebase import BASELINES, N_RULE_IDS, TEST_POOL
 from hanabi_env import _engine as E
 from hanabi_env.config import HanabiConfig

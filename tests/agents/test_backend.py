@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_info
 
 from agents import backend as B
 from agents.evaluate import game_seeds, play_games
-from agents.policy import make
+from agents.registry import make
 from hanabi_env._workers import one_thread_worker
 from hanabi_env.config import HanabiConfig
 from tests.helpers import Wrapped

@@ -18,7 +18,8 @@ from agents.bad.policy import (
 )
 from agents.bad.public import Layout
 from agents.bad.runner import evaluate
-from agents.policy import make, play_out
+from agents.policy import play_out
+from agents.registry import make
 from hanabi_env import HanabiGame
 from hanabi_env import _engine as E
 from hanabi_env.config import hle_preset

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agents.evaluate import evaluate, game_seeds, play_games
-from agents.policy import Policy, ReferenceGameEnd, RuleAgent, make
+from agents.policy import Policy, ReferenceGameEnd, RuleAgent
 from agents.reference import (
     CIG18_POOL,
     REFERENCE_BASELINES,
@@ -21,6 +21,7 @@ from agents.reference import (
     reference_bin,
     to_java_card,
 )
+from agents.registry import make
 from agents.rules import reference as RRef
 from hanabi_env import HanabiConfig, HanabiGame
 from qd.measures import bin_index

@@ -22,7 +22,8 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import hanabi_env
 from agents.evaluate import evaluate, game_seeds, play_games
-from agents.policy import RuleAgent, make
+from agents.policy import RuleAgent
+from agents.registry import make
 from agents.sb3 import HanabiPartnerEnv, as_policy, legal_mask
 from hanabi_env import HanabiConfig, HanabiGame
 from tests.helpers import Wrapped

@@ -20,7 +20,7 @@ import pytest
 
 import agents
 import hanabi_env
-from agents.policy import make
+from agents.registry import make
 from hanabi_env import HanabiGame
 
 ROOT = Path(__file__).resolve().parents[2]

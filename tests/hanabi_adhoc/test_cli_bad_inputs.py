@@ -316,7 +316,7 @@ def _population(cells) -> dict:
 @pytest.fixture(scope="module")
 def table_csv(tmp_path_factory) -> bytes:
     """A valid response table file (Piers and IGGI, 1 game per pair, seed 0)."""
-    from agents.policy import make
+    from agents.registry import make
     from meta.table import build_table
 
     path = tmp_path_factory.mktemp("table") / "table.csv"

@@ -381,7 +381,7 @@ ORPHAN_SCRIPTS = {
     # meta.evaluate: the ProcessBackend of _run_tasks (the Python path; the compiled path uses
     # threads)
     "meta-evaluate": """
-        from agents.policy import make
+        from agents import make
         from meta.evaluate import evaluate_meta
         from meta.table import build_table
         pool = [make(n) for n in ("IGGI", "Outer", "Piers", "VanDenBergh")]

@@ -6,7 +6,7 @@ import numpy as np
 
 import meta.evaluate as ME
 from agents.evaluate import game_seeds, play_games
-from agents.policy import make
+from agents.registry import make
 from hanabi_env import HanabiConfig, HanabiGame
 
 CFG = HanabiConfig(players=2, hand_size=5, scoring="lenient")

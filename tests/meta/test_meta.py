@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import norm
 
 from agents.evaluate import game_seeds, play_games
-from agents.policy import make
+from agents.registry import make
 from hanabi_env import _engine as E
 from meta import (
     ALL_VARIANTS,

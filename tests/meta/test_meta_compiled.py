@@ -7,7 +7,7 @@ import pytest
 
 import meta.compiled as MC
 import meta.evaluate as ME
-from agents.policy import make
+from agents.registry import make
 from meta import ALL_VARIANTS, bayes_update, build_table, evaluate_meta
 from meta.bayes import bayes_update_batch
 from tests.helpers import Wrapped

@@ -10,7 +10,7 @@ import pytest
 
 import hanabi_env
 from agents.evaluate import game_seeds, play_games
-from agents.policy import make
+from agents.registry import make
 from hanabi_env import _engine as E
 from meta import (
     MetaEvaluation,

@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 from agents.evaluate import game_seeds, play_games
-from agents.policy import RuleAgent, make
+from agents.policy import RuleAgent
+from agents.registry import make
 from hanabi_adhoc.cli import build_parser, main
 from hanabi_adhoc.pipeline import (
     _check_manifest,
