@@ -73,7 +73,7 @@ def test_one_description_of_the_settings():
 
 
 def test_the_entry_points_build_their_games_through_it():
-    from agents.policy import make
+    from agents.registry import make
     from hanabi_adhoc.benchmark.protocol import fixed_slots_refused
     from hanabi_adhoc.web.session import Settings
     from qd.evaluator import _config
