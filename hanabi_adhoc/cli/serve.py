@@ -159,7 +159,8 @@ def _prepare(options) -> None:
     the address.
     """
     from hanabi_adhoc.warmup import ensure_compiled
-    from hanabi_adhoc.web.partners import offered, warm_up
+    from hanabi_adhoc.web.partners import offered
+    from hanabi_adhoc.web.prepare import warm_up
 
     menu = offered(options)
     needs_meta = any(m["spec"].lower().startswith("meta") for m in menu)

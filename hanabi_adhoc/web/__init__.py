@@ -8,8 +8,8 @@ holds no game rules.
 * :mod:`hanabi_adhoc.web.app`: the Flask app and its JSON API (:func:`create_app`);
 * :mod:`hanabi_adhoc.web.session`: one person's session: the game, the partners (any agent
   ``agents.make`` builds, or the Bayesian meta-agent), the per-move log, the study phases;
-* :mod:`hanabi_adhoc.web.partners`: the partners offered, the meta-agent's shared table, and
-  the warm-up ``serve`` runs before it prints its address;
+* :mod:`hanabi_adhoc.web.partners`: the partners offered and the meta-agent's shared table;
+* :mod:`hanabi_adhoc.web.prepare`: the warm-up ``serve`` runs before it prints its address;
 * :mod:`hanabi_adhoc.web.board`: the board as the page draws it;
 * :mod:`hanabi_adhoc.web.study`: consent and questionnaires (off by default);
 * :mod:`hanabi_adhoc.web.store`: the session folders (per-move logs, hanab.live records), from
