@@ -132,12 +132,12 @@ def hands_of_batch(b, games: np.ndarray) -> Hands:
     cfg = b.cfg
     o = E.pub_offsets(cfg)
     p, h = int(cfg[E.CFG_PLAYERS]), int(cfg[E.CFG_HAND])
-    rows = b.packed[games]
-    uids = rows[:, o[5] : o[6]].reshape(len(games), p, h).astype(np.int64)
-    hand_len = rows[:, o[6] : o[7]].astype(np.int64)
-    hist = rows[:, o[11] : o[12]].reshape(len(games), -1, E.HIST_FIELDS)
+    games = np.asarray(games, dtype=np.int64)
+    uids = b.packed[games, o[5] : o[6]].reshape(len(games), p, h).astype(np.int64)
+    hand_len = b.packed[games, o[6] : o[7]].astype(np.int64)
     n_moves = b.scal[games, E.S_N_MOVES].astype(np.int64)
-    last = hist[np.arange(len(games)), np.maximum(n_moves - 1, 0)].astype(np.int64)
+    cols = o[11] + np.maximum(n_moves - 1, 0)[:, None] * E.HIST_FIELDS + np.arange(E.HIST_FIELDS)
+    last = b.packed[games[:, None], cols].astype(np.int64)  # only the last record is read
     last[n_moves == 0] = -1
     return Hands(uids, hand_len, last)
 
