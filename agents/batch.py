@@ -24,6 +24,14 @@ chunk's agent seeds before its first decision, and passes ``views`` (the
 game within the chunk, ``0 .. n-1``) to ``act_batch`` as keywords. Such a policy may keep
 per-game state between the decisions of a chunk, keyed by ``games`` and ``seats``.
 
+**Hand order.** In a game with the Java framework's fixed hand slots
+(``HanabiConfig(hand_order="fixed")``) a batch policy is shown every hand in age order, as HLE
+orders it and as a network trained in this env reads it, and the play or discard slot it picks is
+mapped back to the game's slot (:mod:`agents.hand_order`; :func:`shows_age_order` decides): its
+``obs`` and ``mask`` are reordered, and ``act_batch`` answers in that order. A policy opts out
+with ``observation_hand_order = "game"``; one that reads views (``needs_views``) always sees the
+game's slots. In HLE-order games nothing changes.
+
 **Seeds.** ``draws`` make sampling policies deterministic without a generator of their own in
 the batch: the uniform of a decision comes from the generator of its game and seat, seeded
 with the seat's agent seed (as a rule agent's), one draw per decision. :meth:`BatchPolicy.act`
@@ -44,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from agents import hand_order as HO
 from agents.faults import agent_label, check_moves
 from agents.policy import Policy
 from hanabi_env import _engine as E
@@ -63,6 +72,7 @@ __all__ = [
     "draw_uniform",
     "masked_choice",
     "policy_observation_type",
+    "shows_age_order",
 ]
 
 OBSERVATION_DTYPES = ("float32", "float64", "int8")
@@ -111,6 +121,34 @@ def policy_observation_type(policy: object, cfg: np.ndarray) -> str:
     )
 
 
+def shows_age_order(policy: object, cfg: np.ndarray) -> bool:
+    """Whether the game loops show ``policy`` every hand in age order (:mod:`agents.hand_order`).
+
+    True in a game with fixed hand slots for a :class:`BatchPolicy` whose
+    ``observation_hand_order`` is ``"age"`` (the default) and that does not read views
+    (``needs_views``); False in HLE-order games (nothing to reorder), for rule agents and other
+    policies (they decide from the :class:`~hanabi_env.PlayerView`), and for a batch policy
+    that opts out with ``observation_hand_order = "game"``.
+
+    Args:
+        policy: Any policy.
+        cfg: The engine's config array of the game (:mod:`hanabi_env._engine`).
+
+    Raises:
+        ValueError: ``observation_hand_order`` is neither ``"age"`` nor ``"game"`` (the message
+            names the policy).
+    """
+    if int(cfg[E.CFG_HAND_ORDER]) != E.HAND_FIXED or not isinstance(policy, BatchPolicy):
+        return False
+    order = policy.observation_hand_order
+    if not isinstance(order, str) or order not in HO.OBSERVATION_HAND_ORDERS:
+        raise ValueError(
+            f"policy {agent_label(policy)!r} has observation_hand_order={order!r}; allowed: "
+            f"{', '.join(map(repr, HO.OBSERVATION_HAND_ORDERS))}"
+        )
+    return order == "age" and not policy.needs_views
+
+
 def check_policy_observations(policies: Sequence[object], config: HanabiConfig) -> None:
     """Refuse, before any game, a policy that asks for an observation its seat may not see.
 
@@ -119,7 +157,7 @@ def check_policy_observations(policies: Sequence[object], config: HanabiConfig) 
         config: The game's configuration.
 
     Raises:
-        ValueError: As :func:`policy_observation_type`.
+        ValueError: As :func:`policy_observation_type` and :func:`shows_age_order`.
     """
     cfg = None
     for pol in policies:
@@ -127,6 +165,7 @@ def check_policy_observations(policies: Sequence[object], config: HanabiConfig) 
             if cfg is None:
                 cfg = E.new_state(config).cfg
             policy_observation_type(pol, cfg)
+            shows_age_order(pol, cfg)
 
 
 def draw_uniform(rng: np.ndarray) -> float:
@@ -186,14 +225,17 @@ class BatchPolicy(Policy):
     or ``"minimal"``, :data:`POLICY_OBSERVATION_TYPES`; a policy that asks for ``"seer"`` is
     refused with a ``ValueError`` naming it) and ``observation_dtype`` (``"float32"``,
     ``"float64"`` or ``"int8"``) to the observation they take. :meth:`act` (one decision from
-    a view) and :meth:`reset` come for free. A batch policy must not keep state between the
-    decisions of a game (the lockstep player interleaves games); one that does is a plain
-    :class:`Policy`.
+    a view) and :meth:`reset` come for free. ``observation_hand_order`` is ``"age"`` (the
+    default: in a fixed-slot game the policy sees every hand in age order and answers in it,
+    module docstring) or ``"game"`` (the game's own slots). A batch policy must not keep state
+    between the decisions of a game (the lockstep player interleaves games); one that does is a
+    plain :class:`Policy`.
     """
 
     name: str = "batch-policy"
     observation_type: str = "card_knowledge"
     observation_dtype: str = "float32"
+    observation_hand_order: str = "age"
     needs_views: bool = False
 
     @abstractmethod
@@ -237,9 +279,13 @@ class BatchPolicy(Policy):
     def act(self, view: PlayerView) -> int:
         """One decision for ``view``'s seat (on turn): :meth:`act_batch` on a batch of one.
 
+        In a fixed-slot game the policy sees the view in age order and its move is mapped back
+        to the game's slot (:func:`shows_age_order`).
+
         Raises:
             ValueError: The policy asks for an observation type a policy may not take
-                (:func:`policy_observation_type`), or the view has no legal move.
+                (:func:`policy_observation_type`) or has a bad ``observation_hand_order``, or
+                the view has no legal move.
             AgentFault: ``act_batch`` returned anything but one legal move id
                 (:func:`agents.faults.check_moves`).
         """
@@ -254,10 +300,15 @@ class BatchPolicy(Policy):
             raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
         draws = np.array([draw_uniform(self._draw_rng())])
         seats = np.array([view.seat], dtype=np.int64)
+        by_age = shows_age_order(self, cfg)
+        if by_age:
+            obs, mask, order = HO.show_by_age(obs, mask, cfg, seats, HO.hands_of_view(view))
         one = np.full(1, -1, dtype=np.int64)
         acts = check_moves(
             agent_label(self), self.act_batch(obs, mask, seats, draws), mask, one, one
         )
+        if by_age:
+            acts = HO.moves_to_game(acts, order, int(cfg[E.CFG_HAND]))
         return int(acts[0])
 
 
@@ -275,10 +326,13 @@ class TorchPolicy(BatchPolicy):
         deterministic: The best legal move (default) or a draw from the masked softmax.
         name: Display name.
         seed: Seed of the policy's own draw stream (:meth:`BatchPolicy.act`).
+        observation_hand_order: ``"age"`` (default: a fixed-slot game is shown in age order,
+            as a network trained in this env reads hands; :mod:`agents.hand_order`) or
+            ``"game"`` (the game's own slots, for a network trained with fixed slots).
 
     Raises:
         TypeError: ``module`` is not callable, or a bad ``deterministic`` / ``name``.
-        ValueError: A bad ``observation_type`` or ``seed``.
+        ValueError: A bad ``observation_type``, ``seed`` or ``observation_hand_order``.
     """
 
     observation_dtype = "float32"
@@ -290,11 +344,15 @@ class TorchPolicy(BatchPolicy):
         deterministic: bool = True,
         name: str = "torch-policy",
         seed: int = 0,
+        observation_hand_order: str = "age",
     ):
         """See the class docstring."""
         if not callable(module):
             raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
         check_choice("observation_type", observation_type, ("card_knowledge", "minimal"))
+        self.observation_hand_order = check_choice(
+            "observation_hand_order", observation_hand_order, HO.OBSERVATION_HAND_ORDERS
+        )
         self.module = module
         self.observation_type = observation_type
         self.deterministic = check_bool("deterministic", deterministic)

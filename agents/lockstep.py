@@ -10,7 +10,10 @@ All games of a chunk advance together (a :class:`hanabi_env._batch.Batch`). One 
    seat's generator) and decided in **one** :meth:`~agents.batch.BatchPolicy.act_batch` call;
 3. their moves are applied in one kernel call;
 
-until every game is over. Python runs once per step and batch policy, never per game.
+until every game is over. Python runs once per step and batch policy, never per game. In a
+game with fixed hand slots a batch policy sees every hand in age order and its play or discard
+slot is mapped back to the game's (:mod:`agents.hand_order`, :func:`agents.batch.shows_age_order`),
+as on the per-game path.
 
 Results equal the per-game path (:func:`agents.policy.play_out` with each policy's ``act``) on
 the same seeds, by construction: deals and seat seeds are per game (never per batch), every
@@ -28,8 +31,14 @@ from typing import Any
 
 import numpy as np
 
+from agents import hand_order as HO
 from agents import rules as R
-from agents.batch import BatchPolicy, check_policy_observations, policy_observation_type
+from agents.batch import (
+    BatchPolicy,
+    check_policy_observations,
+    policy_observation_type,
+    shows_age_order,
+)
 from agents.faults import (
     DEFAULT_MOVE_TIME_LIMIT,
     agent_label,
@@ -220,6 +229,7 @@ class _Player:
         self.mask = np.zeros(int(one.cfg[E.CFG_N_ACTIONS]), dtype=np.int8)
         self.tab = np.zeros(R.scratch_shape(one.cfg), dtype=np.int64)
         self.batched = [k for k, p in enumerate(policies) if isinstance(p, BatchPolicy)]
+        self.by_age = [shows_age_order(p, one.cfg) for p in policies]
         self._view_buf: V.View | None = None
 
     def play(
@@ -273,6 +283,10 @@ class _Player:
         draws = np.zeros(m, dtype=np.float64)
         _seats_and_draws(b, games, rngs, seats, draws)
         B.observe_games(b, games, seats, obs_type, obs, mask)
+        if self.by_age[k]:  # a fixed-slot game shown in age order (agents.hand_order)
+            obs, mask, order = HO.show_by_age(
+                obs, mask, self.cfg, seats, HO.hands_of_batch(b, games)
+            )
         run_games = games + self.offset  # each decision's game in the run, for a fault
         move_ids = b.scal[games, E.S_N_MOVES].astype(np.int64)
         where = {"game": int(run_games[0]), "move": int(move_ids[0]), "moves": m}
@@ -289,6 +303,8 @@ class _Player:
                 name, pol.act_batch, obs, mask, seats, draws, limit=self.limit, **where
             )
         acts = check_moves(name, answer, mask, run_games, move_ids)
+        if self.by_age[k]:
+            acts = HO.moves_to_game(acts, order, int(self.cfg[E.CFG_HAND]))
         if len(rec):
             rec[games, move_ids] = acts
         bad = B.apply_actions(b, games, acts, np.zeros(m, dtype=np.float64))

@@ -362,6 +362,9 @@ class RLPartner(BatchPolicy):
         self.deterministic = check_bool("deterministic", deterministic)
         self.observation_type = config["observation"]["type"]
         self.observation_dtype = config["observation"]["dtype"]
+        # trained in HLE's order: shown fixed-slot games in age order (agents.hand_order)
+        trained = config["game"].get("hand_order", "shift")
+        self.observation_hand_order = "age" if trained == "shift" else "game"
         self._act = arch["activation"]
         self._layers = [
             (np.ascontiguousarray(np.asarray(w, np.float64).T), np.asarray(b, np.float64))
@@ -380,9 +383,13 @@ class RLPartner(BatchPolicy):
         Args:
             cfg: The engine's config array of the game (:mod:`hanabi_env._engine`).
 
+        A partner trained in HLE's hand order plays fixed-slot games too: it is shown them in
+        age order (:mod:`agents.hand_order`). One trained with fixed slots plays only those.
+
         Raises:
-            ValueError: A game of another size, deck, token count or hand order than the one
-                the partner was trained in (its observations would mean something else).
+            ValueError: A game of another size, deck or token count than the one the partner
+                was trained in (its observations would mean something else), or an HLE-order
+                game for a partner trained with fixed slots.
         """
         have = {key: int(cfg[idx]) for key, idx in _GAME_KEYS.items()}
         fixed = int(cfg[E.CFG_HAND_ORDER]) == E.HAND_FIXED
@@ -410,7 +417,7 @@ class RLPartner(BatchPolicy):
             for key, value in have.items()
             if value != int(game[key])
         ]
-        if order != game.get("hand_order", "shift"):
+        if order == "shift" and game.get("hand_order", "shift") == "fixed":
             diffs.append(f"hand order {order} (trained with {game.get('hand_order', 'shift')})")
         if diffs:
             raise ValueError(

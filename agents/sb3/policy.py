@@ -39,12 +39,14 @@ from typing import Any
 
 import numpy as np
 
-from agents.batch import BatchPolicy, masked_choice
+from agents import hand_order as HO
+from agents.batch import BatchPolicy, masked_choice, shows_age_order
 from agents.sb3._threads import _check_torch_threads, _torch_threads
 from agents.sb3.env import legal_mask
 from agents.sb3.extra import RL_EXTRA_HINT
 from hanabi_env import _view as V
 from hanabi_env.game import PlayerView
+from hanabi_env.validate import check_choice
 
 _MODELS: dict[tuple, Any] = {}
 
@@ -219,10 +221,15 @@ class SB3Policy(BatchPolicy):
         torch_threads: Torch threads while loading and acting (int >= 1), or None to leave
             torch's setting alone.
         algo: ``"auto"`` (read from the file) or one of :data:`ALGORITHMS`.
+        observation_hand_order: ``"age"`` (default: a game with fixed hand slots is shown in
+            age order, HLE's, as a model trained in this env reads hands, and its moves are
+            mapped back; :mod:`agents.hand_order`) or ``"game"`` (the game's own slots, for a
+            model trained with fixed slots).
 
     Raises:
         FileNotFoundError: No model at ``path``.
-        ValueError: Bad ``observation_type`` or ``algo``, or ``torch_threads`` < 1.
+        ValueError: Bad ``observation_type``, ``algo`` or ``observation_hand_order``, or
+            ``torch_threads`` < 1.
         TypeError: ``torch_threads`` is not an int or None.
     """
 
@@ -237,9 +244,13 @@ class SB3Policy(BatchPolicy):
         observation_type: str | None = None,
         torch_threads: int | None = 1,
         algo: str = "auto",
+        observation_hand_order: str = "age",
     ):
         """See the class docstring."""
         threads = _check_torch_threads(torch_threads)
+        self.observation_hand_order = check_choice(
+            "observation_hand_order", observation_hand_order, HO.OBSERVATION_HAND_ORDERS
+        )
         p = _model_file(path)
         algo = _check_algo(algo)
         if observation_type not in (None, "card_knowledge", "minimal"):
@@ -300,23 +311,39 @@ class SB3Policy(BatchPolicy):
         """The masked action distribution of the model at ``view``.
 
         Returns:
-            ``(n_actions,)`` float64 probabilities, zero on illegal moves, summing to 1.
+            ``(n_actions,)`` float64 probabilities of the game's move uids (in a fixed-slot
+            game the model sees the view in age order, :mod:`agents.hand_order`), zero on
+            illegal moves, summing to 1.
 
         Raises:
             ValueError: The view has no legal move (game over), or the observation size does
                 not fit the model.
         """
+        cfg = view.raw.cfg
         obs = view.encode(self._obs_type(view))[None, :].astype(np.float32)
         mask = legal_mask(view)[None, :]
         if not mask.any():
             raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
+        by_age = shows_age_order(self, cfg)
+        if by_age:
+            seats = np.array([view.seat], dtype=np.int64)
+            obs, mask, order = HO.show_by_age(obs, mask, cfg, seats, HO.hands_of_view(view))
         logits = self.logits(obs, mask)[0]
         if self.greedy:  # DQN: all the probability on the best legal move
             probs = np.zeros(len(logits))
             probs[int(masked_choice(logits[None, :], mask, np.zeros(1), True)[0])] = 1.0
-            return probs
-        probs = np.where(mask[0] != 0, np.exp(logits - logits[mask[0] != 0].max()), 0.0)
-        return probs / probs.sum()
+        else:
+            probs = np.where(mask[0] != 0, np.exp(logits - logits[mask[0] != 0].max()), 0.0)
+            probs /= probs.sum()
+        if by_age:  # age-order move uids -> the game's
+            moves = np.arange(len(probs))
+            game_moves = HO.moves_to_game(
+                moves, np.repeat(order, len(probs), axis=0), order.shape[1]
+            )
+            out = np.zeros_like(probs)
+            out[game_moves] = probs
+            probs = out
+        return probs
 
     @property
     def greedy(self) -> bool:

@@ -227,10 +227,11 @@ def fixed_slots_refused(
 ) -> str | None:
     """Why ``agent`` refuses the Java framework's fixed hand slots, or None if it plays them.
 
-    The groups of the ``reference`` ruleset play with fixed hand slots (docs/rules.md §12); an
-    agent trained in HLE's hand order may refuse them (a shipped RL partner does: its inputs
-    would mean something else). Probed as :func:`agent_players` does, in a 2-player game (a
-    first-move ``ValueError`` refuses: the agent played HLE's hand order).
+    The groups of the ``reference`` ruleset play with fixed hand slots (docs/rules.md §12). A
+    network never refuses them: the game loops show a batch policy every hand in age order, as
+    it was trained (:mod:`agents.hand_order`). An agent that cannot play them says so in its
+    ``check_game`` (InfoBot does). Probed as :func:`agent_players` does, in a 2-player game (a
+    first-move ``ValueError`` refuses).
 
     Raises:
         agents.faults.AgentFault: As :func:`agent_players`.

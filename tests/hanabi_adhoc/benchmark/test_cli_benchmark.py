@@ -242,9 +242,13 @@ def test_an_agent_that_plays_none_of_the_suites_games_is_refused_in_one_line(tmp
 
 
 def test_an_agent_that_refuses_fixed_hand_slots_is_sent_to_the_suites_it_can_play(tmp_path, capsys):
-    """A shipped RL partner (trained in HLE's hand order) and the reference-ruleset suites."""
+    """InfoBot (HLE's hand order only) and the reference-ruleset suites.
+
+    Networks no longer refuse them: they are shown fixed slots in age order (agents.hand_order;
+    tests/agents/test_hand_order_games.py).
+    """
     out = tmp_path / "b"
-    assert main(["benchmark", "rl:ppo-pool", "--suite", "pool,dev", "--out", str(out)]) == 2
+    assert main(["benchmark", "infobot", "--suite", "pool,dev", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert "refuses the fixed hand slots" in err[0]
