@@ -28,6 +28,7 @@ import numpy as np
 
 from agents.backend import Backend, ProcessBackend, SerialBackend, ThreadBackend, default_workers
 from agents.batch import check_policy_observations
+from agents.bots.self_play import compiled_self_play, play_compiled_self_play
 from agents.faults import DEFAULT_MOVE_TIME_LIMIT, check_move_time_limit
 from agents.lockstep import CHUNK as LOCKSTEP_CHUNK
 from agents.lockstep import lockstep_playable, play_lockstep
@@ -268,8 +269,10 @@ def play_games(
 ) -> GameBatch:
     """Play games with the given seating: compiled batches wherever the pool allows.
 
-    Three paths, with the same results on the same seeds: every policy a rule agent: the
-    rule-game kernel (:mod:`agents.rule_games`); rule agents and at least one batch policy
+    Four paths, with the same results on the same seeds: every policy a rule agent: the
+    rule-game kernel (:mod:`agents.rule_games`); one reference bot with a compiled loop
+    (:data:`agents.bots.COMPILED_SELF_PLAY`: SmartBot, InfoBot) in every seat: that loop
+    (:mod:`agents.bots.self_play`, docs/bots.md §4); rule agents and at least one batch policy
     (:class:`agents.batch.BatchPolicy`: SB3 models, torch modules, shipped RL partners): the
     lockstep player (:mod:`agents.lockstep`), one ``act_batch`` call per step for all games
     waiting for a policy; any other policy: the per-game Python loop, each seat's ``act``.
@@ -330,6 +333,12 @@ def play_games(
     workers = default_workers() if workers is None else workers
     _check_reference_config(policies, config)
     check_policy_observations(policies, config)
+    bot = compiled_self_play(policies, config)
+    if bot is not None and no_rule == "fallback":  # one bot in every seat: its compiled loop
+        sc, cn, mv, ac = play_compiled_self_play(
+            bot, config, seating[1], record_actions, chunk_size, progress
+        )
+        return GameBatch(scores=sc, counters=cn, seat_agents=seat_agents, moves=mv, actions=ac)
     rule_agents = all(isinstance(p, RuleAgent) for p in policies)
     if not rule_agents and no_rule != "fallback":
         raise ValueError("no_rule='end_game' needs rule agents in every seat")

@@ -1,27 +1,36 @@
 """Speed of the reference bots (agents.bots) beside the C++ programs they re-implement (not a test).
 
-docs/bots.md §4. For each bot and game size, in one run: our bot's self-play (one object in
-every seat, :class:`hanabi_env.HanabiGame`, the Python loop that ``agents.play_out`` runs) in
-games per CPU-second of this process; for SmartBot also its compiled self-play loop
-(:func:`agents.bots.smart_games.play_smartbot_games`, ``--loop-games`` deals, compiled before
-the clock starts); the C++ ``-O3`` build's (``run_<Bot> --players P --games N --quiet``, CPU
-time of the child process); and the ratio of our fastest path to C++.
+docs/bots.md §4 and docs/bots_infobot.md §5. For each bot and game size, in one run and one
+process, games per CPU-second (mean score in brackets):
 
+* **compiled**: the bot's compiled self-play loop, for the bots of
+  :data:`agents.bots.COMPILED_SELF_PLAY` (``--games`` deals, dealt before the clock starts; a
+  first call, which may compile, is not timed): what ``evaluate`` plays for one bot in every
+  seat;
+* **policy**: the bot as a policy in every seat of a :class:`hanabi_env.HanabiGame`, one Python
+  ``act`` per move (the loop ``agents.play_out`` runs; ``--policy-games`` deals, 0 to skip);
+* **C++**: the ``-O3`` build's ``run_<Bot> --players P --games N --seed 7 --quiet``, CPU time
+  of the child process;
+
+and the ratios ours / C++. Our games are deal seeds 0.. of ``tools/quux_oracle.py``'s game
+(hands of 5 at 2–3 players, 4 at 4–5, lenient scoring); the C++ program plays its own deals.
 The C++ programs come from ``tools/quux_oracle.py build`` (``$TMPDIR/hanabi-reference-quux``);
 without them only our side is measured.
 
 Usage::
 
-    python3 benchmarks/bench_bots.py --games 200 --loop-games 10000 --cpp-games 10000
+    python3 benchmarks/bench_bots.py --bots smartbot infobot --games 2000 --policy-games 50
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -32,99 +41,98 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import quux_oracle as Q  # noqa: E402
 
-from agents.bots import make_bot  # noqa: E402
-from agents.bots.smart_games import play_smartbot_games  # noqa: E402
+from agents.bots import BOTS, COMPILED_SELF_PLAY, make_bot  # noqa: E402
 from hanabi_env.game import HanabiGame  # noqa: E402
 
-BOTS = ("simplebot", "valuebot", "holmesbot", "smartbot")
+
+def _loop(bot: str) -> Callable | None:
+    spec = COMPILED_SELF_PLAY.get(bot)
+    if spec is None:
+        return None
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
-def ours(bot: str, players: int, games: int) -> tuple[float, float]:
-    """Our bot's self-play: (games per CPU-second, mean score) over deal seeds 0..games-1."""
-    policy = make_bot(bot)
-    game = HanabiGame(Q.game_config(players))
-    total = 0
-    game.reset(0)  # compile (or load) a compiled policy's kernels before the clock starts
-    while not game.is_terminal:
-        game.step(policy.act(game.view(game.current_player)))
-    start = time.process_time()
-    for seed in range(games):
-        game.reset(seed)
-        policy.reset()
-        while not game.is_terminal:
-            game.step(policy.act(game.view(game.current_player)))
-        total += game.fireworks_total
-    return games / (time.process_time() - start), total / games
-
-
-def ours_loop(bot: str, players: int, games: int) -> tuple[float, float] | None:
+def compiled(bot: str, players: int, games: int) -> tuple[float, float] | None:
     """The compiled self-play loop, if ``bot`` has one: (games per CPU-second, mean score)."""
-    if bot != "smartbot":
+    play = _loop(bot)
+    if play is None:
         return None
     config = Q.game_config(players)
     decks = np.stack([Q.deal(players, seed) for seed in range(games)])
-    play_smartbot_games(config, decks[:1])  # compile (or load) before the clock starts
+    play(config, decks[:1])  # compile (or load) before the clock starts
     start = time.process_time()
-    scores, _ = play_smartbot_games(config, decks)
+    scores, _ = play(config, decks)
     return games / max(time.process_time() - start, 1e-9), float(scores.mean())
+
+
+def policy(bot: str, players: int, games: int) -> tuple[float, float]:
+    """The bot as a policy in the Python game loop: (games per CPU-second, mean score)."""
+    agent = make_bot(bot)
+    game = HanabiGame(Q.game_config(players))
+    game.reset(0)
+    agent.act(game.view(0))  # compile (or load) a compiled policy's kernels outside the clock
+    total = 0
+    start = time.process_time()
+    for seed in range(games):
+        game.reset(seed)
+        agent.reset()
+        while not game.is_terminal:
+            game.step(agent.act(game.view(game.current_player)))
+        total += game.fireworks_total
+    return games / max(time.process_time() - start, 1e-9), total / games
 
 
 def cpp(bot: str, players: int, games: int, bin_dir: Path) -> tuple[float, float]:
     """The C++ build's self-play: (games per CPU-second of the child, mean score)."""
+    program = str(bin_dir / Q.PROGRAMS[bot])
+    command = [program, "--players", str(players), "--games", str(games), "--seed", "7", "--quiet"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(
-        [
-            str(bin_dir / Q.PROGRAMS[bot]),
-            "--players",
-            str(players),
-            "--games",
-            str(games),
-            "--seed",
-            "7",
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     mean = float(done.stdout.split("average of ")[1].split()[0])
     return games / max(cpu, 1e-9), mean
 
 
+def _cell(result: tuple[float, float] | None) -> str:
+    return "-" if result is None else f"{result[0]:,.0f} ({result[1]:.2f})"
+
+
+def _ratio(result: tuple[float, float] | None, base: tuple[float, float] | None) -> str:
+    return "-" if result is None or base is None else f"{result[0] / base[0]:.2f}"
+
+
 def main() -> int:
     """Command line (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bots", nargs="+", default=list(BOTS), choices=BOTS)
+    parser.add_argument("--bots", nargs="+", default=list(BOTS), choices=list(BOTS))
     parser.add_argument("--players", nargs="+", type=int, default=[2, 3, 4, 5])
-    parser.add_argument("--games", type=int, default=200, help="our games per cell")
-    parser.add_argument("--cpp-games", type=int, default=10000, help="C++ games per cell")
+    parser.add_argument("--games", type=int, default=2000, help="compiled-loop games per cell")
     parser.add_argument(
-        "--loop-games", type=int, default=2000, help="games per cell of a compiled loop"
+        "--policy-games", type=int, default=50, help="policy games per cell (0: skip)"
     )
+    parser.add_argument("--cpp-games", type=int, default=10000, help="C++ games per cell")
     args = parser.parse_args()
+    if any(p not in (2, 3, 4, 5) for p in args.players):
+        parser.error(f"--players must be among 2 3 4 5, got {args.players}")
+    if min(args.games, args.cpp_games) < 1 or args.policy_games < 0:
+        parser.error("--games and --cpp-games must be at least 1, --policy-games at least 0")
     bin_dir = Q.built()
     print(
-        "| bot | players | ours games/CPU-s (mean) | ours, compiled loop | "
-        "C++ games/CPU-s (mean) | ours / C++ |"
+        "| bot | players | compiled loop | policy, `act` per move | C++ `-O3` "
+        "| compiled / C++ | policy / C++ |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for bot in args.bots:
         for players in args.players:
-            rate, mean = ours(bot, players, args.games)
-            loop = ours_loop(bot, players, args.loop_games)
-            loop_text = f"{loop[0]:,.0f} ({loop[1]:.2f})" if loop else "-"
-            best = max(rate, loop[0]) if loop else rate
-            if bin_dir is None:
-                print(
-                    f"| {bot} | {players} | {rate:,.0f} ({mean:.2f}) | {loop_text} | not built | |"
-                )
-                continue
-            c_rate, c_mean = cpp(bot, players, args.cpp_games, bin_dir)
+            loop = compiled(bot, players, args.games)
+            slow = policy(bot, players, args.policy_games) if args.policy_games else None
+            base = cpp(bot, players, args.cpp_games, bin_dir) if bin_dir is not None else None
+            c_text = _cell(base) if bin_dir is not None else "not built"
             print(
-                f"| {bot} | {players} | {rate:,.0f} ({mean:.2f}) | {loop_text} "
-                f"| {c_rate:,.0f} ({c_mean:.2f}) | {best / c_rate:.4f} |",
+                f"| {bot} | {players} | {_cell(loop)} | {_cell(slow)} | {c_text} "
+                f"| {_ratio(loop, base)} | {_ratio(slow, base)} |",
                 flush=True,
             )
     return 0

@@ -15,7 +15,7 @@ import importlib.util
 from agents.policy import Policy
 from hanabi_env.validate import check_str
 
-__all__ = ["BOTS", "bot_key", "make_bot"]
+__all__ = ["BOTS", "COMPILED_SELF_PLAY", "bot_key", "make_bot"]
 
 BOTS = {
     "simplebot": "agents.bots.simple:SimpleBot",
@@ -25,6 +25,19 @@ BOTS = {
     "infobot": "agents.bots.infobot:InfoBot",
 }
 """Bot name -> ``"module:Class"`` (imported on first use)."""
+
+COMPILED_SELF_PLAY = {
+    "smartbot": "agents.bots.smart_games:play_smartbot_games",
+    "infobot": "agents.bots.infobot_games:play_infobot_games",
+}
+"""Bot name -> ``"module:function"`` of its compiled self-play loop (docs/bots.md §4).
+
+``function(config, decks, record=False) -> (scores, actions)``: the bot in every seat of one
+game per row of ``decks`` (``(n_games, n_cards)`` card ids, first dealt first, seat 0 starts),
+engine and bots in compiled code; ``(n_games,)`` int64 scores and, when ``record``, the
+``(n_games, max_moves)`` int16 move uids (-1 padded), else None. The moves are the bot
+policy's on the same deck. :func:`agents.evaluate.play_games` plays games whose every seat
+holds the same such bot with it (:mod:`agents.bots.self_play`)."""
 
 
 def bot_key(name: str) -> str | None:

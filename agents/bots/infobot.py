@@ -201,7 +201,7 @@ class InfoBot(Policy):
             del self._seats[me]
             raise ValueError(_NOT_FOLLOWING)
         st.sc[K.SC_PLAYER] = me
-        K.decide(me, st.info, st.hl, st.fw, st.disc, st.sc, hands, self._out, self._ws)
+        K.decide_from_python(me, st.info, st.hl, st.fw, st.disc, st.sc, hands, self._out, self._ws)
         kind, a, b = (int(x) for x in self._out)
         if kind == K.M_PLAY:
             uid = view.action_uid("play", slot=a)

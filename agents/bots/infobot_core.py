@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanabi_env._jit import njit
+from hanabi_env._jit import inline, kernel, njit
 
 NC = 5
 NV = 5
@@ -53,7 +53,22 @@ HSP = 2
 MAXQ = 10
 
 
-@njit(error_model="numpy")
+@inline
+def _copy_table(dst, src):
+    """``dst[:, :] = src`` for one ``(NC, NV)`` table, without numba's allocating copy."""
+    for k in range(NC):
+        for v in range(NV):
+            dst[k, v] = src[k, v]
+
+
+@inline
+def _copy_tables(dst, src, h):
+    """``dst[:h] = src[:h]`` for ``(hand, NC, NV)`` tables."""
+    for i in range(h):
+        _copy_table(dst[i], src[i])
+
+
+@kernel
 def is_dead(c, v, fw, disc):
     """Whether card (c, v) can never be played, from the fireworks and the discards."""
     if v < fw[c]:
@@ -64,13 +79,13 @@ def is_dead(c, v, fw, disc):
     return False
 
 
-@njit(error_model="numpy")
+@kernel
 def is_dispensable(c, v, fw, disc):
     """Whether card (c, v) may be discarded without lowering the best reachable score."""
     return COUNT[v] - disc[c, v] != 1 or is_dead(c, v, fw, disc)
 
 
-@njit(error_model="numpy")
+@kernel
 def prob_dead(t, fw, disc):
     """Probability (weighted by copies) that the card of table ``t`` is dead."""
     dead = 0
@@ -91,7 +106,7 @@ def prob_dead(t, fw, disc):
     return dead / float(dead + live)
 
 
-@njit(error_model="numpy")
+@kernel
 def total_weight(t):
     """Sum of the table's counts."""
     s = 0
@@ -101,7 +116,7 @@ def total_weight(t):
     return s
 
 
-@njit(error_model="numpy")
+@kernel
 def n_possible(t):
     """How many distinct cards the table still allows."""
     n = 0
@@ -112,7 +127,7 @@ def n_possible(t):
     return n
 
 
-@njit(error_model="numpy")
+@kernel
 def prob_pred(t, fw, disc, which):
     """Weighted probability of a predicate: 0 playable, 1 dispensable, 2 playable or dead."""
     score = 0.0
@@ -132,7 +147,7 @@ def prob_pred(t, fw, disc, which):
     return score / weight
 
 
-@njit(error_model="numpy")
+@kernel
 def average_value(t):
     """Weighted mean rank (1-based) of the table."""
     score = 0.0
@@ -146,7 +161,7 @@ def average_value(t):
     return score / weight
 
 
-@njit(error_model="numpy")
+@kernel
 def has_card(hands, hl, p, card):
     """Whether player ``p`` holds ``card``."""
     for i in range(hl[p]):  # noqa: SIM110 - a loop compiles to plain code
@@ -155,7 +170,7 @@ def has_card(hands, hl, p, card):
     return False
 
 
-@njit(error_model="numpy")
+@kernel
 def prob_seen(t, hands, hl, me):
     """Weighted probability that another player holds a copy of the card."""
     score = 0.0
@@ -174,7 +189,7 @@ def prob_seen(t, hands, hl, me):
     return score / weight
 
 
-@njit(error_model="numpy")
+@kernel
 def average_play_score(t, hands, hl, me, deck):
     """Weighted mean of ``(10 - rank) / (1 + players holding a copy)`` (copies only with a deck)."""
     score = 0.0
@@ -196,7 +211,7 @@ def average_play_score(t, hands, hl, me, deck):
 # --- questions --------------------------------------------------------------------------------
 
 
-@njit(error_model="numpy")
+@kernel
 def _partition(t, max_n, fw, disc, qmap):
     """Fill ``qmap`` (5, 5) with a partition of the table's cards; returns its block count."""
     for k in range(NC):
@@ -222,7 +237,7 @@ def _partition(t, max_n, fw, disc, qmap):
     return n
 
 
-@njit(error_model="numpy")
+@kernel
 def _sort_by_play(idx, pplay, n):
     """Insertion sort of ``idx[:n]``: higher ``pplay`` first, then lower index."""
     for a in range(1, n):
@@ -234,7 +249,7 @@ def _sort_by_play(idx, pplay, n):
         idx[b + 1] = x
 
 
-@njit(error_model="numpy")
+@kernel
 def _augment(tab, hl, fw, disc, pplay, pdead, det):
     """Per card of a hand: probability playable, probability dead, determined.
 
@@ -264,7 +279,7 @@ def _augment(tab, hl, fw, disc, pplay, pdead, det):
     return any_known
 
 
-@njit(error_model="numpy")
+@kernel
 def get_questions(total, fw, disc, tab, hl, ws):
     """The questions asked about one hand, with ``total`` answers to share.
 
@@ -320,7 +335,7 @@ def get_questions(total, fw, disc, tab, hl, ws):
     return nq
 
 
-@njit(error_model="numpy")
+@kernel
 def answer(q, card, fw, qkind, qmap):
     """The answer of question ``q`` for the true ``card``."""
     c = card // NV
@@ -330,7 +345,7 @@ def answer(q, card, fw, qkind, qmap):
     return qmap[q, c, v]
 
 
-@njit(error_model="numpy")
+@kernel
 def acknowledge(q, ans, t, fw, qkind, qamt, qmap):
     """Rule out of table ``t`` every card whose answer to question ``q`` is not ``ans``."""
     if ans < 0 or ans >= qamt[q]:
@@ -346,7 +361,7 @@ def acknowledge(q, ans, t, fw, qkind, qamt, qmap):
                     t[k, v] = 0
 
 
-@njit(error_model="numpy")
+@kernel
 def answers_value(nq, hand, fw, qkind, qidx, qamt, qmap):
     """The answers of a hand (true cards ``hand``) to ``nq`` questions, packed mixed-radix."""
     value = 0
@@ -355,7 +370,7 @@ def answers_value(nq, hand, fw, qkind, qidx, qamt, qmap):
     return value
 
 
-@njit(error_model="numpy")
+@kernel
 def hint_sum(total, me, info, hl, fw, disc, hands, ws):
     """Sum modulo ``total`` of every other player's answers (what a hat hint encodes)."""
     qkind = ws[0][0]
@@ -371,7 +386,7 @@ def hint_sum(total, me, info, hl, fw, disc, hands, ws):
     return s
 
 
-@njit(error_model="numpy")
+@kernel
 def update_from_hint_sum(total, value, hinter, me, info, hl, fw, disc, hands, ws):
     """Apply a hat hint (``value`` modulo ``total``) to every hand but the hinter's."""
     qkind = ws[0][0]
@@ -405,7 +420,7 @@ def update_from_hint_sum(total, value, hinter, me, info, hl, fw, disc, hands, ws
 # --- hint strategies --------------------------------------------------------------------------
 
 
-@njit(error_model="numpy")
+@kernel
 def _hint_index_score(t, fw, disc):
     if prob_dead(t, fw, disc) == 1.0:
         return 0
@@ -424,7 +439,7 @@ def _hint_index_score(t, fw, disc):
     return n
 
 
-@njit(error_model="numpy")
+@kernel
 def _disjoint_rowset(tab, hl, colour, ws):
     """Largest set of rows no two of whose possibilities share a colour (or a rank).
 
@@ -470,7 +485,7 @@ def _disjoint_rowset(tab, hl, colour, ws):
     return best_set
 
 
-@njit(error_model="numpy")
+@kernel
 def _packing_maps(tab, hl, strat, ws):
     """Set-packing hint types: ``strat[3:8]`` per colour, ``strat[8:13]`` per rank.
 
@@ -502,7 +517,7 @@ def _packing_maps(tab, hl, strat, ws):
     return count
 
 
-@njit(error_model="numpy")
+@kernel
 def _may_be_all_one(tab, hl, colour):
     """Whether every card of the hand may be of one same colour (or rank)."""
     for x in range(NC if colour else NV):
@@ -520,7 +535,7 @@ def _may_be_all_one(tab, hl, colour):
     return False
 
 
-@njit(error_model="numpy")
+@kernel
 def hint_strategy(tab, hl, fw, disc, strat, ws):
     """Choose the hint strategy for a hand and return its count of hint types.
 
@@ -550,7 +565,7 @@ def hint_strategy(tab, hl, fw, disc, strat, ws):
     return strat[1]
 
 
-@njit(error_model="numpy")
+@kernel
 def decode_hint(strat, is_colour, val, touched):
     """The hint type a hint (colour or rank ``val``, touching bit set ``touched``) stands for."""
     if strat[0] == HSP:
@@ -562,7 +577,7 @@ def decode_hint(strat, is_colour, val, touched):
     return 3 if is_colour else 2
 
 
-@njit(error_model="numpy")
+@kernel
 def encode_hints(strat, hand, hl, hint_type, out):
     """The hints (``out[j] = (is_colour, value)``) that stand for ``hint_type``; returns count."""
     n = 0
@@ -617,7 +632,7 @@ def encode_hints(strat, hand, hl, hint_type, out):
 # --- observing moves --------------------------------------------------------------------------
 
 
-@njit(error_model="numpy")
+@kernel
 def observe_hint(me, hinter, to, is_colour, val, touched, info, hl, fw, disc, hands, ws):
     """Update the knowledge for a hint of ``hinter`` to ``to`` (seen before the hint's effect)."""
     n = hl.shape[0]
@@ -643,7 +658,7 @@ def observe_hint(me, hinter, to, is_colour, val, touched, info, hl, fw, disc, ha
                     info[to, i, k, v] = 0
 
 
-@njit(error_model="numpy")
+@kernel
 def find_useless(tab, hl, fw, disc, out, ws):
     """Indices (ascending, into ``out``) of cards known useless: dead, or a known duplicate."""
     useless = ws[0][6]
@@ -673,7 +688,7 @@ def find_useless(tab, hl, fw, disc, out, ws):
     return n
 
 
-@njit(error_model="numpy")
+@kernel
 def observe_discard_or_play(
     me, actor, slot, card, is_discard, info, hl, pcounts, fw, disc, sc, hands, ws
 ):
@@ -694,7 +709,7 @@ def observe_discard_or_play(
                 update_from_hint_sum(nu, value, actor, me, info, hl, fw, disc, hands, ws)
     h = hl[actor]
     for i in range(slot, h - 1):
-        info[actor, i] = info[actor, i + 1]
+        _copy_table(info[actor, i], info[actor, i + 1])
     if sc[SC_DECK] != 0:
         for k in range(NC):
             for v in range(NV):
@@ -713,7 +728,7 @@ def observe_discard_or_play(
 # --- deciding ---------------------------------------------------------------------------------
 
 
-@njit(error_model="numpy")
+@kernel
 def _choose_hint(me, info, hl, fw, disc, sc, hands, out, ws):
     n = hl.shape[0]
     strats = ws[3]
@@ -730,7 +745,7 @@ def _choose_hint(me, info, hl, fw, disc, sc, hands, out, ws):
     h = hl[target]
     hand = hands[target]
     hand_info = ws[6]
-    hand_info[:h] = info[target, :h]
+    _copy_tables(hand_info, info[target], h)
     qkind = ws[0][0]
     qidx = ws[0][1]
     qamt = ws[0][2]
@@ -750,7 +765,7 @@ def _choose_hint(me, info, hl, fw, disc, sc, hands, out, ws):
         val = cand[j, 1]
         good = 1.0
         for i in range(h):
-            t[:, :] = hand_info[i]
+            _copy_table(t, hand_info[i])
             if prob_dead(t, fw, disc) == 1.0 or n_possible(t) == 1:
                 continue
             old = total_weight(t)
@@ -772,12 +787,11 @@ def _choose_hint(me, info, hl, fw, disc, sc, hands, out, ws):
     out[2] = best_val
 
 
-@njit(error_model="numpy")
-def _private(me, info, hl, hands, ws):
-    """The seat's own public tables less the copies it sees in the other hands."""
+@kernel
+def _private(me, info, hl, hands, priv):
+    """Write into ``priv`` the seat's own public tables less the copies it sees elsewhere."""
     h = hl[me]
-    priv = ws[5]
-    priv[:h] = info[me, :h]
+    _copy_tables(priv, info[me], h)
     for i in range(h):
         for p in range(hl.shape[0]):
             if p == me:
@@ -787,10 +801,9 @@ def _private(me, info, hl, hands, ws):
                 v = hands[p, j] % NV
                 if priv[i, c, v] != 0:
                     priv[i, c, v] -= 1
-    return priv
 
 
-@njit(error_model="numpy")
+@kernel
 def _play_choice(me, priv, hl, fw, disc, sc, hands, threshold):
     """The card to play: a sure one (the most urgent), else a risky one; -1 for none."""
     best_score = -1.0
@@ -815,7 +828,7 @@ def _play_choice(me, priv, hl, fw, disc, sc, hands, threshold):
     return best
 
 
-@njit(error_model="numpy")
+@kernel
 def _someone_else_can_play(me, hl, fw, hands):
     for p in range(hl.shape[0]):
         if p == me:
@@ -827,7 +840,7 @@ def _someone_else_can_play(me, hl, fw, hands):
     return False
 
 
-@njit(error_model="numpy")
+@kernel
 def _useless_discard(me, info, hl, fw, disc, hands, priv, ws):
     """A known useless card to discard (the hat-chosen one of several public ones); -1: none."""
     h = hl[me]
@@ -840,7 +853,7 @@ def _useless_discard(me, info, hl, fw, disc, hands, priv, ws):
     return -1
 
 
-@njit(error_model="numpy")
+@kernel
 def decide(me, info, hl, fw, disc, sc, hands, out, ws):
     """InfoBot's move for seat ``me`` on turn: ``out = (kind, slot or target, colour/rank)``.
 
@@ -849,7 +862,8 @@ def decide(me, info, hl, fw, disc, sc, hands, out, ws):
     """
     h = hl[me]
     threshold = TOTAL_CARDS - NC * NV - hl.shape[0] * hands.shape[1]
-    priv = _private(me, info, hl, hands, ws)
+    priv = ws[5]
+    _private(me, info, hl, hands, priv)
     out[2] = -1
     best = _play_choice(me, priv, hl, fw, disc, sc, hands, threshold)
     if best >= 0:
@@ -881,6 +895,12 @@ def decide(me, info, hl, fw, disc, sc, hands, out, ws):
             best_score = val
             best = i
     out[1] = best if best >= 0 else 0
+
+
+@njit(error_model="numpy")
+def decide_from_python(me, info, hl, fw, disc, sc, hands, out, ws):
+    """:func:`decide` for a caller in Python (the policy); compiled code calls :func:`decide`."""
+    decide(me, info, hl, fw, disc, sc, hands, out, ws)
 
 
 @njit(error_model="numpy")

@@ -3,7 +3,7 @@
 :func:`play_infobot_games` plays games of InfoBots, engine and bots together, with no Python
 per move: the fast path for self-play scores, the differential against the C++ program
 (``tools/quux_infobot_differential.py``) and the speed benchmark (``benchmarks/
-bench_infobot.py``). Each seat keeps its own knowledge, as the policy
+bench_bots.py``). Each seat keeps its own knowledge, as the policy
 (:class:`agents.bots.infobot.InfoBot`) does; the moves are those the policy makes.
 """
 
@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.bots import _games as G
 from agents.bots import infobot_core as K
 from agents.bots.infobot import check_infobot_game
 from hanabi_env import _engine as E
-from hanabi_env._jit import njit
+from hanabi_env._jit import kernel, njit
 from hanabi_env.config import HanabiConfig
-from hanabi_env.validate import check_int, type_error
+from hanabi_env.validate import check_int
 
 __all__ = ["infobot_config", "play_infobot_games"]
 
 
-@njit(error_model="numpy")
+@kernel
 def _position(s, fw, disc, sc, hands):
     """Read the public position and every hand of engine state ``s`` into InfoBot's arrays."""
-    n = s.cfg[E.CFG_PLAYERS]
     for c in range(K.NC):
         fw[c] = s.public.fireworks[c]
     dsize = 0
@@ -37,34 +37,35 @@ def _position(s, fw, disc, sc, hands):
     sc[K.SC_HINTS] = s.scal[E.S_INFO]
     sc[K.SC_LIVES] = s.scal[E.S_LIFE]
     sc[K.SC_PLAYER] = s.scal[E.S_CUR]
-    for p in range(n):
-        for i in range(hands.shape[1]):
-            hands[p, i] = E.card_of(s, p, i) if i < s.public.hand_len[p] else -1
+    G.read_hands(s, hands)
 
 
-@njit(error_model="numpy")
-def _uid(s, out, hands, mask):
-    """The move uid of InfoBot's choice ``out``; its touched slots (for hints) second."""
+@kernel
+def _turn(s, infos, hls, pcs, fw, disc, sc, hands, out, mask, ws):
+    """The seat on turn decides, every seat observes; the move's uid (not yet applied)."""
+    n = hls.shape[0]
     cur = s.scal[E.S_CUR]
-    kind = out[0]
-    if kind == K.M_PLAY or kind == K.M_DISCARD:
-        code = E.PLAY if kind == K.M_PLAY else E.DISCARD
-        return E.encode_action(s.cfg, cur, code, out[1], -1, -1), 0
-    touched = 0
-    target = out[1]
-    for i in range(s.public.hand_len[target]):
-        card = hands[target, i]
-        attr = card // K.NV if kind == K.M_COLOR else card % K.NV
-        if attr == out[2]:
-            touched |= 1 << i
-    code = E.REVEAL_COLOR if kind == K.M_COLOR else E.REVEAL_RANK
-    uid = E.encode_action(s.cfg, cur, code, -1, target, out[2])
-    if touched == 0:  # an empty hint (as the policy: the last legal move instead)
+    _position(s, fw, disc, sc, hands)
+    K.decide(cur, infos[cur], hls[cur], fw, disc, sc, hands, out, ws)
+    uid, touched = G.decision_uid(s, out[0], out[1], out[2], hands)
+    if out[0] >= G.MOVE_COLOUR and touched == 0:
+        # an empty hint (as the policy: the last legal move instead, docs/bots_infobot.md §4)
         E.legal_mask(s, mask)
         uid = mask.shape[0] - 1
         while mask[uid] == 0:
             uid -= 1
-    return uid, touched
+    kind, slot, target, colour, rank = E.decode_action(s.cfg, cur, uid)
+    for p in range(n):
+        if kind == E.PLAY or kind == E.DISCARD:
+            card = hands[cur, slot]
+            K.observe_discard_or_play(p, cur, slot, card, kind == E.DISCARD, infos[p], hls[p],
+                                      pcs[p], fw, disc, sc, hands, ws)  # fmt: skip
+        else:
+            is_colour = kind == E.REVEAL_COLOR
+            val = colour if is_colour else rank
+            K.observe_hint(p, cur, target, is_colour, val, touched, infos[p], hls[p], fw, disc,
+                           hands, ws)  # fmt: skip
+    return uid
 
 
 @njit(error_model="numpy")
@@ -83,7 +84,6 @@ def play_infobot_games_kernel(s, decks, out_scores, out_actions):
     """
     n = s.cfg[E.CFG_PLAYERS]
     h = s.cfg[E.CFG_HAND]
-    record = out_actions.shape[0] == decks.shape[0]
     infos = np.empty((n, n, h, K.NC, K.NV), dtype=np.int64)
     hls = np.empty((n, n), dtype=np.int64)
     pcs = np.empty((n, K.NC, K.NV), dtype=np.int64)
@@ -95,36 +95,18 @@ def play_infobot_games_kernel(s, decks, out_scores, out_actions):
     mask = np.zeros(s.cfg[E.CFG_N_ACTIONS], dtype=np.int8)
     ws = K.new_workspace()
     moves = 0
-    for g in range(decks.shape[0]):
-        E.reset_with_deck(s, decks[g], 0)
+    for game in range(decks.shape[0]):
+        G.start_game(s, decks, game, out_actions)
         info, hl, pc = K.new_knowledge(n, h)
         for p in range(n):
             infos[p] = info
             hls[p] = hl
             pcs[p] = pc
-        if record:
-            out_actions[g, :] = -1
         while not s.scal[E.S_DONE]:
-            cur = s.scal[E.S_CUR]
-            _position(s, fw, disc, sc, hands)
-            K.decide(cur, infos[cur], hls[cur], fw, disc, sc, hands, out, ws)
-            uid, touched = _uid(s, out, hands, mask)
-            kind, slot, target, colour, rank = E.decode_action(s.cfg, cur, uid)
-            for p in range(n):
-                if kind == E.PLAY or kind == E.DISCARD:
-                    card = hands[cur, slot]
-                    K.observe_discard_or_play(p, cur, slot, card, kind == E.DISCARD, infos[p],
-                                              hls[p], pcs[p], fw, disc, sc, hands, ws)  # fmt: skip
-                else:
-                    is_colour = kind == E.REVEAL_COLOR
-                    val = colour if is_colour else rank
-                    K.observe_hint(p, cur, target, is_colour, val, touched, infos[p], hls[p],
-                                   fw, disc, hands, ws)  # fmt: skip
-            if record:
-                out_actions[g, s.scal[E.S_N_MOVES]] = uid
-            E.apply_move(s, uid)
+            uid = _turn(s, infos, hls, pcs, fw, disc, sc, hands, out, mask, ws)
+            G.play_move(s, uid, game, out_actions)
             moves += 1
-        out_scores[g] = E.score(s)
+        out_scores[game] = E.score(s)
     return moves
 
 
@@ -159,16 +141,4 @@ def play_infobot_games(
         ValueError: A game InfoBot cannot play, or ``decks`` of the wrong shape.
     """
     check_infobot_game(config)
-    arr = np.asarray(decks)
-    if arr.dtype.kind not in "iu":
-        raise type_error("decks", "an integer array of card ids", decks)
-    if arr.ndim != 2 or arr.shape[1] != config.n_cards:
-        raise ValueError(
-            f"decks must have shape (n_games, {config.n_cards}), got {tuple(arr.shape)}"
-        )
-    s = E.new_state(config)
-    scores = np.zeros(arr.shape[0], dtype=np.int64)
-    n_rec = arr.shape[0] if record else 0
-    actions = np.zeros((n_rec, int(s.cfg[E.CFG_MAX_MOVES]) if record else 0), dtype=np.int16)
-    play_infobot_games_kernel(s, np.ascontiguousarray(arr, dtype=np.int32), scores, actions)
-    return scores, (actions if record else None)
+    return G.play_games(play_infobot_games_kernel, config, decks, record)

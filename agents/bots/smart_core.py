@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from hanabi_env import _engine as E
-from hanabi_env._jit import njit
+from hanabi_env._jit import inline, kernel, njit
 
 NO, MAYBE, YES = 0, 1, 2
 CANT, POSS, COL, VAL, PLAY, VALU, WORTH = 0, 1, 2, 3, 4, 5, 6
@@ -37,6 +37,8 @@ VALUE_MASK = np.array(
     [0] + [sum(1 << (5 * k + v - 1) for k in range(5)) for v in range(1, 6)], dtype=np.int64
 )
 COUNTS = np.array([0, 3, 2, 2, 2, 1], dtype=np.int64)  # copies of value v (index v)
+BLANK_I = np.array([0, -1, -2, -2, MAYBE, MAYBE, MAYBE], dtype=np.int64)
+"""A card's ``ki`` row as :func:`blank` writes it."""
 P32 = np.array(
     [[float(np.float32(y) / np.float32(t)) if t else 0.0 for t in range(26)] for y in range(26)],
     dtype=np.float64,
@@ -44,7 +46,7 @@ P32 = np.array(
 """``P32[yes, total]``: the float32 quotient the reference computes, as float64."""
 
 
-@njit(inline="always")
+@inline
 def _popcount(x):
     x = x - ((x >> 1) & 0x55555555)
     x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
@@ -52,7 +54,7 @@ def _popcount(x):
     return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
 
 
-@njit
+@kernel
 def blank(ki, kf):
     """A card nobody knows anything about (``ki``: ``(7,)``, ``kf``: ``(3,)``)."""
     ki[CANT] = 0
@@ -67,7 +69,16 @@ def blank(ki, kf):
     kf[PW] = -1.0
 
 
-@njit
+@inline
+def copy_card(ti, tf, ki, kf):
+    """Copy one card's knowledge ``ki``/``kf`` into ``ti``/``tf`` (no allocation)."""
+    for j in range(7):
+        ti[j] = ki[j]
+    for j in range(3):
+        tf[j] = kf[j]
+
+
+@kernel
 def identity(ki):
     """Compute the colour and value of a card if not cached."""
     if ki[COL] != -2 and ki[VAL] != -2:
@@ -89,21 +100,21 @@ def identity(ki):
     ki[VAL] = value
 
 
-@njit
+@kernel
 def known(ki):
     """Whether the holder knows the card (colour and value)."""
     identity(ki)
     return ki[COL] != -1 and ki[VAL] != -1
 
 
-@njit
+@kernel
 def get_value(ki):
     """The card's value as its holder knows it (-1 ambiguous, -2 impossible)."""
     identity(ki)
     return ki[VAL]
 
 
-@njit
+@kernel
 def possibilities(ki):
     """Identities not ruled out."""
     if ki[POSS] == -1:
@@ -111,7 +122,7 @@ def possibilities(ki):
     return ki[POSS]
 
 
-@njit
+@kernel
 def _summarise(ki, kf, mask, which, level):
     possible = FULL & ~ki[CANT]
     total = _popcount(possible)
@@ -120,7 +131,7 @@ def _summarise(ki, kf, mask, which, level):
     ki[level] = YES if yes == total else (MAYBE if yes else NO)
 
 
-@njit
+@kernel
 def playable(ki, kf, m):
     """NO/MAYBE/YES, cached."""
     if kf[PP] == -1.0:
@@ -128,7 +139,7 @@ def playable(ki, kf, m):
     return ki[PLAY]
 
 
-@njit
+@kernel
 def valuable(ki, kf, m):
     """NO/MAYBE/YES, cached."""
     if kf[PV] == -1.0:
@@ -136,7 +147,7 @@ def valuable(ki, kf, m):
     return ki[VALU]
 
 
-@njit
+@kernel
 def worthless(ki, kf, m):
     """NO/MAYBE/YES, cached."""
     if kf[PW] == -1.0:
@@ -144,7 +155,7 @@ def worthless(ki, kf, m):
     return ki[WORTH]
 
 
-@njit
+@kernel
 def _narrowed(ki, kf):
     if ki[PLAY] == MAYBE:
         kf[PP] = -1.0
@@ -154,7 +165,7 @@ def _narrowed(ki, kf):
         kf[PW] = -1.0
 
 
-@njit
+@kernel
 def _ruled_out(ki):
     ki[POSS] = -1
     if ki[COL] == -1:
@@ -163,7 +174,7 @@ def _ruled_out(ki):
         ki[VAL] = -2
 
 
-@njit
+@kernel
 def set_colour(ki, kf, colour):
     """A hint says the card is ``colour``."""
     ki[CANT] |= FULL & ~COLOUR_MASK[colour]
@@ -174,7 +185,7 @@ def set_colour(ki, kf, colour):
     _narrowed(ki, kf)
 
 
-@njit
+@kernel
 def set_value(ki, kf, value):
     """A hint says the card has ``value`` (1–5)."""
     ki[CANT] |= FULL & ~VALUE_MASK[value]
@@ -185,7 +196,7 @@ def set_value(ki, kf, value):
     _narrowed(ki, kf)
 
 
-@njit
+@kernel
 def set_not_colour(ki, kf, colour):
     """A hint says the card is not ``colour``."""
     ki[CANT] |= COLOUR_MASK[colour]
@@ -193,7 +204,7 @@ def set_not_colour(ki, kf, colour):
     _narrowed(ki, kf)
 
 
-@njit
+@kernel
 def set_not_value(ki, kf, value):
     """A hint says the card does not have ``value``."""
     ki[CANT] |= VALUE_MASK[value]
@@ -201,7 +212,7 @@ def set_not_value(ki, kf, value):
     _narrowed(ki, kf)
 
 
-@njit
+@kernel
 def set_playable(ki, kf, m, yes):
     """A convention says the card is (not) playable."""
     mask = m[0]
@@ -218,7 +229,7 @@ def set_playable(ki, kf, m, yes):
         kf[PW] = 0.0
 
 
-@njit
+@kernel
 def set_valuable(ki, kf, m, yes):
     """A convention says the card is (not) valuable."""
     mask = m[1]
@@ -235,7 +246,7 @@ def set_valuable(ki, kf, m, yes):
         kf[PW] = 0.0
 
 
-@njit
+@kernel
 def befuddle_by_discard(ki, kf):
     """A discard may have made valuable or worthless cards."""
     if ki[WORTH] != YES:
@@ -245,7 +256,7 @@ def befuddle_by_discard(ki, kf):
         kf[PW] = -1.0
 
 
-@njit
+@kernel
 def befuddle_by_play(ki, kf, success):
     """A play changed the fireworks (success) or the public cards."""
     if success:
@@ -259,7 +270,7 @@ def befuddle_by_play(ki, kf, success):
         kf[PW] = -1.0
 
 
-@njit
+@kernel
 def update(ki, kf, exhausted):
     """Rule out ``exhausted`` identities (all copies public, located or seen)."""
     if known(ki):
@@ -277,7 +288,7 @@ def update(ki, kf, exhausted):
         kf[PW] = -1.0
 
 
-@njit
+@kernel
 def could_be_valuable_with(ki, kf, m, value, ti, tf):
     """Whether a value hint of ``value`` could make the card valuable (``ti``/``tf`` scratch)."""
     if value < 1 or value > 5:
@@ -289,14 +300,13 @@ def could_be_valuable_with(ki, kf, m, value, ti, tf):
         return False
     if valuable(ki, kf, m) != MAYBE:
         return False
-    ti[:] = ki
-    tf[:] = kf
+    copy_card(ti, tf, ki, kf)
     set_value(ti, tf, value)
     return valuable(ti, tf, m) != NO
 
 
 # --- the public position ---
-@njit
+@kernel
 def is_worthless(g, played, k, v):
     """Whether card (k, v) can never be played."""
     nxt = g[k] + 1
@@ -309,7 +319,7 @@ def is_worthless(g, played, k, v):
     return False
 
 
-@njit
+@kernel
 def is_valuable(g, played, k, v):
     """Whether card (k, v) is the last copy of a card still needed."""
     if played[k, v] != COUNTS[v] - 1:
@@ -317,7 +327,7 @@ def is_valuable(g, played, k, v):
     return not is_worthless(g, played, k, v)
 
 
-@njit
+@kernel
 def compute_masks(g, played, m):
     """Write the playable, valuable and worthless identity masks into ``m``."""
     play = 0
@@ -337,7 +347,7 @@ def compute_masks(g, played, m):
     m[2] = worth
 
 
-@njit
+@kernel
 def exhausted(played, held):
     """Identities all of whose copies are public or in ``held`` (``(5, 6)``)."""
     mask = 0
@@ -348,7 +358,7 @@ def exhausted(played, held):
     return mask
 
 
-@njit
+@kernel
 def _count_known(ki, hl, out):
     """Count the known cards of every hand into ``out`` (Python's index wrap for -2)."""
     out[:] = 0
@@ -360,7 +370,7 @@ def _count_known(ki, hl, out):
                 out[c if c >= 0 else c + 5, v if v >= 0 else v + 6] += 1
 
 
-@njit
+@kernel
 def next_discard(ki, kf, m, n_cards):
     """The slot the holder would discard next (-1: it has a card to play or throw)."""
     best_fitness = 0.0
@@ -377,7 +387,7 @@ def next_discard(ki, kf, m, n_cards):
     return best
 
 
-@njit
+@kernel
 def no_warning_given(ki, kf, m, g, hl, frm):
     """Seat ``frm`` gave no warning: the left seat's next discard is not valuable."""
     if g[G_DECK] == 0 or g[G_HINTS] == 0:
@@ -389,18 +399,17 @@ def no_warning_given(ki, kf, m, g, hl, frm):
         set_valuable(ki[expecting, i], kf[expecting, i], m, False)
 
 
-@njit
+@kernel
 def remove(ki, kf, g, hl, p, i):
     """Card ``i`` leaves seat ``p``'s hand; a new blank one arrives if the deck has cards."""
     last = hl[p] - 1
     for j in range(i, last):
-        ki[p, j, :] = ki[p, j + 1, :]
-        kf[p, j, :] = kf[p, j + 1, :]
+        copy_card(ki[p, j], kf[p, j], ki[p, j + 1], kf[p, j + 1])
     if g[G_DECK] != 0:
         blank(ki[p, last], kf[p, last])
 
 
-@njit
+@kernel
 def before_move(me, ki, kf, m, played, hands, hl, loc, eye):
     """Before every move: deductions from the located cards until nothing changes.
 
@@ -422,7 +431,9 @@ def before_move(me, ki, kf, m, played, hands, hl, loc, eye):
                     changed = True
         if not changed:
             break
-        loc[:] = eye
+        for k in range(5):
+            for v in range(6):
+                loc[k, v] = eye[k, v]
     eye[:] = 0
     for p in range(n):
         if p == me:
@@ -439,7 +450,7 @@ def before_move(me, ki, kf, m, played, hands, hl, loc, eye):
 
 
 # --- observing a move (the seat's arrays ``ki``/``kf`` are ``(n, h, 7)``/``(n, h, 3)``) ---
-@njit
+@kernel
 def before_discard(me, ki, kf, m, g, hands, hl, frm, slot, card):
     """Seat ``frm`` discards ``card`` (engine id) from ``slot``."""
     n = ki.shape[0]
@@ -459,7 +470,7 @@ def before_discard(me, ki, kf, m, g, hands, hl, frm, slot, card):
     remove(ki, kf, g, hl, frm, slot)
 
 
-@njit
+@kernel
 def before_play(ki, kf, m, g, hl, frm, slot, card):
     """Seat ``frm`` plays ``card`` (engine id) from ``slot``."""
     success = card % 5 + 1 == g[card // 5] + 1
@@ -470,7 +481,7 @@ def before_play(ki, kf, m, g, hl, frm, slot, card):
     remove(ki, kf, g, hl, frm, slot)
 
 
-@njit
+@kernel
 def _read_hint(ki, kf, m, n_cards, touched, is_colour, x):
     """A hint's narrowing, newest first: (identified a playable card, newest still maybe)."""
     identified = False
@@ -500,7 +511,7 @@ def _read_hint(ki, kf, m, n_cards, touched, is_colour, x):
     return identified, inferred
 
 
-@njit
+@kernel
 def colour_hint(ki, kf, m, g, hl, frm, to, colour, touched):
     """Seat ``frm`` tells seat ``to`` the cards in ``touched`` (bit per slot) are ``colour``."""
     identified, inferred = _read_hint(ki[to], kf[to], m, hl[to], touched, True, colour)
@@ -510,7 +521,7 @@ def colour_hint(ki, kf, m, g, hl, frm, to, colour, touched):
         no_warning_given(ki, kf, m, g, hl, frm)
 
 
-@njit
+@kernel
 def value_hint(ki, kf, m, g, hl, frm, to, value, touched, ti, tf):
     """Seat ``frm`` tells seat ``to`` the cards in ``touched`` have ``value`` (1–5)."""
     n = ki.shape[0]
@@ -534,15 +545,14 @@ def value_hint(ki, kf, m, g, hl, frm, to, value, touched, ti, tf):
 
 
 # --- deciding ---
-@njit
+@kernel
 def _play_best(me, ki, kf, m, hl, eyex, ti, tf):
     best = -1
     best_fitness = 0.0
     for i in range(hl[me]):
         if playable(ki[me, i], kf[me, i], m) == NO:
             continue
-        ti[:] = ki[me, i]
-        tf[:] = kf[me, i]
+        copy_card(ti, tf, ki[me, i], kf[me, i])
         update(ti, tf, eyex)
         if playable(ti, tf, m) != YES:
             continue
@@ -555,7 +565,7 @@ def _play_best(me, ki, kf, m, hl, eyex, ti, tf):
     return best
 
 
-@njit
+@kernel
 def _discard_worthless(me, ki, kf, m, hl, eyex, ti, tf):
     best = -1
     best_fitness = 0.0
@@ -564,8 +574,7 @@ def _discard_worthless(me, ki, kf, m, hl, eyex, ti, tf):
         if w == NO:
             continue
         if w == MAYBE:
-            ti[:] = ki[me, i]
-            tf[:] = kf[me, i]
+            copy_card(ti, tf, ki[me, i], kf[me, i])
             update(ti, tf, eyex)
             if worthless(ti, tf, m) != YES:
                 continue
@@ -576,7 +585,7 @@ def _discard_worthless(me, ki, kf, m, hl, eyex, ti, tf):
     return best
 
 
-@njit
+@kernel
 def _play_mystery(me, ki, kf, m, g, hl, eyex, ti, tf):
     lives = g[G_LIVES]
     limit = 3 if lives == 3 else (1 if lives >= 1 else -99)
@@ -585,8 +594,7 @@ def _play_mystery(me, ki, kf, m, g, hl, eyex, ti, tf):
     best = -1
     best_fitness = 0.0
     for i in range(hl[me] - 1, -1, -1):
-        ti[:] = ki[me, i]
-        tf[:] = kf[me, i]
+        copy_card(ti, tf, ki[me, i], kf[me, i])
         update(ti, tf, eyex)
         if playable(ti, tf, m) == MAYBE:
             fitness = tf[PP]
@@ -596,7 +604,7 @@ def _play_mystery(me, ki, kf, m, g, hl, eyex, ti, tf):
     return best
 
 
-@njit
+@kernel
 def _hint_okay(old_i, old_f, new_i, new_f, m, g, hands, to, n_cards, is_colour, x, avoid):
     if not is_colour and x == avoid:
         return False  # it would read as a warning
@@ -616,7 +624,7 @@ def _hint_okay(old_i, old_f, new_i, new_f, m, g, hands, to, n_cards, is_colour, 
     return reveals or misleading == NO
 
 
-@njit
+@kernel
 def best_hint_for(me, ki, kf, m, g, hands, hl, to, si, sf, out):  # noqa: C901
     """The best hint to seat ``to``: ``out`` = (fitness, is_colour, colour or value).
 
@@ -648,8 +656,7 @@ def best_hint_for(me, ki, kf, m, g, hands, hl, to, si, sf, out):  # noqa: C901
             if not present:
                 continue
             for c in range(n_cards):
-                si[c, :] = old_i[c]
-                sf[c, :] = old_f[c]
+                copy_card(si[c], sf[c], old_i[c], old_f[c])
                 card = hands[to, c]
                 if attr == 0:
                     if card // 5 == x:
@@ -670,7 +677,7 @@ def best_hint_for(me, ki, kf, m, g, hands, hl, to, si, sf, out):  # noqa: C901
                     out[2] = x
 
 
-@njit
+@kernel
 def _discard_finesse(me, ki, kf, m, g, hands, hl):
     n = ki.shape[0]
     if g[G_HINTS] == 8:
@@ -692,7 +699,7 @@ def _discard_finesse(me, ki, kf, m, g, hands, hl):
     return -1
 
 
-@njit
+@kernel
 def decide(me, ki, kf, m, g, played, hands, hl, eyex, si, sf, out):  # noqa: C901
     """Seat ``me``'s move into ``out``: (kind M_*, slot or target, colour or value 1–5).
 
@@ -785,10 +792,8 @@ def new_seat(players, hand_size):
     """
     n, h = players, hand_size
     ki = np.empty((n, h, 7), dtype=np.int64)
-    kf = np.empty((n, h, 3), dtype=np.float64)
-    for p in range(n):
-        for i in range(h):
-            blank(ki[p, i], kf[p, i])
+    ki[...] = BLANK_I  # every card as blank() leaves it
+    kf = np.full((n, h, 3), -1.0, dtype=np.float64)
     g = np.zeros(10, dtype=np.int64)
     g[G_HINTS], g[G_LIVES], g[G_DECK], g[G_NEXT] = 8, 3, 50 - n * h, n * h
     uids = np.arange(n * h, dtype=np.int64).reshape(n, h)
@@ -796,7 +801,7 @@ def new_seat(players, hand_size):
     return ki, kf, g, np.zeros((5, 6), dtype=np.int64), uids, hl, np.full(50, -1, dtype=np.int64)
 
 
-@njit
+@kernel
 def _apply(g, played, uids, hl, kind, actor, slot, card):
     """Advance the seat's table past a move (the card's engine id for plays and discards)."""
     if kind > E.DISCARD:
@@ -823,7 +828,7 @@ def _apply(g, played, uids, hl, kind, actor, slot, card):
         g[G_DECK] -= 1
 
 
-@njit
+@kernel
 def _fill_hands(me, uids, hl, cards, hands):
     for p in range(hands.shape[0]):
         for i in range(hands.shape[1]):

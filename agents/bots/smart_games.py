@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.bots import _games as G
 from agents.bots import smart_core as K
 from agents.bots._table import check_view_game
 from hanabi_env import _engine as E
-from hanabi_env._jit import njit
+from hanabi_env._jit import kernel, njit
 from hanabi_env.config import HanabiConfig
 from hanabi_env.validate import type_error
 
 __all__ = ["play_smartbot_games"]
 
 
-@njit(error_model="numpy")
+@kernel
 def _position(s, g, hands, hl):
     """Read the public position and every hand of engine state ``s``."""
     for c in range(5):
@@ -32,32 +33,10 @@ def _position(s, g, hands, hl):
     g[K.G_DECK] = s.cfg[E.CFG_N_CARDS] - s.scal[E.S_DECK_POS]
     for p in range(hands.shape[0]):
         hl[p] = s.public.hand_len[p]
-        for i in range(hands.shape[1]):
-            hands[p, i] = E.card_of(s, p, i) if i < hl[p] else -1
+    G.read_hands(s, hands)
 
 
-@njit(error_model="numpy")
-def _uid(s, out, hands, hl):
-    """The move uid of the decision ``out``, and the touched slots of a hint (bit per slot)."""
-    cur = s.scal[E.S_CUR]
-    kind = out[0]
-    if kind == K.M_PLAY:
-        return E.encode_action(s.cfg, cur, E.PLAY, out[1], -1, -1), 0
-    if kind == K.M_DISCARD:
-        return E.encode_action(s.cfg, cur, E.DISCARD, out[1], -1, -1), 0
-    target = out[1]
-    touched = 0
-    for i in range(hl[target]):
-        card = hands[target, i]
-        attr = card // 5 if kind == K.M_COLOUR else card % 5 + 1
-        if attr == out[2]:
-            touched |= 1 << i
-    if kind == K.M_COLOUR:
-        return E.encode_action(s.cfg, cur, E.REVEAL_COLOR, -1, target, out[2]), touched
-    return E.encode_action(s.cfg, cur, E.REVEAL_RANK, -1, target, out[2] - 1), touched
-
-
-@njit(error_model="numpy")
+@kernel
 def _observe(p, ki, kf, m, g, hands, hl, cur, out, touched, ti, tf):
     """Seat ``p`` reads seat ``cur``'s move ``out`` (before it is applied)."""
     kind = out[0]
@@ -69,6 +48,28 @@ def _observe(p, ki, kf, m, g, hands, hl, cur, out, touched, ti, tf):
         K.colour_hint(ki, kf, m, g, hl, cur, out[1], out[2], touched)
     else:
         K.value_hint(ki, kf, m, g, hl, cur, out[1], out[2], touched, ti, tf)
+
+
+@kernel
+def _turn(s, ki, kf, si, sf, g, m, played, loc, eye, hands, hl, out):
+    """The seat on turn decides, every seat observes; the move's uid (not yet applied)."""
+    n = ki.shape[0]
+    last = si.shape[0] - 1
+    cur = s.scal[E.S_CUR]
+    _position(s, g, hands, hl)
+    K.compute_masks(g, played, m)
+    eyex = K.before_move(cur, ki[cur], kf[cur], m, played, hands, hl, loc, eye)
+    K.decide(cur, ki[cur], kf[cur], m, g, played, hands, hl, eyex, si, sf, out)
+    x = out[2] - 1 if out[0] == K.M_VALUE else out[2]  # SmartBot names values 1-5
+    uid, touched = G.decision_uid(s, out[0], out[1], x, hands)
+    for p in range(n):
+        if p != cur:
+            K.before_move(p, ki[p], kf[p], m, played, hands, hl, loc, eye)
+        _observe(p, ki[p], kf[p], m, g, hands, hl, cur, out, touched, si[last], sf[last])
+    if out[0] == K.M_PLAY or out[0] == K.M_DISCARD:
+        card = hands[cur, out[1]]
+        played[card // 5, card % 5 + 1] += 1
+    return uid
 
 
 @njit(error_model="numpy")
@@ -87,7 +88,6 @@ def play_smartbot_games_kernel(s, decks, out_scores, out_actions):
     """
     n = s.cfg[E.CFG_PLAYERS]
     h = s.cfg[E.CFG_HAND]
-    record = out_actions.shape[0] == decks.shape[0]
     ki = np.empty((n, n, h, 7), dtype=np.int64)
     kf = np.empty((n, n, h, 3), dtype=np.float64)
     si = np.empty((h + 1, 7), dtype=np.int64)
@@ -100,34 +100,17 @@ def play_smartbot_games_kernel(s, decks, out_scores, out_actions):
     hands = np.full((n, h), -1, dtype=np.int64)
     hl = np.zeros(n, dtype=np.int64)
     out = np.zeros(3, dtype=np.int64)
-    last = h
     moves = 0
     for game in range(decks.shape[0]):
-        E.reset_with_deck(s, decks[game], 0)
+        G.start_game(s, decks, game, out_actions)
         for a in range(n):
             for b in range(n):
                 for i in range(h):
                     K.blank(ki[a, b, i], kf[a, b, i])
         played[:] = 0
-        if record:
-            out_actions[game, :] = -1
         while not s.scal[E.S_DONE]:
-            cur = s.scal[E.S_CUR]
-            _position(s, g, hands, hl)
-            K.compute_masks(g, played, m)
-            eyex = K.before_move(cur, ki[cur], kf[cur], m, played, hands, hl, loc, eye)
-            K.decide(cur, ki[cur], kf[cur], m, g, played, hands, hl, eyex, si, sf, out)
-            uid, touched = _uid(s, out, hands, hl)
-            for p in range(n):
-                if p != cur:
-                    K.before_move(p, ki[p], kf[p], m, played, hands, hl, loc, eye)
-                _observe(p, ki[p], kf[p], m, g, hands, hl, cur, out, touched, si[last], sf[last])
-            if out[0] == K.M_PLAY or out[0] == K.M_DISCARD:
-                card = hands[cur, out[1]]
-                played[card // 5, card % 5 + 1] += 1
-            if record:
-                out_actions[game, s.scal[E.S_N_MOVES]] = uid
-            E.apply_move(s, uid)
+            uid = _turn(s, ki, kf, si, sf, g, m, played, loc, eye, hands, hl, out)
+            G.play_move(s, uid, game, out_actions)
             moves += 1
         out_scores[game] = E.score(s)
     return moves
@@ -164,16 +147,4 @@ def play_smartbot_games(
         "SmartBot",
         config.hand_order,
     )
-    arr = np.asarray(decks)
-    if arr.dtype.kind not in "iu":
-        raise type_error("decks", "an integer array of card ids", decks)
-    if arr.ndim != 2 or arr.shape[1] != config.n_cards:
-        raise ValueError(
-            f"decks must have shape (n_games, {config.n_cards}), got {tuple(arr.shape)}"
-        )
-    s = E.new_state(config)
-    scores = np.zeros(arr.shape[0], dtype=np.int64)
-    n_rec = arr.shape[0] if record else 0
-    actions = np.zeros((n_rec, int(s.cfg[E.CFG_MAX_MOVES]) if record else 0), dtype=np.int16)
-    play_smartbot_games_kernel(s, np.ascontiguousarray(arr, dtype=np.int32), scores, actions)
-    return scores, (actions if record else None)
+    return G.play_games(play_smartbot_games_kernel, config, decks, record)

@@ -11,41 +11,18 @@ fresh deals are also played live.
 from __future__ import annotations
 
 import importlib.util
-import json
-import sys
-from functools import cache
-from pathlib import Path
 
 import pytest
 
 from agents import make
 from agents.bots import BOTS, bot_key, make_bot
 from hanabi_env import HanabiConfig, HanabiGame
+from tests.agents.helpers import deck as _deck
+from tests.agents.helpers import oracle as _oracle
+from tests.agents.helpers import recorded as _games
 from tests.helpers import ROOT, run_python
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "quux"
 RECORDED = ("simplebot", "valuebot", "holmesbot", "smartbot")
-
-
-@cache
-def _oracle():
-    """tools/quux_oracle.py as a module (a developer tool, not part of the package)."""
-    spec = importlib.util.spec_from_file_location("quux_oracle", ROOT / "tools" / "quux_oracle.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["quux_oracle"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-@cache
-def _games(bot: str) -> dict:
-    return json.loads((DATA / f"{bot}.json").read_text())
-
-
-def _deck(text: str) -> list[int]:
-    return [("roygb".index(c[1])) * 5 + int(c[0]) - 1 for c in text.split()]
 
 
 def _cases():

@@ -10,12 +10,6 @@ game loop and in the compiled self-play loop. When the C++ build is there
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import sys
-from functools import cache
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -24,31 +18,17 @@ from agents.bots.infobot import InfoBot, check_infobot_game
 from agents.bots.infobot_games import infobot_config, play_infobot_games
 from agents.policy import play_out
 from hanabi_env import HanabiConfig, HanabiGame
+from tests.agents.helpers import deck as _deck
+from tests.agents.helpers import oracle as _oracle
+from tests.agents.helpers import recorded, recorded_path
 from tests.helpers import ROOT, run_python
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "quux" / "infobot" / "games.json"
+DATA = recorded_path("infobot")
 TOOL = ROOT / "tools" / "quux_infobot_differential.py"
 
 
-@cache
-def _oracle():
-    """tools/quux_oracle.py as a module (a developer tool, not part of the package)."""
-    spec = importlib.util.spec_from_file_location("quux_oracle", ROOT / "tools" / "quux_oracle.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["quux_oracle"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-@cache
 def _data() -> dict:
-    return json.loads(DATA.read_text())
-
-
-def _deck(text: str) -> list[int]:
-    return [("roygb".index(c[1])) * 5 + int(c[0]) - 1 for c in text.split()]
+    return recorded("infobot")
 
 
 def _steps(game: HanabiGame) -> list:
