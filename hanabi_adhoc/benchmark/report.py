@@ -17,6 +17,7 @@ from pathlib import Path
 from hanabi_adhoc.benchmark import aggregate as A
 from hanabi_adhoc.benchmark.files import read_csv, write_csv_file
 from hanabi_adhoc.benchmark.run import Benchmark
+from hanabi_adhoc.benchmark.suites import benchmark_version
 from hanabi_env.config import rulebook_hand_size
 from hanabi_env.outputs import OutputFolder
 
@@ -116,6 +117,7 @@ def _configuration(bench: Benchmark) -> dict:
             }
             for s in bench.suites
         ],
+        "benchmark": benchmark_version([s.key for s in bench.suites]),
         "hand_size": RULEBOOK if hs is None else hs,
         "deals": bench.options["deals"] or "all",
         "players": list(bench.options["players"] or []) or "all",
@@ -297,7 +299,7 @@ def _md_configuration(bench: Benchmark) -> list[str]:
     lines += [
         "## Configuration",
         "",
-        f"{_sizes(bench)}. Seats: {conf['seats']}. "
+        f"Suites: {conf['benchmark']['words']}. {_sizes(bench)}. Seats: {conf['seats']}. "
         f"Deals: {conf['deals']}. Every agent played the same deals.",
         "",
         "| suite | group | players | ruleset | scoring | partners | deals | seed |",
