@@ -431,9 +431,8 @@ def benchmark_version(keys: Sequence[str]) -> dict:
         "version": None,
         "suites": [],
         "more": have,
-        "words": f"no benchmark version (suites {', '.join(have)}; v{BENCHMARK_VERSION} is "
-        + ", ".join(BENCHMARK_VERSIONS[BENCHMARK_VERSION])
-        + ")",
+        "words": f"no benchmark version (suites {', '.join(have)}; the default is "
+        f"v{BENCHMARK_VERSION}, --suite v{BENCHMARK_VERSION})",
     }
 
 
