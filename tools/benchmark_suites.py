@@ -1,29 +1,40 @@
 """Build the benchmark's suite files: partners, deals, self-play and best-response scores.
 
-docs/benchmark.md §2–3. Writes ``pool``, ``published``, ``own``, ``dev`` and ``test`` (version
-``--version``) into ``hanabi_adhoc/benchmark/data/``. The shipped version 1 was made with::
+docs/benchmark.md §2–3. Writes every shipped suite, ``pool``, ``published``, ``own``, ``dev``,
+``test``, ``rl`` and ``strong`` (version ``--version``), into ``hanabi_adhoc/benchmark/data/``,
+with the one command::
 
     python3 tools/benchmark_suites.py --upstream /path/to/Hanabi-Map-Elites --workers 2
 
 where ``--upstream`` is a clone of the public repository ``rocanaan/Hanabi-Map-Elites`` holding
 the commits of :data:`UPSTREAM` (runs 2 and 3 of the published populations are read from it
 with ``git show``; run 1 ships in ``qd/data/``). The project's own populations are the three
-``--config paper`` MAP-Elites runs of ``docs/results/pipeline-paper/populations/``.
-
-The ``rl`` suite (the shipped RL partners, docs/rl_partners.md) came later; it was made with::
+``--config paper`` MAP-Elites runs of ``docs/results/pipeline-paper/populations/``. The shipped
+version 1 files were made so, suite family by suite family (:data:`ERAS`): ``pool``,
+``published``, ``own``, ``dev``, ``test`` first, then ``rl`` and ``strong`` with::
 
     python3 tools/benchmark_suites.py --only rl --workers 2
+    python3 tools/benchmark_suites.py --only strong --workers 2
 
-which reads the other groups' partners from the shipped suite files of ``--version`` instead of
-the upstream clone (the same candidates in the same order as a full build) and writes only
-``rl.v<version>.json``.
+which read the other groups' partners from the shipped suite files of ``--version`` instead of
+the upstream clone (the same candidates in the same order as a full build) and write only
+``rl.v<version>.json`` or ``strong.v<version>.json``. Every result is deterministic: the same
+files for any ``--workers``.
 
-**Best known response** of a partner e at a game size (docs/benchmark.md §3): every distinct
-agent of all suites (each population elite and each test-pool baseline, played in e's group's
-ruleset) is a candidate. Stage 1 (screening) plays every candidate with e on ``--screen-deals``
-deals of their own seed, in every seat; stage 2 replays the ``--finalists`` best candidates on
-the group's own deals (every seat) and keeps the best mean: ``br`` and ``br_agent``. Choosing
-on other deals than those that measure keeps the maximum's upward bias small.
+**Best known response** of a partner e at a game size (docs/benchmark.md §3): the candidates
+are every distinct agent of the groups of e's era and the eras before it (:data:`ERAS`: 925 for
+``pool``/``published``/``own``, those and the 5 RL partners for ``rl``, those and the 5
+reference bots for ``strong``), rule agents played in e's group's ruleset. A candidate that
+refuses the game size (its ``check_game`` raises ``ValueError``, the clear error of every entry
+point: an RL partner at 3–5 players) is left out at that size, and the group's
+``best_response.refused_by_players`` counts them; a partner that refuses one of its group's
+sizes is an error. Stage 0 (``strong`` only, :data:`PRESCREEN`: the bots are slow in mixed
+games) plays every candidate once with e, and keeps the best 24. Stage 1 (screening) plays every
+(kept) candidate with e on ``--screen-deals`` deals of their own seed, in every seat; stage 2
+replays the ``--finalists`` best candidates on the group's own deals (every seat) and keeps the
+best mean: ``br`` and ``br_agent``. Choosing on other deals than those that measure keeps the
+maximum's upward bias small. The meta-agent is not a candidate (it is not a partner of any
+suite; it plays 2 players with an episode's memory).
 
 Self-play: every partner plays the group's deals in every seat (mirror); its mean score and its
 communicativeness and IPP (ratio of sums over all seats, docs/rules.md §5) are stored.
@@ -42,6 +53,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agents.bots import BOTS  # noqa: E402
 from agents.evaluate import game_seeds, play_games  # noqa: E402
 from agents.registry import make_policy  # noqa: E402
 from agents.rulebase import TEST_POOL  # noqa: E402
@@ -71,7 +83,24 @@ PROTOCOL = {  # group kind -> episodes, games per episode
     "20x20": (2, 10),
     "own": (5, 10),
     "rl": (10, 10),
+    "strong": (5, 10),
 }
+
+ERAS = (("pool", "published-", "own-"), ("rl",), ("strong",))
+"""The groups known when each suite family was built, in order: the best-response candidates of
+a group are the partners of its era's groups and of every earlier era's (so a full build gives
+the shipped version 1 files: 925 candidates for ``pool``, ``published``, ``own``, 930 for
+``rl``, 935 for ``strong``)."""
+
+PRESCREEN = {"strong": (1, 24)}
+"""Group kind -> (deals, kept): a first screening before stage 1, for partners whose games are
+slow (the reference bots play in the Python game loop in mixed games). Each candidate plays
+``deals`` deals of their own seed (``derive_seed(seed, 3, players)``), deal k with the candidate
+in seat k mod players; the ``kept`` best go on to stage 1."""
+
+CHUNK = 250
+"""Games per task of the calls that may hold Python policies (a reference bot), so that
+``--workers`` processes share them; the results do not depend on it."""
 
 
 def _upstream_archive(clone: Path, grid: str, run: int, tmp: Path):
@@ -116,8 +145,27 @@ def rl_group() -> dict:
     }  # fmt: skip
 
 
+def strong_group() -> dict:
+    """The group of the five reference bots (docs/bots.md) at 2–5 players, corrected ruleset.
+
+    The bots play by their own rules (the Quux ruleset, docs/rules.md §15): HLE's hand order,
+    the rulebook's hand sizes and lenient scoring, which is what a ``corrected`` group is.
+    """
+    episodes, games = PROTOCOL["strong"]
+    return {
+        "name": "strong", "label": "the reference bots (Quuxplusone/Hanabi, docs/bots.md)",
+        "players": [2, 3, 4, 5], "ruleset": "corrected", "scoring": "lenient", "seed": SEED,
+        "episodes": episodes, "games": games, "grid": None, "source": "agents.bots.BOTS",
+        "partners": [{"id": BOT_IDS[key], "spec": key, "cell": None} for key in BOTS],
+    }  # fmt: skip
+
+
+BOT_IDS = {"simplebot": "SimpleBot", "valuebot": "ValueBot", "holmesbot": "HolmesBot",
+           "smartbot": "SmartBot", "infobot": "InfoBot"}  # fmt: skip
+
+
 def shipped_groups(version: int) -> list[dict]:
-    """The groups of the shipped ``pool``, ``published`` and ``own`` suite files, then ``rl``.
+    """The groups of the shipped ``pool``, ``published``, ``own`` files, then ``rl``, ``strong``.
 
     Their partners are those :func:`source_groups` reads from the upstream clone, in the same
     order, so the best-response candidates of a partial build (``--only``) are a full build's.
@@ -126,7 +174,25 @@ def shipped_groups(version: int) -> list[dict]:
     for name in ("pool", "published", "own"):
         path = ROOT / "hanabi_adhoc" / "benchmark" / "data" / f"{name}.v{version}.json"
         groups += json.loads(path.read_text())["groups"]
-    return [*groups, rl_group()]
+    return [*groups, rl_group(), strong_group()]
+
+
+def era(name: str) -> int:
+    """The index in :data:`ERAS` of the group named ``name``."""
+    for k, prefixes in enumerate(ERAS):
+        if any(name == p or (p.endswith("-") and name.startswith(p)) for p in prefixes):
+            return k
+    raise ValueError(f"group {name!r} belongs to no era of ERAS")
+
+
+def candidates_for(group: dict, groups: list[dict]) -> list[str]:
+    """The best-response candidates of ``group``, in the groups' order.
+
+    The distinct partner specs of its era and of every earlier one (:data:`ERAS`).
+    """
+    k = era(group["name"])
+    return list(dict.fromkeys(p["spec"] for g in groups if era(g["name"]) <= k
+                              for p in g["partners"]))  # fmt: skip
 
 
 def source_groups(clone: Path, tmp: Path) -> list[dict]:
@@ -153,7 +219,7 @@ def source_groups(clone: Path, tmp: Path) -> list[dict]:
         src = f"docs/results/pipeline-paper/populations/run{run}"
         label = f"this project's paper population, run {run}"
         groups.append(_population_group(f"own-run{run}", label, archive, "corrected", "own", src))
-    return [*groups, rl_group()]
+    return [*groups, rl_group(), strong_group()]
 
 
 def _as_group(doc: dict) -> Group:
@@ -172,7 +238,7 @@ def _deals(group: Group, players: int):
     return s["deal"], s["seeds"]
 
 
-def _play_pairs(cands, partners, pairs, group, players, deals, seeds, workers, bar):
+def _play_pairs(cands, partners, pairs, group, players, deals, seeds, workers, bar, chunk=2000):
     """Mean score of each (candidate c, partner e) pair in ``pairs``, over deals and seats."""
     policies = [*cands, *partners]
     d = len(deals)
@@ -186,50 +252,127 @@ def _play_pairs(cands, partners, pairs, group, players, deals, seeds, workers, b
     reps = len(rows)
     cfg = game_config(group, players, policies)
     batch = play_games(policies, seat_agents, np.tile(deals, reps), np.tile(seeds, (reps, 1)),
-                       cfg, workers=workers, chunk_size=2000, progress=bar.update)  # fmt: skip
+                       cfg, workers=workers, chunk_size=chunk, progress=bar.update)  # fmt: skip
     return batch.scores.reshape(len(pairs), players * d).mean(axis=1)
 
 
+def refusal(policy, config) -> str | None:
+    """Why ``policy`` refuses a game of ``config`` (its ``check_game``'s ``ValueError``), or None.
+
+    The clear error path of every entry point (docs/benchmark.md §1): a shipped RL partner
+    refuses 3–5 players, a reference bot fixed hand slots.
+    """
+    check = getattr(policy, "check_game", None)
+    if not callable(check):
+        return None
+    try:
+        check(config)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+def _prescreen(cands, partners, group, players, args, bar, kind) -> dict[int, list[int]]:
+    """Partner e -> the candidates kept by the first screening (:data:`PRESCREEN`), or all."""
+    every = list(range(len(cands)))
+    if kind not in PRESCREEN:
+        return dict.fromkeys(range(len(partners)), every)
+    deals_n, kept = PRESCREEN[kind]
+    pdeals, pseeds = game_seeds(derive_seed(group.seed, 3, players), deals_n, players,
+                                False)[1:]  # fmt: skip
+    policies = [*cands, *partners]
+    rows = len(cands) * deals_n
+    seat_agents = np.empty((len(partners) * rows, players), dtype=np.int64)
+    for e in range(len(partners)):
+        block = np.full((rows, players), len(cands) + e, dtype=np.int64)
+        for k in range(deals_n):
+            block[k::deals_n, k % players] = every
+        seat_agents[e * rows : (e + 1) * rows] = block
+    reps = len(partners) * len(cands)
+    batch = play_games(policies, seat_agents, np.tile(pdeals, reps), np.tile(pseeds, (reps, 1)),
+                       game_config(group, players, policies), workers=args.workers,
+                       chunk_size=CHUNK, progress=bar.update)  # fmt: skip
+    means = batch.scores.reshape(len(partners), len(cands), deals_n).mean(axis=2)
+    tops = np.argsort(-means, axis=1, kind="stable")[:, :kept]
+    return {e: sorted(int(c) for c in tops[e]) for e in range(len(partners))}
+
+
 def measure_group(doc: dict, cand_specs: list[str], args, bar) -> None:
-    """Fill a group's ``self_play``, ``measures``, ``br`` and ``br_agent`` (in place)."""
+    """Fill a group's ``self_play``, ``measures``, ``br`` and ``br_agent`` (in place).
+
+    A candidate that refuses a game size (:func:`refusal`) is left out at that size; a partner
+    that refuses one of its group's sizes is an error.
+
+    Raises:
+        ValueError: A partner refuses one of its group's game sizes (the message names it).
+    """
     group = _as_group(doc)
+    kind = group.name if group.name in PRESCREEN else ""
     cands = [make_policy(s, 0, ruleset=group.ruleset) for s in cand_specs]
     partners = [make_policy(p.spec, 0, ruleset=group.ruleset) for p in group.partners]
     for pd in doc["partners"]:
         for key in ("self_play", "measures", "br", "br_agent"):
             pd[key] = {}
+    refused = {}
     for players in group.players:
         deals, seeds = _deals(group, players)
         cfg = game_config(group, players, partners)
         for e, pd in enumerate(doc["partners"]):  # self-play on the group's deals
+            if why := refusal(partners[e], cfg):
+                raise ValueError(f"group {group.name}: partner {pd['id']} ({pd['spec']}) refuses "
+                                 f"{players} players: {why}")  # fmt: skip
             batch = play_games([partners[e]], np.zeros((len(deals), players), np.int64), deals,
                                seeds, cfg, workers=args.workers)  # fmt: skip
             m = metric_ratios(batch.counters.sum(axis=(0, 1)))
             pd["self_play"][str(players)] = round(float(batch.scores.mean()), 4)
             pd["measures"][str(players)] = [round(float(m["communicativeness"]), 4),
                                             round(float(m["ipp"]), 4)]  # fmt: skip
-        sdeals, sseeds = game_seeds(derive_seed(group.seed, 2, players), args.screen_deals,
-                                    players, False)[1:]  # fmt: skip
-        step = max(1, args.chunk // len(cands))
-        for lo in range(0, len(partners), step):
-            es = range(lo, min(len(partners), lo + step))
-            pairs = [(c, e) for e in es for c in range(len(cands))]
-            means = _play_pairs(cands, partners, pairs, group, players, sdeals, sseeds,
-                                args.workers, bar).reshape(len(es), len(cands))  # fmt: skip
-            tops = np.argsort(-means, axis=1, kind="stable")[:, : args.finalists]
-            finals = [(int(c), e) for k, e in enumerate(es) for c in tops[k]]
-            final = _play_pairs(cands, partners, finals, group, players, deals, seeds,
-                                args.workers, bar).reshape(len(es), -1)  # fmt: skip
-            for k, e in enumerate(es):
-                best = int(np.argmax(final[k]))
-                pd = doc["partners"][e]
-                pd["br"][str(players)] = round(float(final[k, best]), 4)
-                pd["br_agent"][str(players)] = cand_specs[int(tops[k, best])]
+        ok = [c for c in range(len(cands)) if refusal(cands[c], cfg) is None]
+        if len(ok) < len(cands):
+            refused[str(players)] = len(cands) - len(ok)
+        best = _best_responses(group, players, [cands[c] for c in ok], partners, (deals, seeds),
+                               args, bar, kind)  # fmt: skip
+        for pd, (score, c) in zip(doc["partners"], best, strict=True):
+            pd["br"][str(players)] = score
+            pd["br_agent"][str(players)] = cand_specs[ok[c]]
     doc["best_response"] = {
         "candidates": len(cand_specs), "screen_deals": args.screen_deals,
         "screen_seed": f"derive_seed({group.seed}, 2, players)", "finalists": args.finalists,
         "tool": "tools/benchmark_suites.py",
     }  # fmt: skip
+    if kind:
+        doc["best_response"]["prescreen"] = {
+            "deals": PRESCREEN[kind][0], "kept": PRESCREEN[kind][1],
+            "seed": f"derive_seed({group.seed}, 3, players)", "seats": "deal k: seat k mod players",
+        }  # fmt: skip
+    if refused:
+        doc["best_response"]["refused_by_players"] = refused
+
+
+def _best_responses(group, players, cands, partners, own, args, bar, kind):
+    """Per partner: ``(br, candidate index)`` at ``players`` among ``cands`` (who play it)."""
+    deals, seeds = own
+    kept = _prescreen(cands, partners, group, players, args, bar, kind)
+    sdeals, sseeds = game_seeds(derive_seed(group.seed, 2, players), args.screen_deals,
+                                players, False)[1:]  # fmt: skip
+    width = max(len(v) for v in kept.values())
+    step = max(1, args.chunk // width)
+    chunk = CHUNK if kind else 2000
+    out = []
+    for lo in range(0, len(partners), step):
+        es = range(lo, min(len(partners), lo + step))
+        pairs = [(c, e) for e in es for c in kept[e]]
+        means = _play_pairs(cands, partners, pairs, group, players, sdeals, sseeds,
+                            args.workers, bar, chunk).reshape(len(es), width)  # fmt: skip
+        order = np.argsort(-means, axis=1, kind="stable")[:, : args.finalists]
+        tops = [[kept[e][int(i)] for i in order[k]] for k, e in enumerate(es)]
+        finals = [(c, e) for k, e in enumerate(es) for c in tops[k]]
+        final = _play_pairs(cands, partners, finals, group, players, deals, seeds,
+                            args.workers, bar, chunk).reshape(len(es), -1)  # fmt: skip
+        for k in range(len(es)):
+            best = int(np.argmax(final[k]))
+            out.append((round(float(final[k, best]), 4), tops[k][best]))
+    return out
 
 
 SUITES = {
@@ -253,7 +396,22 @@ SUITES = {
     "rl": ("The RL partners shipped with the package (MaskablePPO trained in self-play, with "
            "Piers, with VanDenBergh and with a pool of rule agents; docs/rl_partners.md), "
            "2 players.", ["rl"]),
+    "strong": ("The five reference bots (SimpleBot, ValueBot, HolmesBot, SmartBot, InfoBot; "
+               "Quuxplusone/Hanabi as this project's agents, docs/bots.md) at 2–5 players, "
+               "corrected ruleset (their own game: HLE's hand order, lenient scoring); best "
+               "responses over every agent of the other suites and the bots.", ["strong"]),
 }  # fmt: skip
+
+
+def _games(g: dict, n_cands: int, args) -> int:
+    """About how many games measuring group ``g`` plays (for the progress bar)."""
+    pre = PRESCREEN.get(g["name"])
+    screened = n_cands if pre is None else pre[1]
+    out = 0
+    for p in g["players"]:
+        per = screened * args.screen_deals * p + args.finalists * g["episodes"] * g["games"] * p
+        out += len(g["partners"]) * (per + (0 if pre is None else n_cands * pre[0]))
+    return out
 
 
 def main(argv=None) -> int:
@@ -288,21 +446,18 @@ def main(argv=None) -> int:
             groups = source_groups(Path(args.upstream), Path(tmp))
     else:
         ap.error("--upstream CLONE is needed for a full build (or --only SUITES)")
-    cand_specs = list(dict.fromkeys(p["spec"] for g in groups for p in g["partners"]))
+    cands = {g["name"]: candidates_for(g, groups) for g in groups}
     if args.groups or only:
         keep = set(args.groups.split(",")) if args.groups else set()
         keep |= {m for n in only for m in SUITES[n][1]}
         groups = [g for g in groups if g["name"] in keep]
-    total = sum(
-        len(g["partners"]) * p * (len(cand_specs) * args.screen_deals
-                                  + args.finalists * g["episodes"] * g["games"])
-        for g in groups for p in g["players"]
-    )  # fmt: skip
-    print(f"{len(groups)} groups, {len(cand_specs)} candidates, ~{total:,} games", flush=True)
+    total = sum(_games(g, len(cands[g["name"]]), args) for g in groups)
+    print(f"{len(groups)} groups, {max(len(c) for c in cands.values())} candidates, "
+          f"~{total:,} games", flush=True)  # fmt: skip
     with tqdm(total=total, unit="game", mininterval=10) as bar:
         for g in groups:
             bar.set_description(g["name"])
-            measure_group(g, cand_specs, args, bar)
+            measure_group(g, cands[g["name"]], args, bar)
     by_name = {g["name"]: g for g in groups}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

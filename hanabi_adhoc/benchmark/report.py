@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from hanabi_adhoc.benchmark import aggregate as A
 from hanabi_adhoc.benchmark.files import read_csv, write_csv_file
+from hanabi_adhoc.benchmark.suites import benchmark_version
 from hanabi_env.config import game_hand_size, hand_size_words
 from hanabi_env.outputs import OutputFolder
 
@@ -119,6 +120,7 @@ def _configuration(bench: Benchmark) -> dict:
             }
             for s in bench.suites
         ],
+        "benchmark": benchmark_version([s.key for s in bench.suites]),
         "hand_size": RULEBOOK if hs is None else hs,
         "deals": bench.options["deals"] or "all",
         "players": list(bench.options["players"] or []) or "all",
@@ -298,7 +300,7 @@ def _md_configuration(bench: Benchmark) -> list[str]:
     lines += [
         "## Configuration",
         "",
-        f"{_sizes(bench)}. Seats: {conf['seats']}. "
+        f"Suites: {conf['benchmark']['words']}. {_sizes(bench)}. Seats: {conf['seats']}. "
         f"Deals: {conf['deals']}. Every agent played the same deals.",
         "",
         "| suite | group | players | ruleset | scoring | partners | deals | seed |",

@@ -28,6 +28,7 @@ from agents.backend import Backend, DaskBackend
 from agents.faults import AgentFault
 from agents.identity import agent_identity, policy_identity, toolkit_identity
 from agents.policy import Policy
+from agents.reference import hand_order_for
 from hanabi_adhoc.benchmark.files import open_folder
 from hanabi_adhoc.benchmark.protocol import (
     Unit,
@@ -38,7 +39,13 @@ from hanabi_adhoc.benchmark.protocol import (
     play_unit,
 )
 from hanabi_adhoc.benchmark.results import Results
-from hanabi_adhoc.benchmark.suites import DEFAULT_SUITES, SUITES, Suite, load_suites
+from hanabi_adhoc.benchmark.suites import (
+    DEFAULT_SUITES,
+    SUITES,
+    Suite,
+    fixed_slots_refusals,
+    load_suites,
+)
 from hanabi_env.outputs import OutputFolder, ResultFileError
 from hanabi_env.validate import check_bool, check_int, check_seed, check_str, check_workers
 
@@ -341,8 +348,10 @@ def run_benchmark(
         agents: Policies, or agent specs (:func:`hanabi_adhoc.specs.make_agent`: baselines,
             chromosomes, ``meta``, ``sb3:PATH``, ``module:Class``, ``file.py:Class``, ...).
             Every agent plays the same deals.
-        suites: Suite names (``pool``, ``published``, ``own``, ``dev``, ``test``, ``NAME@V``)
-            or suite files.
+        suites: Suite names (``pool``, ``published``, ``own``, ``dev``, ``test``, ``rl``,
+            ``strong``, ``NAME@V``), a benchmark version (``v1``, ``v2``: its suites), or
+            suite files. Default: version 2 (pool, published, own, strong; docs/benchmark.md
+            §2).
         out: Report folder (created; rerun with the same folder to resume, and to replay the
             units of an agent that changed since); None: nothing is written and nothing
             resumed. A folder with files but no manifest, or with files the toolkit did not
@@ -459,6 +468,14 @@ def run_benchmark(
                 f"agent {label!r} refuses the fixed hand slots that the reference-ruleset "
                 f"partners of suite(s) {', '.join(fixed)} play with (docs/benchmark.md §2): "
                 f"{why}; choose suites without them (--suite {','.join(free)})"
+            )
+        if hand_order_for([policy]) == "fixed" and (no := fixed_slots_refusals(groups)):
+            names = [s.key for s in loaded if any(g.name in no for g in s.groups)]
+            raise ValueError(
+                f"agent {label!r} plays with the Java framework's fixed hand slots (ruleset "
+                f"'reference', docs/rules.md §12), which the partners of suite(s) "
+                f"{', '.join(names)} refuse ({next(iter(no.values()))}); leave them out (e.g. "
+                "--suite v1, docs/benchmark.md §2)"
             )
         slug = _slug(label, spec, options)
         runs.append(

@@ -49,14 +49,19 @@ from hanabi_env.seeding import SEED_LIMIT, derive_seed
 from hanabi_env.validate import check_bool
 
 __all__ = [
+    "BENCHMARK_VERSION",
+    "BENCHMARK_VERSIONS",
     "DEFAULT_SUITES",
     "SUITES",
     "SUITE_SHA256",
     "Group",
     "Partner",
     "Suite",
+    "benchmark_version",
     "data_dir",
     "episode_deals",
+    "expand_suite_names",
+    "fixed_slots_refusals",
     "group_hash",
     "load_suite",
     "load_suites",
@@ -65,11 +70,22 @@ __all__ = [
 FORMAT = "hanabi-adhoc/benchmark-suite"
 """The ``format`` field of a suite file."""
 
-SUITES = ("pool", "published", "own", "dev", "test", "rl")
-"""The shipped suites (docs/benchmark.md §2); ``rl`` holds the RL partners (docs/rl_partners.md)."""
+SUITES = ("pool", "published", "own", "dev", "test", "rl", "strong")
+"""The shipped suites (docs/benchmark.md §2); ``rl`` holds the RL partners (docs/rl_partners.md),
+``strong`` the five reference bots (docs/bots.md)."""
 
-DEFAULT_SUITES = ("pool", "published", "own")
-"""What ``hanabi-adhoc benchmark AGENT`` plays without ``--suite``."""
+BENCHMARK_VERSIONS: dict[int, tuple[str, ...]] = {
+    1: ("pool@1", "published@1", "own@1"),
+    2: ("pool@1", "published@1", "own@1", "strong@1"),
+}
+"""Version of the benchmark → the suites (``NAME@VERSION``) a default run of it plays
+(docs/benchmark.md §2). ``--suite v1`` (``"v1"``) plays version 1, ``v2`` version 2."""
+
+BENCHMARK_VERSION = 2
+"""The benchmark's current version: what a run without ``--suite`` plays."""
+
+DEFAULT_SUITES = BENCHMARK_VERSIONS[BENCHMARK_VERSION]
+"""What ``hanabi-adhoc benchmark AGENT`` plays without ``--suite``: version 2 of the benchmark."""
 
 SUITE_SHA256: dict[str, str] = {
     "pool.v1.json": "9485ca340c06a2de99be6cf2defaa69b8039206601bcc8473d38ab5e34694c4d",
@@ -78,6 +94,7 @@ SUITE_SHA256: dict[str, str] = {
     "dev.v1.json": "0ef806aad75631a155d13c62586ec8e10de950060dc5a46d2c7193257ad1ed2a",
     "test.v1.json": "79eb77156e9654a84370a7eece428db1413925b1ba561879dadbabf895ebdb23",
     "rl.v1.json": "671183303155e98ada20bc4d1129a0e321ff64b8e3f70503bef7b7d9773df47b",
+    "strong.v1.json": "9b1e28cb9f236963f8cba3d07e6a45cb5b4d35f1dd4d21316fb8b5f276aaa855",
 }
 """``"<name>.v<version>.json"`` → the SHA-256 of the shipped file (its content is frozen)."""
 
@@ -280,7 +297,9 @@ def _resolve(name: str) -> Path:
     if base not in SUITES:
         raise ValueError(
             f"unknown suite {text!r}; allowed: {', '.join(SUITES)} (NAME@VERSION for an older "
-            "version) or a suite JSON file"
+            "version), a benchmark version ("
+            + ", ".join(f"v{v}" for v in BENCHMARK_VERSIONS)
+            + ") or a suite JSON file"
         )
     files = sorted(data_dir().glob(f"{base}.v*.json"), key=lambda p: int(p.stem.split(".v")[1]))
     if version:
@@ -299,8 +318,8 @@ def load_suite(name: str | Path, *, trust_code: bool = False) -> Suite:
 
     Args:
         name: ``"pool"``, ``"published"``, ``"own"``, ``"dev"``, ``"test"``, ``"rl"``,
-            ``"pool@1"``, or
-            the path of a suite JSON file of your own (same format).
+            ``"strong"``, ``"pool@1"``, or the path of a suite JSON file of your own (same
+            format).
         trust_code: Allow a file of your own to name partners whose building runs code or
             reads a model file (``file.py:Name``, ``module:Name``, ``sb3:PATH``,
             ``rl:PATH.json``, ...); refused otherwise (docs/benchmark.md §2).
@@ -360,13 +379,112 @@ def _check_partners(suite: Suite, trust_code: bool) -> None:
             )
 
 
+def expand_suite_names(names: Sequence[str | Path]) -> list[str | Path]:
+    """``names`` with each benchmark version (``"v1"``, ``"v2"``) replaced by its suites.
+
+    Args:
+        names: Suite names, ``NAME@VERSION``, paths, or ``vN`` (:data:`BENCHMARK_VERSIONS`).
+
+    Returns:
+        The names in order, each suite once (``["v1", "strong"]`` →
+        ``["pool@1", "published@1", "own@1", "strong"]``).
+
+    Raises:
+        ValueError: ``vN`` of an unknown version (the message lists the versions).
+    """
+    out: list[str | Path] = []
+    for n in names:
+        text = str(n).strip().lower()
+        if isinstance(n, str) and len(text) > 1 and text[0] == "v" and text[1:].isdigit():
+            version = int(text[1:])
+            if version not in BENCHMARK_VERSIONS:
+                have = ", ".join(f"v{v}" for v in BENCHMARK_VERSIONS)
+                raise ValueError(f"unknown benchmark version {n!r}; allowed: {have}")
+            out += [k for k in BENCHMARK_VERSIONS[version] if k not in out]
+        elif n not in out:
+            out.append(n)
+    return out
+
+
+def benchmark_version(keys: Sequence[str]) -> dict:
+    """Which version of the benchmark the suites ``keys`` (``Suite.key``) make up.
+
+    Args:
+        keys: The keys of the suites played (``"pool@1"``, ``"custom:NAME@SHA"``).
+
+    Returns:
+        ``{"version": N or None, "suites": [...], "more": [...], "words": str}``: the highest
+        version all of whose suites were played (None: none), its suites, the other suites
+        played, and one line saying it (``"benchmark v2 (pool@1, published@1, own@1,
+        strong@1)"``; docs/benchmark.md §2).
+    """
+    have = list(dict.fromkeys(keys))
+    for v in sorted(BENCHMARK_VERSIONS, reverse=True):
+        want = BENCHMARK_VERSIONS[v]
+        if set(want) <= set(have):
+            more = [k for k in have if k not in want]
+            words = f"benchmark v{v} ({', '.join(want)})"
+            if more:
+                words += f" and {', '.join(more)}"
+            return {"version": v, "suites": list(want), "more": more, "words": words}
+    return {
+        "version": None,
+        "suites": [],
+        "more": have,
+        "words": f"no benchmark version (suites {', '.join(have)}; the default is "
+        f"v{BENCHMARK_VERSION}, --suite v{BENCHMARK_VERSION})",
+    }
+
+
+def fixed_slots_refusals(groups: Sequence[Group]) -> dict[str, str]:
+    """The groups whose partners refuse the Java framework's fixed hand slots, and why.
+
+    A reference rule agent plays every game with fixed hand slots (docs/rules.md §12); the
+    reference bots of ``strong`` refuse them (docs/bots.md §2), with their ``check_game``'s
+    ``ValueError``. Each group's partners are built (:func:`agents.registry.make_policy`, seed
+    0, the group's ruleset) and asked about a fixed-slot game at the group's smallest size.
+
+    Args:
+        groups: The groups.
+
+    Returns:
+        Group name → the first refusal's text (``"partner ID: ..."``); groups that play fixed
+        slots are left out.
+    """
+    from agents.registry import make_policy
+    from hanabi_env.config import HanabiConfig
+
+    out: dict[str, str] = {}
+    for g in groups:
+        p = min(g.players)
+        config = HanabiConfig(
+            players=p, hand_size=g.hand_size(p), scoring=g.scoring, hand_order="fixed"
+        )
+        for partner in g.partners:
+            check = getattr(make_policy(partner.spec, 0, ruleset=g.ruleset), "check_game", None)
+            if not callable(check):
+                continue
+            try:
+                check(config)
+            except ValueError as err:
+                out[g.name] = f"partner {partner.id}: {err}"
+                break
+    return out
+
+
 def load_suites(names: Sequence[str | Path], *, trust_code: bool = False) -> list[Suite]:
     """:func:`load_suite` of each name; a group in two suites must be the same group.
 
+    Args:
+        names: As :func:`load_suite`'s ``name``, or a benchmark version ``"v1"``, ``"v2"``
+            (:data:`BENCHMARK_VERSIONS`: its suites; :func:`expand_suite_names`).
+        trust_code: As :func:`load_suite`.
+
     Raises:
-        ValueError: As :func:`load_suite`, or two groups of one name with different contents.
+        ValueError: As :func:`load_suite`, an unknown benchmark version, or two groups of one
+            name with different contents.
     """
-    suites = [load_suite(n, trust_code=trust_code) for n in names]
+    suites = [load_suite(n, trust_code=trust_code) for n in expand_suite_names(names)]
     seen: dict[str, str] = {}
     for s in suites:
         for g in s.groups:

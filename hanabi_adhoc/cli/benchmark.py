@@ -1,7 +1,8 @@
 """The ``benchmark`` command: the ad-hoc teamwork benchmark of any agents (docs/benchmark.md).
 
 ``hanabi-adhoc benchmark AGENT [AGENT ...]`` plays every agent with every partner of the suites
-(default ``pool``, ``published``, ``own``) on the same deals, writes the report folder
+(default: version 2 of the benchmark, ``pool``, ``published``, ``own``, ``strong``; ``--suite
+v1`` plays version 1) on the same deals, writes the report folder
 (:func:`hanabi_adhoc.benchmark.run_benchmark`) and prints the headline table. Rerun the same
 command to resume a killed run or to re-report a finished one without playing.
 """
@@ -58,6 +59,7 @@ def _short(label: str, width: int = 23) -> str:
 
 def _benchmark(args: argparse.Namespace) -> int:
     from hanabi_adhoc.benchmark.run import AgentSpecError, run_benchmark
+    from hanabi_adhoc.benchmark.suites import benchmark_version
 
     suites = _suites(args.suite, args.trust_code)
     players = None if args.players is None else check_players("--players", args.players)
@@ -88,6 +90,7 @@ def _benchmark(args: argparse.Namespace) -> int:
         except AgentSpecError as err:
             raise OptionError("AGENT", str(err)) from None
     print(_scoring_line(bench))
+    print(benchmark_version([s.key for s in bench.suites])["words"])
     w = max([14, *(len(s.key) + 2 for s in bench.suites)])  # custom:NAME@SHA keys are longer
     print(
         f"{'agent':<24}{'suite':<{w}}{'units':>6}  {'normalised IQM [95% CI]':<26}"
@@ -169,9 +172,10 @@ def add_subcommand(subparsers) -> None:
             (
                 "--suite",
                 {},
-                "comma-separated suites: pool, published, own, dev, test, NAME@VERSION "
-                "or a suite JSON file (default pool,published,own)",
-                "pool,published,own",
+                "comma-separated suites: pool, published, own, dev, test, rl, strong, "
+                "NAME@VERSION, a benchmark version (v1: pool,published,own; v2: "
+                "pool,published,own,strong) or a suite JSON file (default v2)",
+                "v2",
             ),
             (
                 "--out",
