@@ -15,7 +15,7 @@ import importlib.util
 from agents.policy import Policy
 from hanabi_env.validate import check_str
 
-__all__ = ["BOTS", "bot_key", "make_bot"]
+__all__ = ["BOTS", "COMPILED_SELF_PLAY", "bot_key", "make_bot"]
 
 BOTS = {
     "simplebot": "agents.bots.simple:SimpleBot",
@@ -25,6 +25,19 @@ BOTS = {
     "infobot": "agents.bots.infobot:InfoBot",
 }
 """Bot name -> ``"module:Class"`` (imported on first use)."""
+
+COMPILED_SELF_PLAY = {
+    "simplebot": "agents.bots.rule_bots_games:play_simplebot_games",
+    "valuebot": "agents.bots.rule_bots_games:play_valuebot_games",
+    "holmesbot": "agents.bots.rule_bots_games:play_holmesbot_games",
+    "smartbot": "agents.bots.smart_games:play_smartbot_games",
+    "infobot": "agents.bots.infobot_games:play_infobot_games",
+}
+"""Bot name -> ``"module:function"`` of its compiled self-play loop (docs/bots.md §4).
+
+Each is called ``f(config, decks, record=False)`` and returns ``(scores, actions)``, as
+:func:`agents.bots.smart_games.play_smartbot_games` does; imported on first use.
+"""
 
 
 def bot_key(name: str) -> str | None:
