@@ -471,41 +471,54 @@ def holmes_before_move(kn, g, pub, hl, scr):
 
 # --- deciding ---
 @kernel
-def _content(bot, kn, g, hands, hl, to, colour_hint, x):
-    """Cards a hint of ``x`` newly marks playable; -1 if it touches a card it must not."""
-    info = 0
+def _hint_counts(bot, kn, g, hands, hl, to):
+    """One pass over seat ``to``'s hand for :func:`best_hint_for`.
+
+    Returns ``(info_c, info_v, bad_c, bad_v)``: 4-bit counts per colour and per value of the
+    cards a hint would newly mark playable, and bits of the colours and values whose hint
+    would touch a card it must not.
+    """
+    info_c = 0
+    info_v = 0
+    bad_c = 0
+    bad_v = 0
     for i in range(hl[to]):
         card = hands[to, i]
         c = card // 5
-        v = card % 5 + 1
-        if (c if colour_hint else v) != x:
-            continue
-        really = v == g[c] + 1
-        if really:
+        r = card - 5 * c  # value - 1
+        if r == g[c]:
             if not kn[to, i, F_PLAY]:
-                info += 1
+                info_c += 1 << (4 * c)
+                info_v += 1 << (4 * r)
         elif bot == SIMPLE:
-            return -1
+            bad_c |= 1 << c
+            bad_v |= 1 << r
         elif bot == VALUE:
-            if not colour_hint or kn[to, i, F_VAL] == -1:
-                return -1
-        else:
-            other = kn[to, i, F_VAL] if colour_hint else kn[to, i, F_COL]
-            if other == -1 and not kn[to, i, F_WORTH]:
-                return -1
-    return info
+            bad_v |= 1 << r
+            if kn[to, i, F_VAL] == -1:
+                bad_c |= 1 << c
+        elif not kn[to, i, F_WORTH]:
+            if kn[to, i, F_VAL] == -1:
+                bad_c |= 1 << c
+            if kn[to, i, F_COL] == -1:
+                bad_v |= 1 << r
+    return info_c, info_v, bad_c, bad_v
 
 
 @kernel
 def best_hint_for(bot, kn, g, pub, hands, hl, to, out):
     """The hint to seat ``to`` that marks most playable cards, into ``out``; its count.
 
-    Colours first, then values; the first best wins; -1 when no hint is allowed. ValueBot and
-    HolmesBot never name the value of ``to``'s next discard when it would read as a warning.
+    Colours first, then values; the first best wins; -1 when no hint is allowed. A hint
+    may not touch a card that is not playable now: SimpleBot's never; ValueBot's colour hints
+    may when its holder knows the card's value; HolmesBot's when its holder knows the other
+    attribute or that the card is worthless. ValueBot and HolmesBot never name the value of
+    ``to``'s next discard when it would read as a warning.
     """
+    info_c, info_v, bad_c, bad_v = _hint_counts(bot, kn, g, hands, hl, to)
     best = -1
     for colour in range(5):
-        info = _content(bot, kn, g, hands, hl, to, True, colour)
+        info = -1 if (bad_c >> colour) & 1 else (info_c >> (4 * colour)) & 15
         if info > best:
             best = info
             out[0] = M_COLOUR
@@ -521,7 +534,7 @@ def best_hint_for(bot, kn, g, pub, hands, hl, to, out):
     for value in range(1, 6):
         if value == avoid:
             continue
-        info = _content(bot, kn, g, hands, hl, to, False, value)
+        info = -1 if (bad_v >> (value - 1)) & 1 else (info_v >> (4 * value - 4)) & 15
         if info > best:
             best = info
             out[0] = M_VALUE
@@ -663,8 +676,13 @@ def decide(bot, me, kn, g, pub, hands, hl, out):
 
 # --- one seat of the policy: replaying its view's history, then deciding ---
 @kernel
-def _apply(g, hl, kind, actor, c, v):
-    """Advance a seat's table past a move (the card ``(c, v)`` of a play or discard)."""
+def advance(g, hl, kind, actor, c, v):
+    """Advance the table past a move (engine ``kind``; the card ``(c, v)`` of a play or discard).
+
+    The rules of docs/rules.md §15: a play of the next card of its firework adds it (a 5
+    gives a token back if one is missing), any other play costs a life, a discard gives a
+    token, a hint costs one; the mover draws while the deck lasts.
+    """
     if kind > E.DISCARD:
         g[G_HINTS] -= 1
         return
@@ -714,7 +732,7 @@ def replay_and_decide(bot, me, kn, g, pub, hl, scr, hands, view_cards, hist, sta
         v = hist[r, E.H_RANK] + 1
         observe(bot, kn, g, pub, hl, actor, kind, hist[r, E.H_SLOT], hist[r, E.H_TARGET], c, v,
                 hist[r, E.H_TOUCHED])  # fmt: skip
-        _apply(g, hl, kind, actor, c, v)
+        advance(g, hl, kind, actor, c, v)
     n = kn.shape[0]
     for p in range(n):
         for i in range(hands.shape[1]):

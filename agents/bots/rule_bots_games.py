@@ -35,27 +35,13 @@ __all__ = [
 
 
 @njit(_nrt=False, error_model="numpy")
-def _position(s, g, hands, hl):
-    """Read the public position and every hand of engine state ``s``."""
-    for c in range(5):
-        g[c] = s.public.fireworks[c]
-    g[K.G_HINTS] = s.scal[E.S_INFO]
-    g[K.G_LIVES] = s.scal[E.S_LIFE]
-    g[K.G_DECK] = s.cfg[E.CFG_N_CARDS] - s.scal[E.S_DECK_POS]
-    for p in range(hands.shape[0]):
-        hl[p] = s.public.hand_len[p]
-        for i in range(hl[p]):
-            hands[p, i] = s.deck[s.public.uids[p, i]]
-
-
-@njit(_nrt=False, error_model="numpy")
-def _move(s, cur, out, hands, hl):
+def _move(cfg, cur, out, hands, hl):
     """The move uid of the decision ``out``; its engine kind; the touched slots of a hint."""
     kind = out[0]
     if kind == K.M_PLAY:
-        return E.encode_action(s.cfg, cur, E.PLAY, out[1], -1, -1), E.PLAY, 0
+        return E.encode_action(cfg, cur, E.PLAY, out[1], -1, -1), E.PLAY, 0
     if kind == K.M_DISCARD:
-        return E.encode_action(s.cfg, cur, E.DISCARD, out[1], -1, -1), E.DISCARD, 0
+        return E.encode_action(cfg, cur, E.DISCARD, out[1], -1, -1), E.DISCARD, 0
     target = out[1]
     touched = 0
     for i in range(hl[target]):
@@ -64,23 +50,59 @@ def _move(s, cur, out, hands, hl):
         if attr == out[2]:
             touched |= 1 << i
     if kind == K.M_COLOUR:
-        uid = E.encode_action(s.cfg, cur, E.REVEAL_COLOR, -1, target, out[2])
+        uid = E.encode_action(cfg, cur, E.REVEAL_COLOR, -1, target, out[2])
         return uid, E.REVEAL_COLOR, touched
-    uid = E.encode_action(s.cfg, cur, E.REVEAL_RANK, -1, target, out[2] - 1)
+    uid = E.encode_action(cfg, cur, E.REVEAL_RANK, -1, target, out[2] - 1)
     return uid, E.REVEAL_RANK, touched
 
 
 @njit(_nrt=False, error_model="numpy")
+def _step(bot, cfg, deck, pos, cur, kn, g, pub, hands, hl, scr, out):
+    """Seat ``cur`` decides and every seat reads its move; the table moves past it.
+
+    Returns the move uid and the next deck position.
+    """
+    if bot == K.HOLMES:
+        K.holmes_before_move(kn, g, pub, hl, scr)
+    K.decide(bot, cur, kn, g, pub, hands, hl, out)
+    uid, kind, touched = _move(cfg, cur, out, hands, hl)
+    if kind > E.DISCARD:
+        c = out[2] if kind == E.REVEAL_COLOR else -1
+        v = out[2] if kind == E.REVEAL_RANK else 0
+        K.observe(bot, kn, g, pub, hl, cur, kind, -1, out[1], c, v, touched)
+        K.advance(g, hl, kind, cur, c, v)
+        return uid, pos
+    slot = out[1]
+    card = hands[cur, slot]
+    K.observe(bot, kn, g, pub, hl, cur, kind, slot, -1, card // 5, card % 5 + 1, 0)
+    drew = g[K.G_DECK] > 0
+    K.advance(g, hl, kind, cur, card // 5, card % 5 + 1)
+    for j in range(slot, hands.shape[1] - 1):
+        hands[cur, j] = hands[cur, j + 1]
+    hands[cur, hands.shape[1] - 1] = -1
+    if drew:
+        hands[cur, hl[cur] - 1] = deck[pos]
+        pos += 1
+    return uid, pos
+
+
+@njit(_nrt=False, error_model="numpy")
 def play_rule_bot_games_kernel(
-    bot, s, decks, out_scores, out_actions, kn, g, pub, hands, hl, scr, out
+    bot, cfg, decks, out_scores, out_actions, kn, g, pub, hands, hl, scr, out
 ):
     """Play one game of ``bot`` in every seat per row of ``decks`` (seat 0 starts).
 
+    The game is the bots' own table (:func:`agents.bots.rule_bots_core.advance`, which the
+    policies replay their history with), with the hands and the deck: the engine's rules
+    (docs/rules.md §15; the last round after the last card is drawn, HLE's), without its
+    views, history and counters, which these games do not need. ``tests/agents/test_bots.py``
+    replays every move on :class:`hanabi_env.HanabiGame` and checks the ends and scores agree.
+
     Args:
         bot: :data:`~agents.bots.rule_bots_core.SIMPLE`, ``VALUE`` or ``HOLMES``.
-        s: An engine state (:func:`hanabi_env._engine.new_state`) of the games' configuration.
+        cfg: An engine configuration array (``State.cfg``) of the games.
         decks: ``(n_games, n_cards)`` int32 decks (card ids, first dealt first).
-        out_scores: ``(n_games,)`` int64, the scores (the state's scoring), written.
+        out_scores: ``(n_games,)`` int64, the scores (the configuration's scoring), written.
         out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has
             ``n_games`` rows (a ``(0, 0)`` array records nothing).
         kn: Scratch of :mod:`agents.bots.rule_bots_core`'s layout, as the next six.
@@ -94,33 +116,37 @@ def play_rule_bot_games_kernel(
     Returns:
         The number of moves played.
     """
+    n = kn.shape[0]
+    h = kn.shape[1]
     record = out_actions.shape[0] == decks.shape[0]
     moves = 0
     for game in range(decks.shape[0]):
-        E.reset_with_deck(s, decks[game], 0)
+        deck = decks[game]
         K.new_game(kn, g, pub, hl)
+        for p in range(n):
+            for i in range(h):
+                hands[p, i] = deck[p * h + i]
+        pos = n * h
+        turns_left = n  # after the last card is drawn, every seat moves once more
+        cur = 0
+        m = 0
         if record:
-            for m in range(out_actions.shape[1]):
-                out_actions[game, m] = -1
-        while not s.scal[E.S_DONE]:
-            cur = s.scal[E.S_CUR]
-            _position(s, g, hands, hl)
-            if bot == K.HOLMES:
-                K.holmes_before_move(kn, g, pub, hl, scr)
-            K.decide(bot, cur, kn, g, pub, hands, hl, out)
-            uid, kind, touched = _move(s, cur, out, hands, hl)
-            if kind <= E.DISCARD:
-                card = hands[cur, out[1]]
-                K.observe(bot, kn, g, pub, hl, cur, kind, out[1], -1, card // 5, card % 5 + 1, 0)
-            elif kind == E.REVEAL_COLOR:
-                K.observe(bot, kn, g, pub, hl, cur, kind, -1, out[1], out[2], 0, touched)
-            else:
-                K.observe(bot, kn, g, pub, hl, cur, kind, -1, out[1], -1, out[2], touched)
+            for k in range(out_actions.shape[1]):
+                out_actions[game, k] = -1
+        while True:
+            if g[K.G_DECK] == 0:
+                turns_left -= 1
+            uid, pos = _step(bot, cfg, deck, pos, cur, kn, g, pub, hands, hl, scr, out)
             if record:
-                out_actions[game, s.scal[E.S_N_MOVES]] = uid
-            E.apply_move(s, uid)
-            moves += 1
-        out_scores[game] = E.score(s)
+                out_actions[game, m] = uid
+            m += 1
+            total = g[0] + g[1] + g[2] + g[3] + g[4]
+            if g[K.G_LIVES] <= 0 or total >= 25 or turns_left <= 0:
+                break
+            cur = (cur + 1) % n
+        lost = cfg[E.CFG_LENIENT] == 0 and g[K.G_LIVES] <= 0
+        out_scores[game] = 0 if lost else total
+        moves += m
     return moves
 
 
@@ -168,7 +194,7 @@ def _play(
     actions = np.zeros((n_rec, int(s.cfg[E.CFG_MAX_MOVES]) if record else 0), dtype=np.int16)
     play_rule_bot_games_kernel(
         _CODES[name],
-        s,
+        s.cfg,
         np.ascontiguousarray(arr, dtype=np.int32),
         scores,
         actions,
