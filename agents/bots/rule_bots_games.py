@@ -1,8 +1,9 @@
 """Whole games of SimpleBot, ValueBot or HolmesBot in every seat, in one compiled loop.
 
 docs/bots.md §4.2. :func:`play_simplebot_games`, :func:`play_valuebot_games` and
-:func:`play_holmesbot_games` play self-play games, engine and bots together, with no Python per
-move: the fast path for self-play scores and the speed benchmark (``benchmarks/bench_bots.py``).
+:func:`play_holmesbot_games` play self-play games, table and bots together, with no Python per
+move (on the bots' own table, not through the engine: :func:`play_rule_bot_games_kernel`): the
+fast path for self-play scores and the speed benchmark (``benchmarks/bench_bots.py``).
 The decisions are the kernels of :mod:`agents.bots.rule_bots_core`, which the policies
 (:class:`~agents.bots.simple.SimpleBot`, ...) use too; these bots' beliefs come from public
 events only, so the loop keeps one copy per game (that module's docstring), and the moves are
