@@ -27,6 +27,9 @@ BOTS = {
 """Bot name -> ``"module:Class"`` (imported on first use)."""
 
 COMPILED_SELF_PLAY = {
+    "simplebot": "agents.bots.rule_bots_games:play_simplebot_games",
+    "valuebot": "agents.bots.rule_bots_games:play_valuebot_games",
+    "holmesbot": "agents.bots.rule_bots_games:play_holmesbot_games",
     "smartbot": "agents.bots.smart_games:play_smartbot_games",
     "infobot": "agents.bots.infobot_games:play_infobot_games",
 }

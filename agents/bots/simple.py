@@ -18,7 +18,8 @@ seat's oldest card.
 
 from __future__ import annotations
 
-from agents.bots._table import BotPolicy, Decision, Seat, Table
+from agents.bots._table import Decision, Seat, Table
+from agents.bots.rule_bots_games import CompiledRuleBot
 
 __all__ = ["SimpleBot"]
 
@@ -41,13 +42,18 @@ class _SimpleSeat(Seat):
         self.knols = [[_Knol() for _ in range(table.hand_size)] for _ in range(table.players)]
 
 
-class SimpleBot(BotPolicy):
+class SimpleBot(CompiledRuleBot):
     """SimpleBot (module docstring), a deterministic :class:`~agents.policy.Policy`.
+
+    The Python hooks below are the specification; ``act`` decides with their compiled form
+    (:mod:`agents.bots.rule_bots_core`, the same moves) unless ``compiled=False``.
 
     Args:
         seed: Accepted for the common interface (the bot draws nothing).
+        compiled: Decide with the numba kernels (the default) instead of the Python hooks.
 
     Raises:
+        TypeError: ``compiled`` not a bool.
         ValueError: From ``act``/``check_game``: a game other than the reference bots'
             (docs/bots.md §2).
     """

@@ -24,7 +24,8 @@ value of its oldest card).
 
 from __future__ import annotations
 
-from agents.bots._table import COUNTS, BotPolicy, Decision, Seat, Table
+from agents.bots._table import COUNTS, Decision, Seat, Table
+from agents.bots.rule_bots_games import CompiledRuleBot
 
 __all__ = ["ValueBot"]
 
@@ -91,13 +92,18 @@ class _ValueSeat(Seat):
         return -1
 
 
-class ValueBot(BotPolicy):
+class ValueBot(CompiledRuleBot):
     """ValueBot (module docstring), a deterministic :class:`~agents.policy.Policy`.
+
+    The Python hooks below are the specification; ``act`` decides with their compiled form
+    (:mod:`agents.bots.rule_bots_core`, the same moves) unless ``compiled=False``.
 
     Args:
         seed: Accepted for the common interface (the bot draws nothing).
+        compiled: Decide with the numba kernels (the default) instead of the Python hooks.
 
     Raises:
+        TypeError: ``compiled`` not a bool.
         ValueError: From ``act``/``check_game``: a game other than the reference bots'
             (docs/bots.md §2).
     """
