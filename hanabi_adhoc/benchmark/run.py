@@ -441,7 +441,6 @@ def run_benchmark(
 
     labels: set[str] = set()
     runs = []
-    fixed = [s.name for s in loaded if any(g.ruleset == "reference" for g in s.groups)]
     for a in agents:
         label, spec, policy = _resolve(a, seed, make, labels)
         options = {
@@ -453,30 +452,7 @@ def run_benchmark(
         }
         identity = _agent_identity(spec, policy)
         ok = agent_players(policy, hand_size, label)
-        playable = [p for p, why in ok.items() if why is None and (sizes is None or p in sizes)]
-        if not plan(groups, playable):
-            refused = [(p, why) for p, why in ok.items() if why]
-            reason = f"at {refused[0][0]} players: {refused[0][1]}" if refused else "no size asked"
-            raise ValueError(f"agent {label!r} plays none of the suites' games ({reason})")
-        if 2 in playable and fixed and (why := fixed_slots_refused(policy, hand_size, label)):
-            free = [
-                s.name
-                for s in load_suites(list(SUITES))
-                if all(g.ruleset != "reference" for g in s.groups)
-            ]
-            raise ValueError(
-                f"agent {label!r} refuses the fixed hand slots that the reference-ruleset "
-                f"partners of suite(s) {', '.join(fixed)} play with (docs/benchmark.md §2): "
-                f"{why}; choose suites without them (--suite {','.join(free)})"
-            )
-        if hand_order_for([policy]) == "fixed" and (no := fixed_slots_refusals(groups)):
-            names = [s.key for s in loaded if any(g.name in no for g in s.groups)]
-            raise ValueError(
-                f"agent {label!r} plays with the Java framework's fixed hand slots (ruleset "
-                f"'reference', docs/rules.md §12), which the partners of suite(s) "
-                f"{', '.join(names)} refuse ({next(iter(no.values()))}); leave them out (e.g. "
-                "--suite v1, docs/benchmark.md §2)"
-            )
+        _check_playable(label, policy, ok, sizes, loaded, hand_size)
         slug = _slug(label, spec, options)
         runs.append(
             AgentRun(label, spec, policy, slug, options, ok, is_episodic(policy), identity=identity)
@@ -495,6 +471,43 @@ def run_benchmark(
         summarise(bench)
         write_report(bench, folder, leaderboard)
     return bench
+
+
+def _check_playable(
+    label: str, policy: Policy, ok: dict, sizes: tuple | None, loaded: list, hand_size: int | None
+) -> None:
+    """Refuse, before any game, an agent that plays none of the suites' games or hand orders.
+
+    Raises:
+        ValueError: It plays no asked game size of any group, refuses the fixed hand slots of
+            the reference-ruleset groups, or plays fixed slots that a suite's partners refuse.
+    """
+    groups = [g for s in loaded for g in s.groups]
+    fixed = [s.name for s in loaded if any(g.ruleset == "reference" for g in s.groups)]
+    playable = [p for p, why in ok.items() if why is None and (sizes is None or p in sizes)]
+    if not plan(groups, playable):
+        refused = [(p, why) for p, why in ok.items() if why]
+        reason = f"at {refused[0][0]} players: {refused[0][1]}" if refused else "no size asked"
+        raise ValueError(f"agent {label!r} plays none of the suites' games ({reason})")
+    if 2 in playable and fixed and (why := fixed_slots_refused(policy, hand_size, label)):
+        free = [
+            s.name
+            for s in load_suites(list(SUITES))
+            if all(g.ruleset != "reference" for g in s.groups)
+        ]
+        raise ValueError(
+            f"agent {label!r} refuses the fixed hand slots that the reference-ruleset "
+            f"partners of suite(s) {', '.join(fixed)} play with (docs/benchmark.md §2): "
+            f"{why}; choose suites without them (--suite {','.join(free)})"
+        )
+    if hand_order_for([policy]) == "fixed" and (no := fixed_slots_refusals(groups)):
+        names = [s.key for s in loaded if any(g.name in no for g in s.groups)]
+        raise ValueError(
+            f"agent {label!r} plays with the Java framework's fixed hand slots (ruleset "
+            f"'reference', docs/rules.md §12), which the partners of suite(s) "
+            f"{', '.join(names)} refuse ({next(iter(no.values()))}); leave them out (e.g. "
+            "--suite v1, docs/benchmark.md §2)"
+        )
 
 
 def _play_all(

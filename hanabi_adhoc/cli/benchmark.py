@@ -150,6 +150,105 @@ def _print_self_play(agents: list[dict]) -> None:
         print(f"{_short(a['label']):<24}{'; '.join(per) or 'none played'}")
 
 
+def _what_rows() -> tuple:
+    """``benchmark``'s options of what is played: agents, suites, deals, game settings."""
+    return (
+        (
+            "agents",
+            {"nargs": "+", "metavar": "AGENT"},
+            "the agents, side by side on the same deals",
+        ),
+        (
+            "--compare",
+            {"nargs": "+", "metavar": "AGENT"},
+            "more agents to put beside them (their games are reused when OUT holds them already)",
+        ),
+        (
+            "--suite",
+            {},
+            "comma-separated suites: pool, published, own, dev, test, rl, strong, "
+            "NAME@VERSION, a benchmark version (v1: pool,published,own; v2: "
+            "pool,published,own,strong) or a suite JSON file (default v2)",
+            "v2",
+        ),
+        (
+            "--out",
+            "DIR",
+            "report folder; rerun with the same folder to resume or re-report (an agent "
+            "changed since is played again); a folder with files the toolkit did not "
+            "write is refused (default runs/benchmark)",
+            "runs/benchmark",
+        ),
+        ("--seed", "SEED", SEED_HELP + "; the deals are the suites' own", 0),
+        (
+            "--ruleset",
+            "corrected|reference",
+            "rules of the rule agents named by AGENT (and of "
+            "the meta-agent's pool); the partners play by their suite's (default corrected)",
+            "corrected",
+        ),
+        (
+            "--hand-size",
+            {"type": int, "choices": range(2, 6), "metavar": "N"},
+            "cards per hand (default: the rulebook's, 5 at 2-3 players and 4 at 4-5, as the "
+            "best-response scores were measured; another size has no normalised score)",
+        ),
+        (
+            "--players",
+            {},
+            "only these game sizes, e.g. 2 or 3-5 (default: every size of the "
+            "suites; a partial run stays off the leaderboard)",
+        ),
+        (
+            "--deals",
+            "N",
+            "only the first N deals per partner and seat, a quick look (default: "
+            "all; a partial run stays off the leaderboard)",
+        ),
+    )
+
+
+def _how_rows() -> tuple:
+    """``benchmark``'s options of how it is played: trust, workers, output."""
+    return (
+        (
+            "--train-games",
+            "N",
+            "games per pair of the meta-agent's response table (default 20)",
+            20,
+        ),
+        (
+            "--trust-model",
+            "FLAG",
+            "allow sb3:PATH agents: loading a model runs code stored in "
+            "the file (default: refused)",
+        ),
+        (
+            "--trust-code",
+            "FLAG",
+            "allow a suite file of your own to name partners that run code or read model "
+            "files (file.py:Name, module:Name, sb3:PATH, rl:PATH.json; default: refused, "
+            "a suite file is data)",
+        ),
+        ("--leaderboard", "PATH", "leaderboard CSV to update (default OUT/leaderboard.csv)"),
+        (
+            "--workers",
+            "WORKERS",
+            "local workers: threads for rule agents, processes for other "
+            "policies (default: all cores; results do not depend on it)",
+        ),
+        (
+            "--scheduler-address",
+            "ADDRESS",
+            "play the units on the Dask cluster of this scheduler, e.g. tcp://host:8786, "
+            "one task per unit; the workers need the toolkit and the agent's modules "
+            "(default: none, local workers; results are the same)",
+        ),
+        ("--wait", "FLAG", WAIT_HELP),
+        ("--quiet", "FLAG", QUIET_HELP),
+    )
+
+
 def add_subcommand(subparsers) -> None:
     """Add ``benchmark`` to an ``argparse`` subparsers object."""
     add_command(
@@ -157,96 +256,7 @@ def add_subcommand(subparsers) -> None:
         "benchmark",
         _benchmark,
         None,
-        (
-            (
-                "agents",
-                {"nargs": "+", "metavar": "AGENT"},
-                "the agents, side by side on the same deals",
-            ),
-            (
-                "--compare",
-                {"nargs": "+", "metavar": "AGENT"},
-                "more agents to put beside them "
-                "(their games are reused when OUT holds them already)",
-            ),
-            (
-                "--suite",
-                {},
-                "comma-separated suites: pool, published, own, dev, test, rl, strong, "
-                "NAME@VERSION, a benchmark version (v1: pool,published,own; v2: "
-                "pool,published,own,strong) or a suite JSON file (default v2)",
-                "v2",
-            ),
-            (
-                "--out",
-                "DIR",
-                "report folder; rerun with the same folder to resume or re-report (an agent "
-                "changed since is played again); a folder with files the toolkit did not "
-                "write is refused (default runs/benchmark)",
-                "runs/benchmark",
-            ),
-            ("--seed", "SEED", SEED_HELP + "; the deals are the suites' own", 0),
-            (
-                "--ruleset",
-                "corrected|reference",
-                "rules of the rule agents named by AGENT (and of "
-                "the meta-agent's pool); the partners play by their suite's (default corrected)",
-                "corrected",
-            ),
-            (
-                "--hand-size",
-                {"type": int, "choices": range(2, 6), "metavar": "N"},
-                "cards per hand (default: the rulebook's, 5 at 2-3 players and 4 at 4-5, as the "
-                "best-response scores were measured; another size has no normalised score)",
-            ),
-            (
-                "--players",
-                {},
-                "only these game sizes, e.g. 2 or 3-5 (default: every size of the "
-                "suites; a partial run stays off the leaderboard)",
-            ),
-            (
-                "--deals",
-                "N",
-                "only the first N deals per partner and seat, a quick look (default: "
-                "all; a partial run stays off the leaderboard)",
-            ),
-            (
-                "--train-games",
-                "N",
-                "games per pair of the meta-agent's response table (default 20)",
-                20,
-            ),
-            (
-                "--trust-model",
-                "FLAG",
-                "allow sb3:PATH agents: loading a model runs code stored in "
-                "the file (default: refused)",
-            ),
-            (
-                "--trust-code",
-                "FLAG",
-                "allow a suite file of your own to name partners that run code or read model "
-                "files (file.py:Name, module:Name, sb3:PATH, rl:PATH.json; default: refused, "
-                "a suite file is data)",
-            ),
-            ("--leaderboard", "PATH", "leaderboard CSV to update (default OUT/leaderboard.csv)"),
-            (
-                "--workers",
-                "WORKERS",
-                "local workers: threads for rule agents, processes for other "
-                "policies (default: all cores; results do not depend on it)",
-            ),
-            (
-                "--scheduler-address",
-                "ADDRESS",
-                "play the units on the Dask cluster of this scheduler, e.g. tcp://host:8786, "
-                "one task per unit; the workers need the toolkit and the agent's modules "
-                "(default: none, local workers; results are the same)",
-            ),
-            ("--wait", "FLAG", WAIT_HELP),
-            ("--quiet", "FLAG", QUIET_HELP),
-        ),
+        (*_what_rows(), *_how_rows()),
         help="ad-hoc teamwork benchmark: agents with partners they never met, niche by niche",
         description="Plays every AGENT with every partner of the suites on the same deals "
         "(seats rotated, 2-5 players) and writes OUT/summary.md, summary.json, per_partner.csv, "

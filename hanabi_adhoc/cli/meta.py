@@ -266,16 +266,12 @@ def _build_table_file(args, out: Path, rp, hp):
             backend.close()
 
 
-def _eval(args) -> int:
-    from hanabi_adhoc.cli.options import OptionError, check_out_dir
-    from hanabi_env.outputs import OutputFolder
-    from meta.evaluate import ALL_VARIANTS, evaluate_meta, self_play_measures
+def _variants_option(text: str) -> list[str]:
+    """``--variants``: a comma-separated subset of the meta-agent variants, each once."""
+    from hanabi_adhoc.cli.options import OptionError
+    from meta.evaluate import ALL_VARIANTS
 
-    preset = CONFIGS[args.config]  # --train-games, --episodes, --games override the preset
-    train = preset["train_games"] if args.train_games is None else args.train_games
-    episodes = preset["episodes"] if args.episodes is None else args.episodes
-    games = preset["games"] if args.games is None else args.games
-    variants = [v.strip() for v in args.variants.split(",")]
+    variants = [v.strip() for v in text.split(",")]
     unknown = [v for v in variants if v not in ALL_VARIANTS]
     if unknown:
         raise OptionError(
@@ -286,6 +282,60 @@ def _eval(args) -> int:
     repeated = sorted({v for v in variants if variants.count(v) > 1})
     if repeated:
         raise OptionError("--variants", f"{repeated[0]!r} is listed twice")
+    return variants
+
+
+def _evaluate(args, folder, train: int, pools: tuple, ruleset: str, h_src: str, plan: dict):
+    """``meta-eval``'s tables and evaluation, in ``folder`` (open): ``(result, table)``."""
+    from meta.evaluate import evaluate_meta, self_play_measures
+
+    (r, r_ids), (h, h_ids), (e, e_ids) = pools
+    backend = _backend(args)
+    try:
+        table, oracle = _tables(
+            args, folder, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset, backend
+        )
+        dims: tuple[int, ...] = (5, 5)
+        if not named_source(h_src):
+            dims = tuple(load_archive_source(h_src).dims)
+        self_play = None
+        if args.self_play_games > 0:
+            self_play = self_play_measures(
+                e, args.self_play_games, args.seed, workers=args.workers, backend=backend
+            )
+        res = evaluate_meta(
+            table,
+            r,
+            e,
+            e_ids,
+            variants=plan["variants"],
+            episodes=plan["episodes"],
+            games=plan["games"],
+            seed=args.seed,
+            oracle_table=oracle,
+            workers=args.workers,
+            progress=True,
+            niche_dims=dims,
+            response_threshold=args.response_threshold,
+            empty_niche=args.empty_niche,
+            self_play=self_play,
+            backend=backend,
+        )
+    finally:
+        if backend is not None:
+            backend.close()
+    return res, table
+
+
+def _eval(args) -> int:
+    from hanabi_adhoc.cli.options import check_out_dir
+    from hanabi_env.outputs import OutputFolder
+
+    preset = CONFIGS[args.config]  # --train-games, --episodes, --games override the preset
+    train = preset["train_games"] if args.train_games is None else args.train_games
+    episodes = preset["episodes"] if args.episodes is None else args.episodes
+    games = preset["games"] if args.games is None else args.games
+    variants = _variants_option(args.variants)
     check_out_dir("--out", args.out)
     check_out_dir("--figures", args.figures)
     if args.figures:
@@ -318,40 +368,8 @@ def _eval(args) -> int:
                       wait=args.wait, adopt=adopt) as folder:  # fmt: skip
         ensure_compiled(("rule games", "meta"))
         _say_ruleset(ruleset, why, notes)
-        backend = _backend(args)
-        try:
-            table, oracle = _tables(
-                args, folder, train, (r, r_ids), (h, h_ids), (e, e_ids), ruleset, backend
-            )
-            dims: tuple[int, ...] = (5, 5)
-            if not named_source(h_src):
-                dims = tuple(load_archive_source(h_src).dims)
-            self_play = None
-            if args.self_play_games > 0:
-                self_play = self_play_measures(
-                    e, args.self_play_games, args.seed, workers=args.workers, backend=backend
-                )
-            res = evaluate_meta(
-                table,
-                r,
-                e,
-                e_ids,
-                variants=variants,
-                episodes=episodes,
-                games=games,
-                seed=args.seed,
-                oracle_table=oracle,
-                workers=args.workers,
-                progress=True,
-                niche_dims=dims,
-                response_threshold=args.response_threshold,
-                empty_niche=args.empty_niche,
-                self_play=self_play,
-                backend=backend,
-            )
-        finally:
-            if backend is not None:
-                backend.close()
+        pools = ((r, r_ids), (h, h_ids), (e, e_ids))
+        res, table = _evaluate(args, folder, train, pools, ruleset, h_src, plan)
         doc = {**res.to_dict(), "ruleset": ruleset}
         with folder.staged("games.csv", stage="evaluation", config=plan) as tmp:
             res.to_csv(tmp)
