@@ -25,6 +25,7 @@ from hanabi_adhoc.cli.options import (
     check_out_file,
     command_errors,
     output_files,
+    unit_float,
 )
 
 __all__ = ["add_subcommands"]
@@ -43,22 +44,18 @@ def _widths(text: str) -> list[int]:
 
 
 def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; allowed: a number in (0, 1]")
+    """An ``argparse`` type: a step size in ``(0, 1]``."""
+    value = unit_float(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("0.0 is out of range; allowed: (0, 1]")
     return value
 
 
 def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; allowed: a number in [0, 1)")
+    """An ``argparse`` type: a share in ``[0, 1)``."""
+    value = unit_float(text)
+    if value == 1:
+        raise argparse.ArgumentTypeError("1.0 is out of range; allowed: [0, 1)")
     return value
 
 
