@@ -95,6 +95,7 @@ class Case:
     needs: str | None = None
 
 
+CLONE = ("--games", "6", "--epochs", "1", "--hidden", "8", "--eval-games", "2", "--quiet")
 PIPELINE = (
     "--runs", "2", "--candidates", "60", "--me-games", "2", "--matchup-games", "2",
     "--train-games", "1", "--episodes", "1", "--games", "2", "--workers", "1", "--quiet",
@@ -204,6 +205,12 @@ COMMANDS: dict[str, Case] = {
     ),
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
+    "hanabi-adhoc clone smartbot --out c.json": Case(
+        CLONE, outputs=("c.json", "c.npz"), expect="clone self-play:", needs="torch"
+    ),
+    "hanabi-adhoc clone smartbot --games 2000 --epochs 10 --out runs/clones/smartbot-clone.json": (
+        Case(CLONE, outputs=("runs/clones/smartbot-clone.json",), expect="wrote", needs="torch")
+    ),
     "hanabi-adhoc play human piers": Case(stdin="q\n", expect="(unfinished): score so far 0"),
     "hanabi-adhoc play human rl:ppo-sp1": Case(stdin="q\n", expect="(unfinished): score so far 0"),
     "hanabi-adhoc evaluate rl:ppo-pool --mode mixed --players 2 --games 400": Case(
