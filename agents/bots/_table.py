@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from agents.policy import Policy
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
@@ -158,16 +160,7 @@ class BotPolicy(Policy):
         Raises:
             ValueError: Naming what differs and what is allowed.
         """
-        check_view_game(
-            config.players,
-            config.colors,
-            config.ranks,
-            config.hand_size,
-            config.max_information_tokens,
-            config.max_life_tokens,
-            self.name,
-            config.hand_order,
-        )
+        check_config_game(config, self.name)
 
     def __repr__(self) -> str:
         """The bot's name, e.g. ``SmartBot()``."""
@@ -184,18 +177,8 @@ class BotPolicy(Policy):
         raw = view.raw
         n_moves = int(raw.scal[V.V_N_MOVES])
         if seat is None or seat.seen > n_moves:
-            cfg = raw.cfg
-            check_view_game(
-                int(cfg[E.CFG_PLAYERS]),
-                int(cfg[E.CFG_COLORS]),
-                int(cfg[E.CFG_RANKS]),
-                int(cfg[E.CFG_HAND]),
-                int(cfg[E.CFG_MAX_INFO]),
-                int(cfg[E.CFG_MAX_LIFE]),
-                self.name,
-                "shift" if cfg[E.CFG_HAND_ORDER] == E.HAND_SHIFT else "fixed",
-            )
-            seat = self.new_seat(int(cfg[E.CFG_PLAYERS]), me, int(cfg[E.CFG_HAND]))
+            players, hand = check_raw_game(raw.cfg, self.name)
+            seat = self.new_seat(players, me, hand)
             self._seats[me] = seat
         table = seat.table
         cards = table.cards
@@ -293,3 +276,44 @@ def check_view_game(
                 "5 ranks, 8 hint tokens, 3 lives, hands of 5 cards at 2-3 players and 4 at 4-5, "
                 "new cards at the end of the hand)"
             )
+
+
+def check_config_game(config, name: str) -> None:
+    """:func:`check_view_game` of a :class:`hanabi_env.HanabiConfig`.
+
+    Raises:
+        ValueError: As :func:`check_view_game`.
+    """
+    check_view_game(
+        config.players,
+        config.colors,
+        config.ranks,
+        config.hand_size,
+        config.max_information_tokens,
+        config.max_life_tokens,
+        name,
+        config.hand_order,
+    )
+
+
+def check_raw_game(cfg: np.ndarray, name: str) -> tuple[int, int]:
+    """:func:`check_view_game` of a view's raw configuration array (``view.raw.cfg``).
+
+    Returns:
+        ``(players, hand_size)`` of the game.
+
+    Raises:
+        ValueError: As :func:`check_view_game`.
+    """
+    players, hand = int(cfg[E.CFG_PLAYERS]), int(cfg[E.CFG_HAND])
+    check_view_game(
+        players,
+        int(cfg[E.CFG_COLORS]),
+        int(cfg[E.CFG_RANKS]),
+        hand,
+        int(cfg[E.CFG_MAX_INFO]),
+        int(cfg[E.CFG_MAX_LIFE]),
+        name,
+        "shift" if cfg[E.CFG_HAND_ORDER] == E.HAND_SHIFT else "fixed",
+    )
+    return players, hand

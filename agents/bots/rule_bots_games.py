@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.bots import rule_bots_core as K
-from agents.bots._table import BotPolicy, check_view_game
+from agents.bots._table import BotPolicy, check_config_game, check_raw_game
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
 from hanabi_env._jit import njit
@@ -172,16 +172,7 @@ def _play(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     if not isinstance(config, HanabiConfig):
         raise type_error("config", "a HanabiConfig", config)
-    check_view_game(
-        config.players,
-        config.colors,
-        config.ranks,
-        config.hand_size,
-        config.max_information_tokens,
-        config.max_life_tokens,
-        name,
-        config.hand_order,
-    )
+    check_config_game(config, name)
     arr = np.asarray(decks)
     if arr.dtype.kind not in "iu":
         raise type_error("decks", "an integer array of card ids", decks)
@@ -287,18 +278,7 @@ class CompiledSeats:
         n_moves = int(raw.scal[V.V_N_MOVES])
         seat = self._seats.get(me)
         if seat is None or seat.seen > n_moves:
-            cfg = raw.cfg
-            players, hand = int(cfg[E.CFG_PLAYERS]), int(cfg[E.CFG_HAND])
-            check_view_game(
-                players,
-                int(cfg[E.CFG_COLORS]),
-                int(cfg[E.CFG_RANKS]),
-                hand,
-                int(cfg[E.CFG_MAX_INFO]),
-                int(cfg[E.CFG_MAX_LIFE]),
-                self.name,
-                "shift" if cfg[E.CFG_HAND_ORDER] == E.HAND_SHIFT else "fixed",
-            )
+            players, hand = check_raw_game(raw.cfg, self.name)
             seat = self._seats[me] = _Seat(players, hand)
         out = seat.out
         K.replay_and_decide(

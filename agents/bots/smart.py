@@ -35,8 +35,14 @@ from __future__ import annotations
 import numpy as np
 
 from agents.bots import smart_core as _core
-from agents.bots._table import COUNTS, BotPolicy, Decision, Seat, Table, check_view_game
-from hanabi_env import _engine as E
+from agents.bots._table import (
+    COUNTS,
+    BotPolicy,
+    Decision,
+    Seat,
+    Table,
+    check_raw_game,
+)
 from hanabi_env import _view as V
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import type_error
@@ -428,18 +434,7 @@ class SmartBot(BotPolicy):
         n_moves = int(raw.scal[V.V_N_MOVES])
         seat = self._fast.get(me)
         if seat is None or seat.seen > n_moves:
-            cfg = raw.cfg
-            players, hand = int(cfg[E.CFG_PLAYERS]), int(cfg[E.CFG_HAND])
-            check_view_game(
-                players,
-                int(cfg[E.CFG_COLORS]),
-                int(cfg[E.CFG_RANKS]),
-                hand,
-                int(cfg[E.CFG_MAX_INFO]),
-                int(cfg[E.CFG_MAX_LIFE]),
-                self.name,
-                "shift" if cfg[E.CFG_HAND_ORDER] == E.HAND_SHIFT else "fixed",
-            )
+            players, hand = check_raw_game(raw.cfg, self.name)
             seat = self._fast[me] = _FastSeat(players, hand)
         out = seat.out
         _core.replay_and_decide(

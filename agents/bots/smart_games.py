@@ -14,7 +14,7 @@ import numpy as np
 
 from agents.bots import _games as G
 from agents.bots import smart_core as K
-from agents.bots._table import check_view_game
+from agents.bots._table import check_config_game
 from hanabi_env import _engine as E
 from hanabi_env._jit import kernel, njit
 from hanabi_env.config import HanabiConfig
@@ -137,14 +137,5 @@ def play_smartbot_games(
     """
     if not isinstance(config, HanabiConfig):
         raise type_error("config", "a HanabiConfig", config)
-    check_view_game(
-        config.players,
-        config.colors,
-        config.ranks,
-        config.hand_size,
-        config.max_information_tokens,
-        config.max_life_tokens,
-        "SmartBot",
-        config.hand_order,
-    )
+    check_config_game(config, "SmartBot")
     return G.play_games(play_smartbot_games_kernel, config, decks, record)
