@@ -35,7 +35,7 @@ Output layout of ``out_dir``::
 :class:`hanabi_env.outputs.OutputFolder` -- locked while a study writes it, with a
 ``manifest.json`` recording every file's SHA-256 and the settings and seed that made it; a
 resume trusts a finished stage's file only after checking it against the manifest and for
-meaning (:mod:`hanabi_adhoc.resume`).
+meaning (:mod:`hanabi_adhoc.study.resume`).
 
 **Resumable**: every stage writes its files atomically and is skipped when its output exists;
 a killed MAP-Elites run resumes from its checkpoint and response tables from their CSV, so
@@ -65,8 +65,8 @@ from pathlib import Path
 import numpy as np
 
 from agents.reference import RULESETS
-from hanabi_adhoc.report import write_report
-from hanabi_adhoc.resume import (
+from hanabi_adhoc.study.report import write_report
+from hanabi_adhoc.study.resume import (
     PIPELINE_FORMAT,
     Timing,
     check_pipeline_file,
@@ -264,7 +264,7 @@ def _pool(archive, prefix: str, ruleset: str = "corrected") -> dict:
 
 
 def _check_manifest(out: Path, config: PipelineConfig, folder: OutputFolder | None = None) -> None:
-    """Refuse a folder of another study (:func:`hanabi_adhoc.resume.check_pipeline_file`).
+    """Refuse a folder of another study (:func:`hanabi_adhoc.study.resume.check_pipeline_file`).
 
     With ``folder`` (the study's, open), write ``pipeline.json`` when it is missing and verify
     it against the manifest otherwise.
@@ -512,7 +512,7 @@ def run_pipeline(
     """Run (or resume) the whole study and write the report.
 
     The folder is written by one process at a time (its lock), and every file a resume loads
-    is checked against the folder's manifest and for meaning (:mod:`hanabi_adhoc.resume`,
+    is checked against the folder's manifest and for meaning (:mod:`hanabi_adhoc.study.resume`,
     docs/reliability.md).
 
     Args:

@@ -1,6 +1,6 @@
 """What a resumed study trusts: its configuration file, timings and stage outputs, checked.
 
-:func:`hanabi_adhoc.pipeline.run_pipeline` keeps every file of a study in one
+:func:`hanabi_adhoc.study.pipeline.run_pipeline` keeps every file of a study in one
 :class:`hanabi_env.outputs.OutputFolder` (lock, ``manifest.json``, atomic writes). A resume
 loads the outputs of finished stages through the functions here, which check each file twice
 (docs/reliability.md):

@@ -1,4 +1,4 @@
-"""The report of a study (:mod:`hanabi_adhoc.pipeline`): ``report/summary.md``, CSV tables, figures.
+"""A study's report (:mod:`hanabi_adhoc.study.pipeline`): ``report/summary.md``, tables, figures.
 
 :func:`write_report` reads what the stages wrote (MAP-Elites archives, match-up tables,
 meta-agent evaluations) and writes ``report/summary.md`` (tables, the papers' checks, the
@@ -19,8 +19,8 @@ import numpy as np
 
 from hanabi_env.outputs import OutputFolder, atomic_path
 
-if TYPE_CHECKING:  # types only: hanabi_adhoc.pipeline imports this module
-    from hanabi_adhoc.pipeline import PipelineConfig, Timing
+if TYPE_CHECKING:  # types only: hanabi_adhoc.study.pipeline imports this module
+    from hanabi_adhoc.study.pipeline import PipelineConfig, Timing
 
 __all__ = ["write_report"]
 
@@ -412,7 +412,7 @@ def write_report(
         archives: One :class:`qd.archive.Archive` per MAP-Elites run.
         matchups: One :class:`qd.analysis.MatchupTable` per run.
         meta_docs: ``(H run, E run)`` → the ``evaluation.json`` document of that evaluation.
-        timing: The study's :class:`hanabi_adhoc.pipeline.Timing`.
+        timing: The study's :class:`hanabi_adhoc.study.pipeline.Timing`.
         folder: The study's :class:`~hanabi_env.outputs.OutputFolder` (``out``), or None.
 
     Returns:
