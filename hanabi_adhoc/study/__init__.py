@@ -1,8 +1,7 @@
 """The study of the papers ([ToG20], [Bayes21]) end to end, its resume checks and its report.
 
 * :mod:`hanabi_adhoc.study.pipeline` — the whole study in one call
-  (:func:`~hanabi_adhoc.study.pipeline.run_pipeline`, :data:`~hanabi_adhoc.study.pipeline
-  .PIPELINE_CONFIGS`);
+  (:func:`~hanabi_adhoc.study.pipeline.run_pipeline`), on a named configuration;
 * :mod:`hanabi_adhoc.study.resume` — what a resumed study checks before trusting a file;
 * :mod:`hanabi_adhoc.study.report` — the study's report folder
   (:func:`~hanabi_adhoc.study.report.write_report`).

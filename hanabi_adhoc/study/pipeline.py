@@ -567,24 +567,47 @@ def run_pipeline(
         _say(f"[pipeline] {config.name} configuration, ruleset: {config.ruleset}, folder {out}",
              quiet)  # fmt: skip
         timing = Timing(folder)
-        from hanabi_adhoc.warmup import ensure_compiled
-
-        compiled = ensure_compiled(COMPILE_STEPS, say=(lambda line: None) if quiet else None)
-        if compiled > 0:  # kept apart from the stages' compute time
-            timing.record_compile(compiled)
+        _compile_kernels(timing, quiet)
         runner = _Runner(workers, scheduler_address)
         try:
-            archives = _populations(folder, config, runner, quiet, timing)
-            if stop_after == "populations":
-                return out
-            matchups = _matchups(folder, config, archives, runner, quiet, timing)
-            if stop_after == "matchups":
-                return out
-            meta_docs = _meta(folder, config, archives, runner, quiet, timing)
-            if stop_after == "meta":
-                return out
+            results = _stages(folder, config, runner, quiet, timing, stop_after)
         finally:
             runner.close()
-        path = write_report(out, config, archives, matchups, meta_docs, timing, folder)
+        if results is None:
+            return out
+        path = write_report(out, config, *results, timing, folder)
     _say(f"[report] {path}", quiet)
     return path
+
+
+def _compile_kernels(timing: Timing, quiet: bool) -> None:
+    """Compile the stages' kernels on a cold cache, timed apart from their compute time."""
+    from hanabi_adhoc.warmup import ensure_compiled
+
+    compiled = ensure_compiled(COMPILE_STEPS, say=(lambda line: None) if quiet else None)
+    if compiled > 0:  # kept apart from the stages' compute time
+        timing.record_compile(compiled)
+
+
+def _stages(
+    folder: OutputFolder,
+    config: PipelineConfig,
+    runner: _Runner,
+    quiet: bool,
+    timing: Timing,
+    stop_after: str | None,
+) -> tuple[list, list, dict[tuple[int, int], dict]] | None:
+    """The study's stages in order: ``(archives, matchups, meta_docs)``, or None when stopped.
+
+    ``stop_after`` (``"populations"``, ``"matchups"`` or ``"meta"``) stops after that stage.
+    """
+    archives = _populations(folder, config, runner, quiet, timing)
+    if stop_after == "populations":
+        return None
+    matchups = _matchups(folder, config, archives, runner, quiet, timing)
+    if stop_after == "matchups":
+        return None
+    meta_docs = _meta(folder, config, archives, runner, quiet, timing)
+    if stop_after == "meta":
+        return None
+    return archives, matchups, meta_docs
