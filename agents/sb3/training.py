@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -162,6 +163,7 @@ def learn_maskable_ppo(
                 model = _resume(MaskablePPO, resume_from, env, total, n_envs, ppo_kwargs)
                 model.verbose = verbose
             learn.setdefault("reset_num_timesteps", resume_from is None)
+            _quiet_logger(model)
             model.learn(total_timesteps=total, **learn)
             if path is not None:  # a unique temporary .zip, then the rename (atomic)
                 target = Path(path)
@@ -173,6 +175,20 @@ def learn_maskable_ppo(
         if close_env:
             env.close()
     return model
+
+
+def _quiet_logger(model) -> None:
+    """Give ``model`` SB3's logger without a folder unless it logs to TensorBoard.
+
+    SB3's default logger makes an empty ``$TMPDIR/SB3-<date>`` folder at every ``learn``; the
+    training writes nothing there, so none is made (stdout still logs at ``verbose >= 1``).
+    """
+    if getattr(model, "tensorboard_log", None):
+        return
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    formats = [HumanOutputFormat(sys.stdout)] if model.verbose >= 1 else []
+    model.set_logger(Logger(folder=None, output_formats=formats))
 
 
 def _resume(algorithm, resume_from, env, total: int, n_envs: int, ppo_kwargs: dict):
