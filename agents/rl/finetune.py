@@ -65,7 +65,8 @@ seconds.
 ``torch`` is imported inside the functions only (the ``rl`` extra).
 
 Source: Schulman et al., "Proximal Policy Optimization Algorithms" (2017) and SB3's PPO;
-[BR20] "Other-Play" (docs/papers.md); regularising toward a human or bot policy as in
+Hu et al., "Other-Play for zero-shot coordination" (ICML 2020,
+https://arxiv.org/abs/2003.02979); regularising toward a human or bot policy as in
 Jacob et al., "Modeling Strong and Human-Like Gameplay with KL-Regularized Search" (2022).
 """
 
@@ -441,7 +442,10 @@ def _build_agents(specs: Sequence[str], n: int, config: HanabiConfig, seed: int,
             raise ValueError(f"{what}: {spec!r}: {err}") from None
         check = getattr(agent, "check_game", None)
         if callable(check):
-            check(config)
+            try:
+                check(config)
+            except ValueError as err:
+                raise ValueError(f"{what}: {spec!r} cannot play the start's game: {err}") from None
         out.append([agent] + [copy.deepcopy(agent) for _ in range(n - 1)])
     return out
 

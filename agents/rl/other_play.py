@@ -22,7 +22,8 @@ So the permuted seat sees exactly what it would see in the game dealt with every
 relabelled by ``perm`` and played with the same moves relabelled (a test plays both games).
 
 Source: Hu, Lerer, Peysakhovich, Foerster, "Other-Play for zero-shot coordination", ICML 2020
-([BR20], docs/papers.md); the observation layout of docs/anchors.md §2.2.
+(https://arxiv.org/abs/2003.02979; [BR20] in agents.clone); the observation layout of
+docs/anchors.md §2.2.
 """
 
 from __future__ import annotations

@@ -130,7 +130,7 @@ def _finetune(args: argparse.Namespace) -> int:
     what = "self-play" if pool is None else f"a pool of {', '.join(pool)}"
     say(f"fine-tuning {args.start} with PPO in {what} for {args.steps} steps"
         + (" (Other-Play)" if args.other_play else ""))  # fmt: skip
-    with command_errors(ValueError, TypeError):
+    with command_errors(ValueError, TypeError):  # an AgentFault is a ValueError
         result = finetune(
             args.start, args.steps, args.out, partners=pool, teacher=args.teacher,
             teacher_coef=args.teacher_coef, teacher_decay_steps=args.teacher_decay_steps,
