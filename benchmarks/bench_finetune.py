@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from agents.rl.finetune import finetune
 
     hidden = [int(w) for w in args.hidden.split(",")]
-    settings = {
+    settings: dict[str, dict[str, Any]] = {
         "self-play": {},
         "self-play + teacher": {"teacher_coef": 0.5},
         "self-play + Other-Play": {"other_play": True},
