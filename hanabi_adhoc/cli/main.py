@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hanabi_adhoc.cli.clone import add_subcommands as add_clone_subcommands
 
     add_clone_subcommands(sub)  # clone
+    from hanabi_adhoc.cli.finetune import add_subcommand as add_finetune
+
+    add_finetune(sub)  # finetune: PPO from a cloned start
     from hanabi_adhoc.cli.serve import add_subcommand as add_serve
 
     add_serve(sub)  # serve: play in the browser (hanabi_adhoc.web)
