@@ -29,6 +29,9 @@ Subcommands (``hanabi-adhoc <command> --help`` for each):
 * ``benchmark``: the ad-hoc teamwork benchmark of any agents (see
   :mod:`hanabi_adhoc.cli.benchmark`, docs/benchmark.md).
 * ``bad ...``: the Bayesian Action Decoder [BAD19] (see :mod:`hanabi_adhoc.cli.bad`).
+* ``clone``, ``finetune``: behaviour cloning from games or hanab.live records, and PPO
+  fine-tuning from a cloned start (see :mod:`hanabi_adhoc.cli.clone`,
+  :mod:`hanabi_adhoc.cli.finetune`, docs/cloning.md, docs/finetuning.md).
 """
 
 from __future__ import annotations
@@ -112,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             CTRL_C.handled()
             forget_unhandled_interrupt()
-            flags = [f for f in ("me_resume", "ga_resume") if getattr(args, f, None) is False]
+            resumable = ("me_resume", "ga_resume", "resume")  # map-elites, ga, finetune
+            flags = [f for f in resumable if getattr(args, f, None) is False]
             hint = " plus --resume" if flags else ""  # (a run that needs it to continue)
             print(f"\nerror: {INTERRUPTED}{hint}", file=sys.stderr)
             return 2
