@@ -63,7 +63,7 @@ from hanabi_env.validate import (
     check_seed,
     check_workers,
     is_int,
-    settings_object,
+    settings_keywords,
     type_error,
 )
 
@@ -842,7 +842,8 @@ def evaluate(
         AgentFault: A policy's fault, as in :func:`play_games`; the game is its index in its
             (partner, size) cell.
     """
-    proto = settings_object("protocol", EvaluationProtocol, protocol, locals())
+    given = settings_keywords("protocol", EvaluationProtocol, protocol, locals())
+    proto = EvaluationProtocol(**given) if protocol is None else protocol
     if proto.preset is not None and pool is TEST_POOL:
         pool = tuple(CIG18_POOL)
     (agent,) = _check_policies("agent", [agent], names=True)

@@ -23,7 +23,7 @@ import reprlib
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeGuard, TypeVar, overload
+from typing import Any, Literal, TypeGuard, overload
 
 import numpy as np
 
@@ -47,13 +47,11 @@ __all__ = [
     "is_int",
     "memory_limit",
     "out_of_range",
-    "settings_object",
+    "settings_keywords",
     "type_error",
     "writable_ancestor",
 ]
 
-
-_S = TypeVar("_S")
 
 _repr = reprlib.Repr()
 _repr.maxstring = 60
@@ -403,14 +401,17 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def settings_object(name: str, cls: type[_S], given: object, values: Mapping[str, Any]) -> _S:
-    """A function's settings as one object: ``given``, or a ``cls`` built from its keywords.
+def settings_keywords(
+    name: str, cls: type, given: object, values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The keywords that build a function's settings object, or ``{}`` when it was given.
 
     The functions that take their settings as one frozen dataclass (``protocol=``, e.g.
     :class:`meta.evaluate.MetaProtocol`) keep their old keywords: ``values`` holds the
     function's arguments (its ``locals()``; only the names of ``cls``'s fields are read).
-    Without ``given`` they build the object, whose ``__post_init__`` checks them; with it, each
-    must be left at its default (the field's), so that no setting is silently dropped.
+    Without ``given`` they are returned, for the caller to build the object (whose
+    ``__post_init__`` checks them); with it, each must be left at its default (the field's),
+    so that no setting is silently dropped. Nothing of ``cls`` is called here.
 
     Args:
         name: The parameter of the object, for the messages (``"protocol"``).
@@ -419,15 +420,14 @@ def settings_object(name: str, cls: type[_S], given: object, values: Mapping[str
         values: The keywords' values by name.
 
     Returns:
-        ``given``, or ``cls(**fields of values)``.
+        ``{field: value}`` of ``values`` when ``given`` is None, else ``{}``.
 
     Raises:
         TypeError: ``given`` is not a ``cls``, or it comes with a keyword not at its default.
-        ValueError, TypeError: As ``cls`` checks its fields.
     """
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    fields = dataclasses.fields(cls)
     if given is None:
-        return cls(**{f.name: values[f.name] for f in fields if f.name in values})
+        return {f.name: values[f.name] for f in fields if f.name in values}
     if not isinstance(given, cls):
         raise type_error(name, f"a {cls.__name__} or None", given)
     clash = [f.name for f in fields if f.name in values and not _same(values[f.name], f.default)]
@@ -436,7 +436,7 @@ def settings_object(name: str, cls: type[_S], given: object, values: Mapping[str
             f"{name} and {', '.join(clash)} are given together; allowed: the settings in "
             f"{name} or as keywords, not both"
         )
-    return given
+    return {}
 
 
 def _same(value: object, default: object) -> bool:

@@ -180,10 +180,9 @@ def evaluate_compiled(
     Args:
         table: I(R, H).
         responses: ``nR`` plain rule agents (or batch policies) R, the table's rows in order.
-        partners: ``nE`` plain rule agents (or batch policies) E (seat 1).
+        partners: ``nE`` plain rule agents (or batch policies) E (seat 1); ``pids`` their ids.
         pids: ``nE`` ids of E.
-        variants: The variants to play here, each in :func:`compiled_variants` (a subset of
-            ``protocol.variants``).
+        variants: The variants to play here (:func:`compiled_variants`; ``protocol``'s or some).
         cfg: The 2-player configuration.
         oracle_kw: ``nE`` ``start_game`` keywords of the Bayesian Oracle.
         hypothesis_cells: ``nH`` niches of H (response-table variants).
@@ -209,6 +208,39 @@ def evaluate_compiled(
         TypeError: A response or partner that is neither a plain rule agent nor a batch policy.
     """
     proto = protocol if protocol is not None else _old_keywords(variants, keywords)
+    pool, batched = _check_compiled(responses, partners, variants, proto)
+    n_e, k = len(partners), proto.episodes
+    fixed, switching, bayes = _setup_variants(
+        variants, table, responses, pids, oracle_kw, proto,
+        (hypothesis_cells, partner_cells), n_e,
+    )  # fmt: skip
+    plan = _Plan(table, pool, batched, cfg, n_e, k, *_episode_seeds(proto.seed, k, proto.games))
+    own = backend is None
+    runner = make_backend(max(1, proto.workers)) if backend is None else backend
+    try:
+        for gi in range(proto.games):
+            for name, (st, random_resp) in bayes.items():
+                if random_resp is not None:
+                    st.response[:] = random_resp[:, gi]
+                elif name == "adaptive":
+                    _update_due(st, table, proto.sigma, proto.games_threshold)
+            results = _play_game_index(plan, gi, fixed, switching, runner)
+            _collect_game(gi, results, fixed, switching, (n_e, k, plan.nr), plan.e_row, plan.j_row)
+            if progress is not None:
+                progress(len(variants) * plan.rows)
+    finally:
+        if own:
+            runner.close()
+    return _results([*fixed, *(st for st, _ in switching)], n_e, k, proto.games)
+
+
+def _check_compiled(responses, partners, variants, proto: MetaProtocol) -> tuple[list, bool]:
+    """The pool R + E, and whether it holds batch policies; refuse what cannot run compiled.
+
+    Raises:
+        TypeError: A policy that is neither a plain rule agent nor a batch policy.
+        ValueError: A variant that cannot run compiled.
+    """
     if not (lockstep_agents(responses) and lockstep_agents(partners)):
         raise TypeError(
             "the compiled evaluation needs plain agents.RuleAgent or batch-policy "
@@ -220,30 +252,7 @@ def evaluate_compiled(
     bad = [v for v in variants if v not in ok]
     if bad:
         raise ValueError(f"variants={bad} cannot run compiled (turns_threshold is set)")
-    n_e, k = len(partners), proto.episodes
-    fixed, switching, bayes = _setup_variants(
-        variants, table, responses, pids, oracle_kw, proto,
-        (hypothesis_cells, partner_cells), n_e,
-    )  # fmt: skip
-    plan = _Plan(table, pool, batched, cfg, n_e, k, *_episode_seeds(proto.seed, k, proto.games))
-    own = backend is None
-    if backend is None:
-        backend = make_backend(max(1, proto.workers))
-    try:
-        for gi in range(proto.games):
-            for name, (st, random_resp) in bayes.items():
-                if random_resp is not None:
-                    st.response[:] = random_resp[:, gi]
-                elif name == "adaptive":
-                    _update_due(st, table, proto.sigma, proto.games_threshold)
-            results = _play_game_index(plan, gi, fixed, switching, backend)
-            _collect_game(gi, results, fixed, switching, (n_e, k, plan.nr), plan.e_row, plan.j_row)
-            if progress is not None:
-                progress(len(variants) * plan.rows)
-    finally:
-        if own:
-            backend.close()
-    return _results([*fixed, *(st for st, _ in switching)], n_e, k, proto.games)
+    return pool, batched
 
 
 def _old_keywords(variants: Sequence[str], keywords: dict) -> MetaProtocol:

@@ -244,7 +244,8 @@ def evaluate_meta(
             partner neither in H nor in ``oracle_table``, ids without cells, a ``self_play`` of
             the wrong shape, or ``compiled=True`` where it cannot apply; before any game.
     """
-    proto = validate.settings_object("protocol", MetaProtocol, protocol, locals())
+    given = validate.settings_keywords("protocol", MetaProtocol, protocol, locals())
+    proto = MetaProtocol(**given) if protocol is None else protocol
     _check_pools(table, oracle_table, responses, partners, backend)
     check_games("episodes", proto.episodes, times=proto.games * len(partners) * len(proto.variants))
     pids = policy_ids(partners, partner_ids)

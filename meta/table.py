@@ -66,7 +66,7 @@ from hanabi_env.validate import (
     check_int,
     check_seed,
     check_workers,
-    settings_object,
+    settings_keywords,
     type_error,
 )
 from qd.io import atomic_write_csv, csv_records
@@ -557,7 +557,8 @@ def build_table(
             raise type_error(name, "a sequence of policies", pool)
     if not responses or not hypotheses:
         raise ValueError("responses and hypotheses must be non-empty pools")
-    proto = settings_object("protocol", TableProtocol, protocol, locals())
+    given = settings_keywords("protocol", TableProtocol, protocol, locals())
+    proto = TableProtocol(**given) if protocol is None else protocol
     if backend is not None and not isinstance(backend, Backend):
         raise type_error("backend", "an agents.backend.Backend or None", backend)
     if path is not None and not isinstance(path, (str, os.PathLike)):

@@ -54,7 +54,7 @@ from hanabi_env.validate import (
     check_seed,
     check_str,
     check_workers,
-    settings_object,
+    settings_keywords,
 )
 
 __all__ = ["AgentRun", "AgentSpecError", "Benchmark", "BenchmarkSettings", "run_benchmark"]
@@ -449,8 +449,7 @@ def run_benchmark(
         leaderboard: :attr:`BenchmarkSettings.leaderboard`.
         wait: :attr:`BenchmarkSettings.wait`.
         scheduler_address: :attr:`BenchmarkSettings.scheduler_address` (same bytes).
-        settings: The settings in one :class:`BenchmarkSettings`; the keywords ``seed`` …
-            ``scheduler_address`` build one when it is None (both kept, no warning).
+        settings: The settings in one object; else ``seed`` … ``scheduler_address`` build one.
 
     Returns:
         A :class:`Benchmark` (``summary`` and ``rows`` filled); with ``out``, the report files
@@ -469,7 +468,8 @@ def run_benchmark(
     """
     from hanabi_adhoc.benchmark.report import check_leaderboard, summarise, write_report
 
-    cfg = settings_object("settings", BenchmarkSettings, settings, locals())
+    given = settings_keywords("settings", BenchmarkSettings, settings, locals())
+    cfg = BenchmarkSettings(**given) if settings is None else settings
     if isinstance(agents, (str, Policy)):
         agents = [agents]
     if not agents:
