@@ -3,7 +3,7 @@
 Following one benchmark unit (``run_benchmark`` → ``specs.make_agent`` →
 ``agents.registry.make_policy`` → the policy; the identity; ``protocol.play_unit`` →
 ``agents.evaluate.play_games``), measured on ``hanabi-adhoc benchmark IGGI --suite pool``
-(docs/architecture.md §6):
+(docs/architecture.md §6, "The path of one benchmark unit"):
 
 * before: the agent's spec passed ``validate.check_str`` 3 times (``make_policy``, then
   ``spec_kind`` and ``toolkit_identity`` for its identity) and its seed ``check_seed`` 3 times
