@@ -2,13 +2,16 @@
 
 Everything here is glue over the four libraries below it, which never import it::
 
-    hanabi_adhoc (cli, pipeline, report)
+    hanabi_adhoc (cli, study, benchmark, web)
         -> meta (meta-agents) -> qd (MAP-Elites, GA) -> agents (rule agents, backends)
         -> hanabi_env (the game, the env, its vocabulary and metrics)
 
 * :mod:`hanabi_adhoc.cli` — ``hanabi-adhoc`` and its subcommands;
-* :mod:`hanabi_adhoc.pipeline` — the whole study in one call (:func:`run_pipeline`);
-* :mod:`hanabi_adhoc.report` — the study's report folder.
+* :mod:`hanabi_adhoc.benchmark` — the ad-hoc teamwork benchmark; :mod:`hanabi_adhoc.web` — play
+  in the browser;
+* :mod:`hanabi_adhoc.study` — the whole study in one call
+  (:func:`hanabi_adhoc.study.pipeline.run_pipeline`), its resume checks and its report folder
+  (``hanabi_adhoc.pipeline``, ``.resume`` and ``.report``, the old paths, warn until 0.4.0).
 
 See docs/architecture.md.
 """

@@ -428,6 +428,30 @@ def from_hanablive(
     players = record.get("players")
     if not isinstance(players, list) or not 2 <= len(players) <= 5:
         raise ValueError(f"record['players'] must list 2 to 5 players, got {players!r}")
+    options, flags = _record_options(record)
+    n = len(players)
+    hand = HANABLIVE_HAND_SIZE[n] + flags["oneExtraCard"] - flags["oneLessCard"]
+    check_choice("scoring", scoring, ("strict", "lenient"))
+    cfg = HanabiConfig(players=n, hand_size=hand, scoring=scoring, hand_order=hand_order)
+    start = _option(options, "startingPlayer", 0)
+    if type(start) is not int or not 0 <= start < n:
+        raise ValueError(f"options['startingPlayer']={start!r} is not a seat in [0, {n - 1}]")
+    game = HanabiGame(cfg)
+    game.reset_with_deck(_deck(record.get("deck"), cfg.ranks), start_player=start)
+    actions = record.get("actions")
+    if not isinstance(actions, list):
+        raise ValueError(f"record['actions'] must be a list, got {type(actions).__name__}")
+    _replay_actions(game, actions, on_move)
+    return game
+
+
+def _record_options(record: Mapping) -> tuple[Mapping, dict[str, int]]:
+    """A record's ``options`` (``{}`` when absent or null) and its boolean flags (0 or 1), checked.
+
+    Raises:
+        ValueError: ``options`` is not an object, names another variant, has an option of the
+            wrong JSON type, or one this engine does not know that is on.
+    """
     options = record.get("options")
     if options is None:  # absent or null: hanab.live's defaults
         options = {}
@@ -446,18 +470,17 @@ def from_hanablive(
     unknown = [k for k, v in options.items() if k not in _OPTIONS and v not in (False, 0, None)]
     if unknown:
         raise ValueError(f"options {unknown} are not supported; allowed: {sorted(_OPTIONS)}")
-    n = len(players)
-    hand = HANABLIVE_HAND_SIZE[n] + flags["oneExtraCard"] - flags["oneLessCard"]
-    check_choice("scoring", scoring, ("strict", "lenient"))
-    cfg = HanabiConfig(players=n, hand_size=hand, scoring=scoring, hand_order=hand_order)
-    start = _option(options, "startingPlayer", 0)
-    if type(start) is not int or not 0 <= start < n:
-        raise ValueError(f"options['startingPlayer']={start!r} is not a seat in [0, {n - 1}]")
-    game = HanabiGame(cfg)
-    game.reset_with_deck(_deck(record.get("deck"), cfg.ranks), start_player=start)
-    actions = record.get("actions")
-    if not isinstance(actions, list):
-        raise ValueError(f"record['actions'] must be a list, got {type(actions).__name__}")
+    return options, flags
+
+
+def _replay_actions(
+    game: HanabiGame, actions: list, on_move: Callable[[HanabiGame, int], None] | None
+) -> None:
+    """Play a record's ``actions`` on ``game`` in order, up to one that ends the game early.
+
+    Raises:
+        ValueError: An action is malformed or not legal where it stands (naming its index).
+    """
     for i, action in enumerate(actions):
         if isinstance(action, Mapping) and action.get("type") in _END_TYPES:
             break
@@ -471,7 +494,6 @@ def from_hanablive(
                 f"action {i} ({action}) is not legal for seat {seat}: "
                 f"{game.action_to_string(uid)}: {_why(game, action)}"
             )
-    return game
 
 
 def _option(options: Mapping, name: str, default: object) -> object:

@@ -193,6 +193,23 @@ def plot_belief_evolution(
             fontsize=8,
             clip_on=False,
         )
+    _belief_lines(ax2, b, true, p_label)
+    head = title or "belief evolution"
+    ax.set_title(f"{head}\n{variant} meta-agent, partner {p_label}, episode 0\n\n\n", fontsize=10)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def _belief_lines(ax2, b: np.ndarray, true: int | None, p_label: str) -> None:
+    """The bottom panel of :func:`plot_belief_evolution`: true and largest belief per game.
+
+    Args:
+        ax2: The panel's matplotlib ``Axes``.
+        b: ``(g, n_H)`` beliefs in force during each game of the episode.
+        true: The partner's own hypothesis (a column of ``b``), or None when it is not in H.
+        p_label: The partner's label.
+    """
+    g = b.shape[0]
     if true is not None:
         ax2.plot(range(g), b[:, true], "o-", color="red", label=f"true h: {p_label}")
     ax2.plot(range(g), b.max(axis=1), "s--", color="gray", label="max belief")
@@ -201,10 +218,6 @@ def plot_belief_evolution(
     ax2.set_ylabel("belief")
     ax2.set_xticks(range(g))
     ax2.legend(fontsize=8, loc="upper left")
-    head = title or "belief evolution"
-    ax.set_title(f"{head}\n{variant} meta-agent, partner {p_label}, episode 0\n\n\n", fontsize=10)
-    fig.tight_layout()
-    return _save(fig, path)
 
 
 def plot_belief_grid(

@@ -260,29 +260,12 @@ class MatchupTable:
         """
         fix = "delete it to recompute the match-ups"
         rows, lines = _matchup_rows(path, fix)
+        ids = _matchup_ids(path, rows, ids, fix)
+        n = len(ids)
 
         def f(x: str, line: int, name: str) -> float:
-            if x == "" and name != "mean_score":
-                return math.nan
-            try:
-                v = float(x)
-            except ValueError:
-                v = math.nan
-            hi = math.inf if name in ("mean_score", "sem_score") else 1.0
-            if not (math.isfinite(v) and 0 <= v <= hi):
-                raise ValueError(f"{path}: line {line}: {name}={x!r} is not valid; {fix}")
-            return v
+            return _matchup_value(path, fix, x, line, name)
 
-        found = list(dict.fromkeys(r["seat0_id"] for r in rows))
-        if ids is not None and found != [str(i) for i in ids]:
-            raise ValueError(
-                f"{path}: the table is of {len(found)} agents {_short(found)}, not of the "
-                f"{len(ids)} expected {_short([str(i) for i in ids])}; {fix}"
-            )
-        ids = found
-        n = len(ids)
-        if len(rows) != n * n:
-            raise ValueError(f"{path}: {len(rows)} rows for {n} ids (need {n * n}); {fix}")
         pos = {a: i for i, a in enumerate(ids)}
         games_field = rows[0]["games"]
         _check_games_field(path, games_field, lines[0], games, fix)
@@ -320,6 +303,47 @@ class MatchupTable:
                 for m in _METRICS:
                     getattr(t, m)[i, j, s] = f(r[f"seat{s}_{m}"], line, f"seat{s}_{m}")
         return t
+
+
+def _matchup_ids(
+    path: str | Path, rows: list[dict], ids: Sequence[str] | None, fix: str
+) -> list[str]:
+    """The agent ids of a match-up file's rows (its ``seat0_id`` values, in order), checked.
+
+    Raises:
+        ValueError: The ids are not the ``ids`` expected, or the rows are not one per ordered
+            pair of them.
+    """
+    found = list(dict.fromkeys(r["seat0_id"] for r in rows))
+    if ids is not None and found != [str(i) for i in ids]:
+        raise ValueError(
+            f"{path}: the table is of {len(found)} agents {_short(found)}, not of the "
+            f"{len(ids)} expected {_short([str(i) for i in ids])}; {fix}"
+        )
+    n = len(found)
+    if len(rows) != n * n:
+        raise ValueError(f"{path}: {len(rows)} rows for {n} ids (need {n * n}); {fix}")
+    return found
+
+
+def _matchup_value(path: str | Path, fix: str, x: str, line: int, name: str) -> float:
+    """Field ``name`` of a match-up file's ``line``: a score (finite, >= 0) or a metric in [0, 1].
+
+    Empty is NaN, except for ``mean_score``.
+
+    Raises:
+        ValueError: The field is not a number in its range.
+    """
+    if x == "" and name != "mean_score":
+        return math.nan
+    try:
+        v = float(x)
+    except ValueError:
+        v = math.nan
+    hi = math.inf if name in ("mean_score", "sem_score") else 1.0
+    if not (math.isfinite(v) and 0 <= v <= hi):
+        raise ValueError(f"{path}: line {line}: {name}={x!r} is not valid; {fix}")
+    return v
 
 
 def _short(ids: list[str]) -> str:
@@ -555,21 +579,7 @@ def cross_run_metrics(
     self_ev = evaluate_solutions(
         np.concatenate([sa, sb]), [crn] * (2 * n), games, (2,), scoring, backend, ruleset
     )
-    cfg = _pair_config(2, 5, scoring, ruleset)
-    _, deals, agent_seeds = game_seeds(crn, games, 2, random_seat=False)
-    rules = list(sa) + list(sb)
-    seat_agents = np.concatenate(
-        [np.repeat([[i, n + i], [n + i, i]], games, axis=0) for i in range(n)]
-    )
-    sc, _, _ = backend.play(
-        cfg,
-        rules,
-        seat_agents,
-        np.tile(deals, 2 * n),
-        np.tile(agent_seeds, (2 * n, 1)),
-        ruleset=ruleset,
-    )
-    cross = sc.reshape(n, 2 * games).mean(axis=1)
+    cross = _cross_play(sa, sb, games, crn, scoring, backend, ruleset)
     for k, cell in enumerate(cells):
         agree = (
             action_agreement(sa[k], sb[k], action_games, seed, 2, scoring, ruleset)
@@ -591,6 +601,44 @@ def cross_run_metrics(
     keys = ("self_a", "self_b", "cross", "hamming", "same_action", "mean_legal")
     summary = {"cells": n, **{k: float(np.mean([r[k] for r in rows])) for k in keys}}
     return rows, summary
+
+
+def _cross_play(
+    sa: np.ndarray,
+    sb: np.ndarray,
+    games: int,
+    crn: int,
+    scoring: str,
+    backend: Backend,
+    ruleset: str,
+) -> np.ndarray:
+    """``(n,)`` cross-play score of ``sa[k]`` with ``sb[k]``: both seat orders, same deals.
+
+    Args:
+        sa: ``(n, L)`` chromosomes of the first run's elites.
+        sb: ``(n, L)`` chromosomes of the corresponding elites of the second run.
+        games: 2-player games per seat order, on the deals of ``crn``.
+        crn: The common-random-numbers seed of :func:`cross_run_metrics`.
+        scoring: ``"lenient"`` or ``"strict"``.
+        backend: Evaluation backend.
+        ruleset: ``"corrected"`` or ``"reference"``.
+    """
+    n = len(sa)
+    cfg = _pair_config(2, 5, scoring, ruleset)
+    _, deals, agent_seeds = game_seeds(crn, games, 2, random_seat=False)
+    rules = list(sa) + list(sb)
+    seat_agents = np.concatenate(
+        [np.repeat([[i, n + i], [n + i, i]], games, axis=0) for i in range(n)]
+    )
+    sc, _, _ = backend.play(
+        cfg,
+        rules,
+        seat_agents,
+        np.tile(deals, 2 * n),
+        np.tile(agent_seeds, (2 * n, 1)),
+        ruleset=ruleset,
+    )
+    return sc.reshape(n, 2 * games).mean(axis=1)
 
 
 def _matchup_rows(path: str | Path, fix: str) -> tuple[list[dict[str, str]], list[int]]:

@@ -365,50 +365,72 @@ def population_fitness(
         raise type_error("backend", "a qd.evaluator.Backend or None", backend)
     pop = check_solutions("chromosomes", chromosomes)
     check_games("games", games, times=len(pop))
-    partners: list[Policy] = []
-    if mode == "mixed":
-        if isinstance(pool, (str, bytes)) or not isinstance(pool, Sequence):
-            raise type_error("pool", "a sequence of names or policies", pool)
-        if not pool:
-            raise ValueError("pool=[] is not allowed; allowed: at least one partner")
-        for partner in pool:
-            if not isinstance(partner, Policy):
-                check_choice("pool", partner, CIG18_POOL if preset == "cig18" else BASELINES)
-        partners = [
-            p if isinstance(p, Policy) else make(p, ruleset=ruleset, preset=preset) for p in pool
-        ]
+    partners = _mixed_partners(pool, ruleset, preset) if mode == "mixed" else []
     backend = backend or SerialBackend()
     if mode == "mirror":
         ev = evaluate_solutions(
             pop, [seed] * len(pop), games, players, scoring, backend, ruleset=ruleset
         )
         return ev.objective
-    n = len(pop)
-    mode_of = RR.MODE_HISTOGRAM if ruleset == "reference" else RR.MODE_FALLBACK
     # as agents.evaluate: fixed hand slots for every game once any reference agent plays
     order = hand_order_for(partners, ruleset=ruleset)
-    per_partner = np.zeros((len(partners), n))
+    per_partner = np.zeros((len(partners), len(pop)))
     for k, partner in enumerate(partners):
-        per_size = np.zeros((len(players), n))
+        per_size = np.zeros((len(players), len(pop)))
         for s, p in enumerate(players):
             cfg = HanabiConfig.for_game(p, scoring=scoring, hand_order=order)
-            seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=True)
-            seat_agents = np.full((n * games, p), n, dtype=np.int64)
-            seat_agents[np.arange(n * games), np.tile(seats, n)] = np.repeat(np.arange(n), games)
-            deals_n, seeds_n = np.tile(deals, n), np.tile(agent_seeds, (n, 1))
-            if isinstance(partner, RuleAgent):
-                rules = [*pop, partner.rules]
-                modes = [mode_of] * n + [partner.mode]
-                sc = _play_modes(backend, cfg, rules, modes, seat_agents, deals_n, seeds_n)
-            else:  # a non-rule partner (e.g. an SB3 model): the generic evaluator
-                policies = [*(RuleAgent(c, ruleset=ruleset) for c in pop), partner]
-                batch = play_games(
-                    policies, seat_agents, deals_n, seeds_n, cfg, workers=backend.workers
-                )
-                sc = batch.scores
-            per_size[s] = sc.reshape(n, games).mean(axis=1)
+            per_size[s] = _mixed_scores(pop, partner, cfg, games, seed, backend, ruleset)
         per_partner[k] = per_size.mean(axis=0)
     return per_partner.mean(axis=0)
+
+
+def _mixed_partners(pool: Sequence[str | Policy], ruleset: str, preset: str | None) -> list[Policy]:
+    """The mixed-mode partners of :func:`population_fitness`, ``pool`` checked and built.
+
+    Raises:
+        TypeError: ``pool`` is not a sequence of names or policies.
+        ValueError: ``pool`` is empty or names a partner that is not a baseline (of
+            :data:`agents.reference.CIG18_POOL` with ``preset="cig18"``).
+    """
+    if isinstance(pool, (str, bytes)) or not isinstance(pool, Sequence):
+        raise type_error("pool", "a sequence of names or policies", pool)
+    if not pool:
+        raise ValueError("pool=[] is not allowed; allowed: at least one partner")
+    for partner in pool:
+        if not isinstance(partner, Policy):
+            check_choice("pool", partner, CIG18_POOL if preset == "cig18" else BASELINES)
+    return [p if isinstance(p, Policy) else make(p, ruleset=ruleset, preset=preset) for p in pool]
+
+
+def _mixed_scores(
+    pop: np.ndarray,
+    partner: Policy,
+    cfg: HanabiConfig,
+    games: int,
+    seed: int,
+    backend: Backend,
+    ruleset: str,
+) -> np.ndarray:
+    """``(n,)`` mean score of each individual with ``partner`` in every other seat of ``cfg``.
+
+    Every individual plays the same ``games`` deals, seats and agent seeds
+    (:func:`agents.evaluate.game_seeds` of ``seed``): common random numbers.
+    """
+    n, p = len(pop), cfg.players
+    seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=True)
+    seat_agents = np.full((n * games, p), n, dtype=np.int64)
+    seat_agents[np.arange(n * games), np.tile(seats, n)] = np.repeat(np.arange(n), games)
+    deals_n, seeds_n = np.tile(deals, n), np.tile(agent_seeds, (n, 1))
+    if isinstance(partner, RuleAgent):
+        mode_of = RR.MODE_HISTOGRAM if ruleset == "reference" else RR.MODE_FALLBACK
+        rules = [*pop, partner.rules]
+        modes = [mode_of] * n + [partner.mode]
+        sc = _play_modes(backend, cfg, rules, modes, seat_agents, deals_n, seeds_n)
+    else:  # a non-rule partner (e.g. an SB3 model): the generic evaluator
+        policies = [*(RuleAgent(c, ruleset=ruleset) for c in pop), partner]
+        batch = play_games(policies, seat_agents, deals_n, seeds_n, cfg, workers=backend.workers)
+        sc = batch.scores
+    return sc.reshape(n, games).mean(axis=1)
 
 
 def _play_modes(

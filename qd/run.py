@@ -206,34 +206,79 @@ def run_map_elites(
     """
     if not isinstance(config, MapElitesConfig):
         raise type_error("config", "a MapElitesConfig", config)
-    wait = check_bool("wait", wait)
-    adopt = check_bool("adopt", adopt)
+    run = _RunSettings(
+        resume=resume,
+        workers=workers,
+        scheduler_address=scheduler_address,
+        dask=dask,
+        progress=progress,
+        measures=measures,
+        backend=backend,
+        stop_after=stop_after,
+        wait=wait,
+        adopt=adopt,
+    )
     if isinstance(out_dir, OutputFolder):
         folder_cm: contextlib.AbstractContextManager = contextlib.nullcontext(out_dir)
     else:
-        folder_cm = run_folder(check_path_writable("out_dir", out_dir), config, wait, adopt)
-    resume = check_bool("resume", resume)
-    workers = check_workers("workers", workers)
-    if scheduler_address is not None:
-        check_str("scheduler_address", scheduler_address)
-    dask = check_bool("dask", dask)
-    progress = check_bool("progress", progress)
-    if measures is not None and (
-        isinstance(measures, (str, bytes)) or not isinstance(measures, Sequence)
-    ):
-        raise type_error("measures", "a sequence of measures or None", measures)
-    if backend is not None and not isinstance(backend, Backend):
-        raise type_error("backend", "a qd.evaluator.Backend or None", backend)
-    stop_after = check_optional_int("stop_after", stop_after, 1)
+        out = check_path_writable("out_dir", out_dir)
+        folder_cm = run_folder(out, config, run.wait, run.adopt)
     with folder_cm as folder:
-        return _run(config, folder, resume, workers, scheduler_address, dask, progress,
-                    measures, backend, stop_after)  # fmt: skip
+        return _run(config, folder, run)
 
 
-def _run(config, folder, resume, workers, scheduler_address, dask, progress, measures, backend,
-         stop_after) -> tuple[MapElites, dict]:  # fmt: skip
+@dataclasses.dataclass(frozen=True)
+class _RunSettings:
+    """The settings of :func:`run_map_elites` but ``config`` and ``out_dir``, checked once.
+
+    Its fields are :func:`run_map_elites`'s keywords, with their meaning and defaults; the
+    inner functions take this object and trust it.
+
+    Raises:
+        TypeError: A field of the wrong type (the message names it).
+        ValueError: ``workers`` or ``stop_after`` < 1.
+    """
+
+    resume: bool = False
+    workers: int | None = None
+    scheduler_address: str | None = None
+    dask: bool = False
+    progress: bool = True
+    measures: Sequence[str | Measure | Callable] | None = None
+    backend: Backend | None = None
+    stop_after: int | None = None
+    wait: bool = False
+    adopt: bool = False
+
+    def __post_init__(self) -> None:
+        checked = {
+            "wait": check_bool("wait", self.wait),
+            "adopt": check_bool("adopt", self.adopt),
+            "resume": check_bool("resume", self.resume),
+            "workers": check_workers("workers", self.workers),
+        }
+        if self.scheduler_address is not None:
+            check_str("scheduler_address", self.scheduler_address)
+        checked["dask"] = check_bool("dask", self.dask)
+        checked["progress"] = check_bool("progress", self.progress)
+        measures = self.measures
+        if measures is not None and (
+            isinstance(measures, (str, bytes)) or not isinstance(measures, Sequence)
+        ):
+            raise type_error("measures", "a sequence of measures or None", measures)
+        if self.backend is not None and not isinstance(self.backend, Backend):
+            raise type_error("backend", "a qd.evaluator.Backend or None", self.backend)
+        checked["stop_after"] = check_optional_int("stop_after", self.stop_after, 1)
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
+def _run(
+    config: MapElitesConfig, folder: OutputFolder, run: _RunSettings
+) -> tuple[MapElites, dict]:
     """:func:`run_map_elites` in its locked folder (arguments checked)."""
     ckpt = folder.file("checkpoint.json")
+    resume = run.resume
     if not resume and ckpt.exists():
         raise CheckpointError(
             f"{ckpt} exists: pass resume=True (--resume) to continue it, or use another out_dir"
@@ -242,14 +287,14 @@ def _run(config, folder, resume, workers, scheduler_address, dask, progress, mea
         print(f"no checkpoint in {folder.path} yet: starting a new run", flush=True)
         resume = False
     folder.expect("checkpoint.json", stage="search", hashed=False)  # self-checking
-    own = backend is None
-    backend = backend or make_backend(workers, scheduler_address, dask)
+    own = run.backend is None
+    backend = run.backend or make_backend(run.workers, run.scheduler_address, run.dask)
     try:
         if resume:
-            loop = MapElites.from_checkpoint(ckpt, config, backend, measures)
+            loop = MapElites.from_checkpoint(ckpt, config, backend, run.measures)
         else:
-            loop = MapElites(config, backend, measures)
-        loop.run(progress=progress, checkpoint=ckpt, stop_after=stop_after)
+            loop = MapElites(config, backend, run.measures)
+        loop.run(progress=run.progress, checkpoint=ckpt, stop_after=run.stop_after)
         if not loop.done:
             return loop, {}
         if config.reeval_games > 0:

@@ -20,6 +20,7 @@ import numpy as np
 from agents.bad._io import run_lock, write_json
 from agents.bad.train import EVAL_SEED, EVALUATIONS, LEARNERS, TrainSettings, train
 from hanabi_env import stats
+from hanabi_env.seeding import MASTER_SEED_LIMIT
 from hanabi_env.validate import check_choice, check_int_sequence, type_error
 
 __all__ = ["LEARNER_LABELS", "belief_cross_entropy", "hanabi_study", "run_folder"]
@@ -64,7 +65,7 @@ def hanabi_study(
     """
     if not isinstance(settings, TrainSettings):
         raise type_error("settings", "a TrainSettings", settings)
-    seeds = check_int_sequence("seeds", seeds, 0, 2**32 - 1)
+    seeds = check_int_sequence("seeds", seeds, 0, MASTER_SEED_LIMIT - 1)
     for learner in learners:
         check_choice("learners", learner, LEARNERS)
     with run_lock(out):

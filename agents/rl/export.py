@@ -170,24 +170,22 @@ def export_network(
     weight_dtype: str = "float16",
     extra: dict | None = None,
 ) -> RLPartner:
-    """Write an MLP's weights as a partner (``path`` = ``NAME.json``, ``NAME.npz`` beside it).
+    """Write an MLP's weights as a partner: :func:`export_partner` for weights from anywhere.
 
-    What :func:`export_partner` writes for an SB3 model, for weights from anywhere (a network
-    trained by :func:`agents.clone.train_clone`, or your own torch ``nn.Sequential``).
+    A network trained by :func:`agents.clone.train_clone`, or your own torch
+    ``nn.Sequential``; the files, the result and the check are :func:`export_partner`'s.
 
     Args:
         arrays: ``[w0, b0, w1, b1, ...]``, ``w_i`` ``(out, in)``, ``b_i`` ``(out,)``; the first
             layer takes the observation, the last gives one logit per HLE move uid.
         activation: The hidden layers' activation, ``"tanh"`` or ``"relu"``.
-        path: The JSON config's path (``.json``); the weights go to the same stem + ``.npz``.
-        name: The partner's name (``rl:NAME`` when shipped).
-        game: The game it plays (:func:`agents.rl.partners.game_entry`; None: 2 players,
-            lenient scoring).
-        description: One or two sentences for docs and listings.
-        observation_type: ``"card_knowledge"`` or ``"minimal"``.
-        weight_dtype: ``"float16"`` (default) or ``"float32"`` storage.
-        extra: More entries of the config (``training``, ``check``, ...; see
-            :func:`export_partner`).
+        path: As in :func:`export_partner`.
+        name: As in :func:`export_partner`.
+        game: As in :func:`export_partner`.
+        description: As in :func:`export_partner`.
+        observation_type: As in :func:`export_partner`.
+        weight_dtype: As in :func:`export_partner`.
+        extra: As in :func:`export_partner`.
 
     Returns:
         The partner, loaded back from the written files.
@@ -196,8 +194,7 @@ def export_network(
         ValueError: A bad argument (named), arrays that are not an MLP, or a network that does
             not replay ``extra["check"]`` (nothing is written then).
     """
-    from agents.rl.partners import ACTIVATIONS, CHECK_KEYS, load_partner, self_play_record
-    from hanabi_env.config import HanabiConfig
+    from agents.rl.partners import ACTIVATIONS, load_partner
 
     check_str("name", name)
     check_choice("weight_dtype", weight_dtype, WEIGHT_DTYPES)
@@ -209,9 +206,30 @@ def export_network(
     if not arrays or len(arrays) % 2 or any(np.ndim(a) != 2 - i % 2 for i, a in enumerate(arrays)):
         raise ValueError("arrays must be [w0, b0, w1, b1, ...]: 2-d weights, 1-d biases")
     arrays = [np.asarray(a).astype(weight_dtype) for a in arrays]
+    config = _mlp_config(arrays, activation, path, name, game, description, observation_type)
+    names = config["weights"]["arrays"]
+    config.update(extra or {})
+    _check_replay(arrays, config, extra, weight_dtype)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = _npz_bytes(dict(zip(names, arrays, strict=True)))
+    atomic_write_bytes(path.with_suffix(".npz"), buf)
+    atomic_write_bytes(path, (json.dumps(config, indent=1) + "\n").encode())
+    return load_partner(str(path))
+
+
+def _mlp_config(
+    arrays: list[np.ndarray],
+    activation: str,
+    path: Path,
+    name: str,
+    game: Any,
+    description: str,
+    observation_type: str,
+) -> dict:
+    """The partner config of :func:`export_network` (its ``extra`` entries not yet in)."""
     sizes = [int(arrays[0].shape[1])] + [int(w.shape[0]) for w in arrays[::2]]
     names = [n for i in range(len(sizes) - 1) for n in (f"w{i}", f"b{i}")]
-    config = {
+    return {
         **FORMAT,
         "name": name,
         "description": description,
@@ -225,12 +243,24 @@ def export_network(
         "game": game_entry(game),
         "weights": {
             "file": path.with_suffix(".npz").name,
-            "dtype": weight_dtype,
+            "dtype": str(arrays[0].dtype),
             "arrays": names,
             "sha256": weights_digest(arrays),
         },
-        **(extra or {}),
     }
+
+
+def _check_replay(
+    arrays: list[np.ndarray], config: dict, extra: dict | None, weight_dtype: str
+) -> None:
+    """Set ``config["check"]`` to the network's own record, or check it replays the given one.
+
+    Raises:
+        ValueError: The network does not replay ``extra["check"]``.
+    """
+    from agents.rl.partners import CHECK_KEYS, self_play_record
+    from hanabi_env.config import HanabiConfig
+
     probe = RLPartner(arrays, config)
     record = self_play_record(probe, config=HanabiConfig(**config["game"]), **_check_args(extra))
     if "check" not in config:
@@ -240,11 +270,6 @@ def export_network(
             f"the exported {weight_dtype} network does not replay extra['check'] (the model's "
             "recorded moves); nothing was written"
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buf = _npz_bytes(dict(zip(names, arrays, strict=True)))
-    atomic_write_bytes(path.with_suffix(".npz"), buf)
-    atomic_write_bytes(path, (json.dumps(config, indent=1) + "\n").encode())
-    return load_partner(str(path))
 
 
 def _check_args(extra: dict | None) -> dict:

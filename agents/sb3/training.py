@@ -34,7 +34,9 @@ Source: sb3-contrib's ``MaskablePPO`` documentation
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -161,6 +163,7 @@ def learn_maskable_ppo(
                 model = _resume(MaskablePPO, resume_from, env, total, n_envs, ppo_kwargs)
                 model.verbose = verbose
             learn.setdefault("reset_num_timesteps", resume_from is None)
+            _quiet_logger(model)
             model.learn(total_timesteps=total, **learn)
             if path is not None:  # a unique temporary .zip, then the rename (atomic)
                 target = Path(path)
@@ -172,6 +175,20 @@ def learn_maskable_ppo(
         if close_env:
             env.close()
     return model
+
+
+def _quiet_logger(model) -> None:
+    """Give ``model`` SB3's logger without a folder unless it logs to TensorBoard.
+
+    SB3's default logger makes an empty ``$TMPDIR/SB3-<date>`` folder at every ``learn``; the
+    training writes nothing there, so none is made (stdout still logs at ``verbose >= 1``).
+    """
+    if getattr(model, "tensorboard_log", None):
+        return
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    formats = [HumanOutputFormat(sys.stdout)] if model.verbose >= 1 else []
+    model.set_logger(Logger(folder=None, output_formats=formats))
 
 
 def _resume(algorithm, resume_from, env, total: int, n_envs: int, ppo_kwargs: dict):
@@ -239,21 +256,60 @@ def train_maskable_ppo(
         ImportError: sb3-contrib is not installed.
     """
     kwargs = {"partners": partners, **check_mapping("env_kwargs", env_kwargs)}
-    return _train_vec(_Factory(HanabiPartnerEnv, kwargs), locals(), ppo_kwargs)
+    run = _TrainSettings(
+        total_timesteps=total_timesteps,
+        seed=seed,
+        n_envs=n_envs,
+        path=path,
+        verbose=verbose,
+        torch_threads=torch_threads,
+        vec_env_cls=vec_env_cls,
+        vec_env_kwargs=vec_env_kwargs,
+        resume_from=resume_from,
+        learn_kwargs=learn_kwargs,
+    )
+    return _train_vec(_Factory(HanabiPartnerEnv, kwargs), run, ppo_kwargs)
 
 
-def _train_vec(factory: _Factory, args: dict, ppo_kwargs: dict):
-    """``args["n_envs"]`` copies of ``factory()`` in a VecEnv, trained by ``learn_maskable_ppo``.
+@dataclasses.dataclass(frozen=True)
+class _TrainSettings:
+    """The settings of :func:`train_maskable_ppo` and :func:`train_self_play`, checked once.
 
-    ``args`` holds the public function's arguments (checked here, before the envs are built).
-    With ``vec_env_cls="vector"`` (self-play only), the compiled
-    :class:`~agents.sb3.vec_env.HanabiSB3VecEnv` of ``args["env_kwargs"]`` instead.
+    Its fields are their keywords (but ``partners``, ``env_kwargs`` and ``**ppo_kwargs``), with
+    the same meaning; the inner functions take this object and trust it. ``vec_env_cls`` and
+    ``vec_env_kwargs`` are checked where the envs are built (``"vector"`` is for self-play
+    only).
+
+    Raises:
+        TypeError: ``torch_threads``, ``total_timesteps`` or ``n_envs`` of the wrong type.
+        ValueError: ``torch_threads``, ``total_timesteps`` or ``n_envs`` < 1.
     """
-    _check_torch_threads(args["torch_threads"])
-    check_int("total_timesteps", args["total_timesteps"], 1)
-    n_envs = check_int("n_envs", args["n_envs"], 1)
-    seed = args["seed"]
-    if isinstance(args["vec_env_cls"], str) and args["vec_env_cls"] == "vector":
+
+    total_timesteps: int
+    seed: int = 0
+    n_envs: int = 1
+    path: str | Path | None = None
+    verbose: int = 0
+    torch_threads: int | None = 1
+    vec_env_cls: str | type = "dummy"
+    vec_env_kwargs: dict | None = None
+    resume_from: str | Path | None = None
+    learn_kwargs: dict | None = None
+
+    def __post_init__(self) -> None:
+        _check_torch_threads(self.torch_threads)
+        check_int("total_timesteps", self.total_timesteps, 1)
+        object.__setattr__(self, "n_envs", check_int("n_envs", self.n_envs, 1))
+
+
+def _train_vec(factory: _Factory, run: _TrainSettings, ppo_kwargs: dict):
+    """``run.n_envs`` copies of ``factory()`` in a VecEnv, trained by ``learn_maskable_ppo``.
+
+    With ``vec_env_cls="vector"`` (self-play only), the compiled
+    :class:`~agents.sb3.vec_env.HanabiSB3VecEnv` of the factory's env arguments instead.
+    """
+    n_envs, seed = run.n_envs, run.seed
+    if isinstance(run.vec_env_cls, str) and run.vec_env_cls == "vector":
         if factory.cls is not self_play_env:
             raise ValueError(
                 "vec_env_cls='vector' is not allowed here; allowed: 'dummy', 'subproc' or a "
@@ -261,13 +317,13 @@ def _train_vec(factory: _Factory, args: dict, ppo_kwargs: dict):
             )
         from agents.sb3.vec_env import HanabiSB3VecEnv
 
-        more = check_mapping("vec_env_kwargs", args["vec_env_kwargs"])
+        more = check_mapping("vec_env_kwargs", run.vec_env_kwargs)
         vec = HanabiSB3VecEnv(n_envs, **factory.kwargs, **more)
     else:
-        vec = _make_vec(factory, n_envs, seed, args["vec_env_cls"], args["vec_env_kwargs"])
+        vec = _make_vec(factory, n_envs, seed, run.vec_env_cls, run.vec_env_kwargs)
     keys = ("path", "verbose", "torch_threads", "resume_from", "learn_kwargs")
-    forwarded = {k: args[k] for k in keys}
-    return learn_maskable_ppo(vec, args["total_timesteps"], seed=seed, **forwarded, **ppo_kwargs)
+    forwarded = {k: getattr(run, k) for k in keys}
+    return learn_maskable_ppo(vec, run.total_timesteps, seed=seed, **forwarded, **ppo_kwargs)
 
 
 class _Factory:
@@ -349,4 +405,16 @@ def train_self_play(
         ImportError: sb3-contrib is not installed.
     """
     factory = _Factory(self_play_env, check_mapping("env_kwargs", env_kwargs))
-    return _train_vec(factory, locals(), ppo_kwargs)
+    run = _TrainSettings(
+        total_timesteps=total_timesteps,
+        seed=seed,
+        n_envs=n_envs,
+        path=path,
+        verbose=verbose,
+        torch_threads=torch_threads,
+        vec_env_cls=vec_env_cls,
+        vec_env_kwargs=vec_env_kwargs,
+        resume_from=resume_from,
+        learn_kwargs=learn_kwargs,
+    )
+    return _train_vec(factory, run, ppo_kwargs)

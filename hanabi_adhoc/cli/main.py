@@ -5,10 +5,10 @@ Each subcommand lives in its own module of :mod:`hanabi_adhoc.cli`, which regist
 known failure and Ctrl-C (:mod:`hanabi_adhoc.cli.interrupt`) into one ``error:`` line.
 Subcommands (``hanabi-adhoc <command> --help`` for each):
 
-* ``pipeline``: the whole study (:mod:`hanabi_adhoc.pipeline`): three MAP-Elites populations, elite
-  re-evaluation, match-up tables, the Bayesian meta-agent in and out of distribution, and a
-  report folder (Markdown summary, CSV tables, PNG figures); ``--config paper`` for the papers'
-  scale; resumable.
+* ``pipeline``: the whole study (:mod:`hanabi_adhoc.study.pipeline`): three MAP-Elites
+  populations, elite re-evaluation, match-up tables, the Bayesian meta-agent in and out of
+  distribution, and a report folder (Markdown summary, CSV tables, PNG figures); ``--config
+  paper`` for the papers' scale; resumable.
 * ``play``: games through ``hanabi_env.env()`` with the agents of your choice in each seat;
   ``human`` seats a person at the terminal (:class:`agents.human.HumanPolicy`), ``meta`` the
   Bayesian meta-agent; ends with each seat's communicativeness and IPP.

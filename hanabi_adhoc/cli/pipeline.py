@@ -1,4 +1,8 @@
-"""``hanabi-adhoc pipeline``: the whole study (:mod:`hanabi_adhoc.pipeline`), resumable."""
+"""``hanabi-adhoc pipeline``: the whole study (:mod:`hanabi_adhoc.study.pipeline`), resumable.
+
+The description printed by ``--help`` still names ``hanabi_adhoc.pipeline`` (the old path,
+forwarded until 0.4.0): the command's output stays as it was.
+"""
 
 from __future__ import annotations
 
@@ -68,7 +72,7 @@ def _pipeline(args: argparse.Namespace) -> int:
         option_dest,
         require_extra,
     )
-    from hanabi_adhoc.pipeline import get_pipeline_config, run_pipeline
+    from hanabi_adhoc.study.pipeline import get_pipeline_config, run_pipeline
 
     require_extra("pipeline (its report's figures)", "qd")
     check_out_dir("--out", args.pl_out)

@@ -72,6 +72,17 @@ def test_short_runs_train_the_steps_asked_for(total, n_envs, expected):
     assert model.batch_size <= model.n_steps * n_envs
 
 
+@pytest.mark.parametrize("verbose", [0, 1])
+def test_training_leaves_no_sb3_folder_in_the_temp_dir(tmp_path, monkeypatch, verbose):
+    import tempfile
+
+    from agents.sb3 import train_maskable_ppo
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # SB3's default log folder goes here
+    train_maskable_ppo(["IGGI"], 64, verbose=verbose, **SMALL)
+    assert not list(tmp_path.glob("SB3-*")), "SB3's default logger made a folder"
+
+
 @pytest.mark.filterwarnings("ignore:rich is experimental")  # SB3's progress bar (tqdm.rich)
 def test_learn_kwargs_reach_learn_and_resume_continues(tmp_path):
     from stable_baselines3.common.callbacks import BaseCallback

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from hanabi_adhoc.cli import main
-from hanabi_adhoc.pipeline import get_pipeline_config, run_pipeline
+from hanabi_adhoc.study.pipeline import get_pipeline_config, run_pipeline
 
 TINY = {
     "candidates": 60,

@@ -1,4 +1,4 @@
-"""The whole-study pipeline (hanabi_adhoc.pipeline) at toy scale: outputs, report, resume,
+"""The whole-study pipeline (hanabi_adhoc.study.pipeline) at toy scale: outputs, report, resume,
 errors."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hanabi_adhoc.pipeline import PIPELINE_CONFIGS, get_pipeline_config, run_pipeline
+from hanabi_adhoc.study.pipeline import PIPELINE_CONFIGS, get_pipeline_config, run_pipeline
 
 TINY = {
     "candidates": 120,

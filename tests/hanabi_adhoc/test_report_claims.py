@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from hanabi_adhoc.report import FINDINGS, _findings, _timing_lines
+from hanabi_adhoc.study.report import FINDINGS, _findings, _timing_lines
 
 
 def _doc(means: dict, sem: float, n: int, tests: dict) -> dict:
@@ -71,7 +71,7 @@ def test_out_of_distribution_rows_are_not_findings():
 
 
 def test_compile_time_is_reported_apart_from_compute_time(tmp_path):
-    from hanabi_adhoc.resume import Timing
+    from hanabi_adhoc.study.resume import Timing
     from hanabi_env.outputs import OutputFolder
 
     with OutputFolder(tmp_path / "cold", kind="pipeline") as folder:

@@ -21,7 +21,7 @@ import pytest
 
 import hanabi_env
 from agents import RuleAgent, evaluate, game_seeds, make, play, play_games, rule_ids
-from hanabi_adhoc.pipeline import PipelineConfig, run_pipeline
+from hanabi_adhoc.study.pipeline import PipelineConfig, run_pipeline
 from hanabi_env import HanabiConfig, HanabiGame
 from hanabi_env.records import from_hanablive
 from hanabi_env.vector import HanabiVectorEnv

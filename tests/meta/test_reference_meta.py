@@ -25,7 +25,7 @@ from agents.evaluate import game_seeds, play_games
 from agents.policy import RuleAgent
 from agents.registry import make
 from hanabi_adhoc.cli import build_parser, main
-from hanabi_adhoc.pipeline import (
+from hanabi_adhoc.study.pipeline import (
     _check_manifest,
     get_pipeline_config,
     run_pipeline,

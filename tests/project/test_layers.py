@@ -80,7 +80,13 @@ INNER_LAYERS: tuple[dict[str, tuple[str, ...]], ...] = (
         )
     },
     {
-        "study": ("hanabi_adhoc.pipeline", "hanabi_adhoc.resume", "hanabi_adhoc.report"),
+        # the study's subpackage, and its old paths (forwards until 0.4.0)
+        "study": (
+            "hanabi_adhoc.study",
+            "hanabi_adhoc.pipeline",
+            "hanabi_adhoc.resume",
+            "hanabi_adhoc.report",
+        ),
         "benchmark": ("hanabi_adhoc.benchmark",),
         "web": ("hanabi_adhoc.web",),
     },
@@ -155,3 +161,5 @@ def test_the_inner_layer_check_sees_a_sideways_import(tmp_path):
     assert inner_place("hanabi_adhoc.benchmark.run") == (1, "benchmark")
     assert inner_place("hanabi_adhoc.cli") == (2, "cli")
     assert inner_place("hanabi_adhoc") == (0, "base")
+    assert inner_place("hanabi_adhoc.study.report") == (1, "study")
+    assert inner_place("hanabi_adhoc.studying") is None

@@ -58,8 +58,8 @@ def test_the_patterns_see_a_copy():
 
 
 def test_the_seed_limits_are_the_seeding_modules():
-    from hanabi_adhoc import pipeline
     from hanabi_adhoc.cli import options
+    from hanabi_adhoc.study import pipeline
     from hanabi_env import seeding, validate
 
     assert options.SEED_LIMIT == pipeline.SEED_LIMIT == seeding.MASTER_SEED_LIMIT == 2**32

@@ -115,7 +115,14 @@ def serve(cwd: Path, out: Path, *options: str):
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
+        stdout = proc.stdout
+        assert stdout is not None
+
+        def pump() -> None:
+            for x in stdout:
+                lines.put(x)
+
+        threading.Thread(target=pump, daemon=True).start()
         line = lines.get(timeout=180)  # a cold start imports numpy, numba, flask
         assert line.startswith("Hanabi in the browser: open http://127.0.0.1:"), line
         yield line.split("open ")[1].split()[0]
