@@ -34,7 +34,7 @@ from agents.lockstep import CHUNK as LOCKSTEP_CHUNK
 from agents.lockstep import lockstep_playable, play_lockstep
 from agents.policy import Policy, RuleAgent, play_out
 from agents.reference import CIG18_POOL, RULESETS, check_preset
-from agents.registry import make
+from agents.registry import make, make_policy
 from agents.rule_games import play_rule_chunk, rule_table
 from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
@@ -63,11 +63,13 @@ from hanabi_env.validate import (
     check_seed,
     check_workers,
     is_int,
+    settings_keywords,
     type_error,
 )
 
 __all__ = [
     "GAME_BYTES",
+    "EvaluationProtocol",
     "EvaluationResult",
     "GameBatch",
     "check_games",
@@ -173,6 +175,11 @@ def game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tu
     n_players = check_int("n_players", n_players, 2, 5)
     check_games("n_games", n_games)
     random_seat = check_bool("random_seat", random_seat)
+    return _game_seeds(seed, n_games, n_players, random_seat)
+
+
+def _game_seeds(seed: int, n_games: int, n_players: int, random_seat: bool) -> tuple:
+    """:func:`game_seeds` of checked arguments (the callers in this package trust them)."""
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(n_players)]))
     seats = rng.integers(0, n_players, n_games) if random_seat else np.zeros(n_games, np.int64)
     deals = rng.integers(0, SEED_LIMIT, n_games, dtype=np.int64)
@@ -271,11 +278,11 @@ def play_games(
 
     Four paths, with the same results on the same seeds: every policy a rule agent: the
     rule-game kernel (:mod:`agents.rule_games`); one reference bot with a compiled loop
-    (:data:`agents.bots.COMPILED_SELF_PLAY`: SmartBot, InfoBot) in every seat: that loop
-    (:mod:`agents.bots.self_play`, docs/bots.md §4); rule agents and at least one batch policy
-    (:class:`agents.batch.BatchPolicy`: SB3 models, torch modules, shipped RL partners): the
-    lockstep player (:mod:`agents.lockstep`), one ``act_batch`` call per step for all games
-    waiting for a policy; any other policy: the per-game Python loop, each seat's ``act``.
+    (:data:`agents.bots.COMPILED_SELF_PLAY`) in every seat: that loop (docs/bots.md §4); rule
+    agents and batch policies (:class:`agents.batch.BatchPolicy`): the lockstep player
+    (:mod:`agents.lockstep`), one ``act_batch`` call per step for all games waiting for a
+    policy; any other policy: the per-game Python loop, each seat's ``act``. Every argument is
+    checked here, once; the paths trust them.
 
     Args:
         policies: The distinct policies; ``seat_agents`` indexes into this list.
@@ -284,24 +291,20 @@ def play_games(
         agent_seeds: ``(n_games, players)`` per-seat policy seeds (each policy is reset with its
             seat's seed before every game, so a policy instance may sit in several seats).
         config: Game configuration (its ``scoring`` is used).
-        workers: Parallel workers (None = all cores). Results do not depend on it. Rule agents
-            play in the compiled kernel on that many threads (it releases the GIL); other
-            policies are pickled to that many worker processes with the games of a chunk
-            (policies that do not pickle run in this process). Both are backends of
-            :mod:`agents.backend`.
+        workers: Parallel workers (None = all cores); results do not depend on it. Rule agents
+            play in the compiled kernel on that many threads; other policies are pickled to
+            that many worker processes (those that do not pickle run in this process).
         chunk_size: Games per task. Every chunk of non-rule games starts from fresh copies of
-            the policies (so a policy that remembers across games, like a meta-agent, carries
-            its memory within a chunk only); chunks never depend on ``workers``.
+            the policies (a policy that remembers across games carries its memory within a
+            chunk only); chunks never depend on ``workers``.
         progress: Called with the number of games finished after each chunk.
         record_actions: Keep every game's move list in :attr:`GameBatch.actions`.
         no_rule: What a rule agent does when no rule fires: ``"fallback"`` (a random legal
-            move; docs/rules.md §0.3, the reference from late 2020) or ``"end_game"`` (the game ends
-            at the current score, the reference's 2018–2020 strict era, docs/rules.md §2.9; rule
-            agents only).
+            move; docs/rules.md §0.3) or ``"end_game"`` (the game ends at the current score,
+            the reference's 2018–2020 strict era, docs/rules.md §2.9; rule agents only).
         move_time_limit: Seconds a policy played in Python may take per move (default
             :data:`~agents.faults.DEFAULT_MOVE_TIME_LIMIT`, 10 s; an ``act_batch`` of ``B``
-            decisions ``B`` times it); None or 0: no limit. Worker processes apply it too.
-            Rule agents in compiled code are not timed.
+            decisions ``B`` times it); None or 0: no limit. Compiled rule agents are not timed.
 
     Returns:
         A :class:`GameBatch`.
@@ -312,10 +315,9 @@ def play_games(
             outside ``[0, 2**62)``, a bad ``workers``, ``chunk_size``, ``no_rule`` or
             ``move_time_limit``, or a policy that asks for an observation its seat may not see
             (``observation_type="seer"``; :func:`agents.batch.policy_observation_type`).
-        AgentFault: A policy raised, returned anything but a legal move id (never rounded:
-            ``5.7``, ``"3"``, ``None``, ``True``) or ran past ``move_time_limit``; it names
-            the policy, the game (its index in ``deal_seeds``) and the move
-            (docs/reliability.md §9). Nothing of the run is returned.
+        AgentFault: A policy raised, returned anything but a legal move id (never rounded) or
+            ran past ``move_time_limit``; it names the policy, the game (its index in
+            ``deal_seeds``) and the move (docs/reliability.md §9). Nothing is returned.
     """
     check_choice("no_rule", no_rule, ("fallback", "end_game"))
     limit = check_move_time_limit("move_time_limit", move_time_limit)
@@ -327,34 +329,57 @@ def play_games(
     check_callable("progress", progress, allow_none=True)
     record_actions = check_bool("record_actions", record_actions)
     seating = _check_seating(len(policies), seat_agents, deal_seeds, agent_seeds, config.players)
-    seat_agents = seating[0]
-    n = len(seating[1])
-    chunks = [slice(i, min(n, i + chunk_size)) for i in range(0, n, chunk_size)]
-    workers = default_workers() if workers is None else workers
+    run = _Play(
+        default_workers() if workers is None else workers,
+        chunk_size, progress, record_actions, no_rule, limit,
+    )  # fmt: skip
     _check_reference_config(policies, config)
     check_policy_observations(policies, config)
+    return _play_checked(policies, seating, config, run)
+
+
+@dataclass(frozen=True)
+class _Play:
+    """How :func:`play_games` plays (its arguments, checked there; ``workers`` resolved)."""
+
+    workers: int
+    chunk_size: int = 200
+    progress: Callable[[int], None] | None = None
+    record_actions: bool = False
+    no_rule: str = "fallback"
+    limit: float | None = DEFAULT_MOVE_TIME_LIMIT
+
+
+def _play_checked(
+    policies: list, seating: tuple[np.ndarray, np.ndarray, np.ndarray], config, run: _Play
+) -> GameBatch:
+    """:func:`play_games` on checked arguments: the compiled path the pool allows."""
+    seat_agents, n = seating[0], len(seating[1])
+    chunks = [slice(i, min(n, i + run.chunk_size)) for i in range(0, n, run.chunk_size)]
     bot = compiled_self_play(policies, config)
-    if bot is not None and no_rule == "fallback":  # one bot in every seat: its compiled loop
+    if bot is not None and run.no_rule == "fallback":  # one bot in every seat: its compiled loop
         sc, cn, mv, ac = play_compiled_self_play(
-            bot, config, seating[1], record_actions, chunk_size, progress
+            bot, config, seating[1], run.record_actions, run.chunk_size, run.progress
         )
         return GameBatch(scores=sc, counters=cn, seat_agents=seat_agents, moves=mv, actions=ac)
     rule_agents = all(isinstance(p, RuleAgent) for p in policies)
-    if not rule_agents and no_rule != "fallback":
+    if not rule_agents and run.no_rule != "fallback":
         raise ValueError("no_rule='end_game' needs rule agents in every seat")
     if not rule_agents and lockstep_playable(policies):  # rule agents + batch policies
         sc, cn, mv, ac = play_lockstep(
             policies,
             *seating,
             config,
-            record_actions=record_actions,
-            chunk=max(chunk_size, LOCKSTEP_CHUNK),
-            progress=progress,
-            move_time_limit=limit,
+            record_actions=run.record_actions,
+            chunk=max(run.chunk_size, LOCKSTEP_CHUNK),
+            progress=run.progress,
+            move_time_limit=run.limit,
         )
         return GameBatch(scores=sc, counters=cn, seat_agents=seat_agents, moves=mv, actions=ac)
-    plan = _chunk_plan(policies, seating, config, chunks, workers, record_actions, no_rule, limit)
-    return _play_chunks(*plan, chunks, seat_agents, config, record_actions, progress)
+    plan = _chunk_plan(
+        policies, seating, config, chunks, run.workers, run.record_actions, run.no_rule, run.limit
+    )
+    return _play_chunks(*plan, chunks, seat_agents, config, run.record_actions, run.progress)
 
 
 def _check_seating(
@@ -648,7 +673,7 @@ class EvaluationResult:
 
 
 def _check_policies(name: str, policies: object, names: bool) -> list:
-    """A non-empty list of policies (and baseline names when ``names``), checked up front."""
+    """A non-empty list of policies (and agent names, unbuilt, when ``names``), checked up front."""
     what = "a sequence of policies" + (" or baseline names" if names else "")
     if isinstance(policies, (str, bytes, dict)) or not isinstance(policies, (Sequence, np.ndarray)):
         raise type_error(name, what, policies)
@@ -657,8 +682,8 @@ def _check_policies(name: str, policies: object, names: bool) -> list:
         raise ValueError(f"{name}=[] is not allowed; allowed: at least one policy")
     for p in out:
         if isinstance(p, str) and names:
-            make(p)  # ValueError naming the unknown agent
-        elif not isinstance(p, Policy):
+            continue  # built (and checked) once, by make_policy, where it is resolved
+        if not isinstance(p, Policy):
             if name == "agent":
                 raise type_error(name, "a Policy or a baseline name", p)
             raise TypeError(f"{name} must be {what}, got an element {type(p).__name__} {p!r:.60}")
@@ -681,6 +706,83 @@ def _int_array(name: str, value: object, ndim: int, lo: int, hi: int) -> np.ndar
     return np.ascontiguousarray(raw, dtype=np.int64)
 
 
+@dataclass(frozen=True)
+class EvaluationProtocol:
+    """How :func:`evaluate` plays ([CIG18] mirror or mixed protocol; docs/rules.md §6).
+
+    Every field is checked when the object is made (``__post_init__``, in this order) and
+    stored in its plain type; :func:`evaluate`'s inner functions trust them.
+
+    Attributes:
+        mode: ``"mirror"`` or ``"mixed"``.
+        players: Game sizes, each in 2..5 and once (a tuple).
+        games: Games per size (per partner and size in mixed mode), >= 1 (memory-checked).
+        scoring: ``"lenient"`` (the papers) or ``"strict"``.
+        seed: Master seed, in ``[0, 2**62)``.
+        workers: Parallel workers, as in :func:`play_games` (None = all local cores); results
+            do not depend on it.
+        hand_size: Cards per hand: an int in [2, 5] for every game size, a function of the
+            player count, or None for the rulebook's (the default: 5 for 2–3 players, 4 for
+            4–5; :func:`hanabi_env.config.game_hand_size`, docs/rules.md §0.1).
+        progress: Show a tqdm progress bar.
+        no_rule: ``"fallback"`` or ``"end_game"`` (strict-era emulation, :func:`play_games`).
+        hand_order: ``"shift"`` (HLE), ``"fixed"`` (the Java framework's fixed slots; the
+            only choice when a reference agent plays) or None (fixed for reference agents,
+            else shift).
+        ruleset: The ruleset of the agents given by name, ``"corrected"`` or ``"reference"``
+            (docs/rules.md §12); ``"reference"`` whenever ``preset`` is set.
+        preset: ``"cig18"``: [CIG18] Table III's setting (docs/rules.md §12.3; needs mixed
+            mode and lenient scoring; the default pool becomes the 2018 pool), or None.
+        move_time_limit: Seconds a policy played in Python may take per move (default 10 s;
+            None or 0: no limit, stored as None).
+
+    Raises:
+        TypeError: A field of the wrong type (the message names it).
+        ValueError: A field out of range (the message names it and what is allowed).
+    """
+
+    mode: str = "mirror"
+    players: Sequence[int] = (2, 3, 4, 5)
+    games: int = 100
+    scoring: str = "lenient"
+    seed: int = 0
+    workers: int | None = None
+    hand_size: int | Callable[[int], int] | None = hle_hand_size
+    progress: bool = False
+    no_rule: str = "fallback"
+    hand_order: str | None = None
+    ruleset: str = "corrected"
+    preset: str | None = None
+    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT
+
+    def __post_init__(self) -> None:
+        """Check every field and store it in its plain type."""
+        check_choice("mode", self.mode, ("mirror", "mixed"))
+        check_choice("ruleset", self.ruleset, RULESETS)
+        if self.preset is not None:
+            check_preset(self.preset, self.mode, self.scoring)
+            object.__setattr__(self, "ruleset", "reference")
+        checked = {
+            "players": check_int_sequence("players", self.players, 2, 5, what="player counts"),
+            "games": check_games("games", check_int("games", self.games, 1)),
+            "scoring": check_choice("scoring", self.scoring, SCORING_VARIANTS),
+            "seed": check_seed("seed", self.seed),
+            "workers": check_workers("workers", self.workers),
+            "move_time_limit": check_move_time_limit("move_time_limit", self.move_time_limit),
+        }
+        _size_function(self.hand_size)
+        checked["progress"] = check_bool("progress", self.progress)
+        check_choice("no_rule", self.no_rule, ("fallback", "end_game"))
+        if self.hand_order is not None:
+            check_choice("hand_order", self.hand_order, HAND_ORDERS)
+        for key, value in checked.items():
+            object.__setattr__(self, key, value)
+
+    def size_of(self, players: int) -> int:
+        """Cards per hand at ``players`` players (see :attr:`hand_size`)."""
+        return int(_size_function(self.hand_size)(players))
+
+
 def evaluate(
     agent: Policy | str,
     mode: str = "mirror",
@@ -697,6 +799,8 @@ def evaluate(
     ruleset: str = "corrected",
     preset: str | None = None,
     move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
+    *,
+    protocol: EvaluationProtocol | None = None,
 ) -> EvaluationResult:
     """Mirror or mixed evaluation of ``agent`` ([CIG18], docs/papers.md §2; docs/rules.md §6).
 
@@ -707,112 +811,94 @@ def evaluate(
     (common random numbers).
 
     Args:
-        agent: A policy or a baseline name (``agents.make``).
-        mode: ``"mirror"`` or ``"mixed"``.
-        players: Game sizes, each in 2..5.
-        games: Games per size (per partner and size in mixed mode), >= 1.
-        pool: Partners for mixed mode (policies or baseline names); default the 7-agent test pool.
-        scoring: ``"lenient"`` (the papers) or ``"strict"``.
-        seed: Master seed.
-        workers: Parallel workers, as in :func:`play_games` (None = all local cores); results
-            do not depend on it.
-        hand_size: Cards per hand: an int for every game size, a function of the player
-            count, or None for the rulebook's (the default: 5 for 2–3 players, 4 for 4–5;
-            :func:`hanabi_env.config.game_hand_size`, docs/rules.md §0.1).
-        progress: Show a tqdm progress bar.
-        no_rule: ``"fallback"`` (default) or ``"end_game"`` (strict-era emulation, see
-            :func:`play_games`).
-        hand_order: ``"shift"`` (HLE; the default for corrected agents) or ``"fixed"`` (the
-            Java framework's fixed slots, :class:`hanabi_env.HanabiConfig`; the default, and
-            the only choice, when a reference agent plays).
-        ruleset: The ruleset of the agents given by name (``agent`` and ``pool``):
-            ``"corrected"`` (default) or ``"reference"`` (the Java reference's rules and
-            baseline lists, docs/rules.md §12). :class:`RuleAgent` objects keep their own.
-        preset: ``"cig18"``: [CIG18] Table III's setting (docs/rules.md §12.3): mixed mode,
-            the 2018 agent lists with the pool as the framework instantiated it ("Internal" =
-            SampleRuleBased), reference rules, random seat, lenient scoring; the default pool
-            becomes that pool. ``None`` (default): no preset.
-        move_time_limit: Seconds a policy played in Python may take per move, as in
-            :func:`play_games` (default :data:`~agents.faults.DEFAULT_MOVE_TIME_LIMIT`, 10 s;
-            None or 0: no limit).
+        agent: A policy or an agent name or spec (:func:`agents.registry.make_policy`).
+        mode: :attr:`EvaluationProtocol.mode`, ``"mirror"`` or ``"mixed"``.
+        players: :attr:`EvaluationProtocol.players`, game sizes in 2..5.
+        games: :attr:`EvaluationProtocol.games`, games per size (and partner), >= 1.
+        pool: Partners for mixed mode (policies or names); default the 7-agent test pool (the
+            2018 pool with ``preset="cig18"``).
+        scoring: :attr:`EvaluationProtocol.scoring`, ``"lenient"`` or ``"strict"``.
+        seed: :attr:`EvaluationProtocol.seed`, the master seed.
+        workers: :attr:`EvaluationProtocol.workers` (None = all local cores).
+        hand_size: :attr:`EvaluationProtocol.hand_size` (int, function, or None).
+        progress: :attr:`EvaluationProtocol.progress`, show a tqdm bar.
+        no_rule: :attr:`EvaluationProtocol.no_rule`, ``"fallback"`` or ``"end_game"``.
+        hand_order: :attr:`EvaluationProtocol.hand_order`, ``"shift"``, ``"fixed"`` or None.
+        ruleset: :attr:`EvaluationProtocol.ruleset` of the agents given by name.
+        preset: :attr:`EvaluationProtocol.preset`, ``"cig18"`` or None.
+        move_time_limit: :attr:`EvaluationProtocol.move_time_limit`, seconds per move.
+        protocol: The settings in one :class:`EvaluationProtocol`; the keywords ``mode`` …
+            ``move_time_limit`` (not ``pool``) are its fields and build one when it is None
+            (both ways are kept, no warning; pass one or the other).
 
     Returns:
         An :class:`EvaluationResult` (scores in points; metrics in [0, 1]).
 
     Raises:
-        TypeError: An argument of the wrong type (a float ``games``, a str ``players``, ...).
-        ValueError: Bad ``mode``, ``players`` (sizes in [2, 5], each once), ``games``,
-            ``scoring``, ``seed``, ``workers``, ``no_rule``, ``hand_order``, ``ruleset`` or
-            ``preset`` (``"cig18"`` needs ``mode="mixed"`` and lenient scoring), ``hand_order=
-            "shift"`` with a reference agent, an unknown agent name, a bad
-            ``move_time_limit``, or an agent that asks for a hidden-card observation
-            (``observation_type="seer"``: refused before any game).
-        AgentFault: A policy's fault (it raised, returned anything but a legal move id, or
-            ran past ``move_time_limit``), as in :func:`play_games`; the game is its index in
-            its (partner, size) cell.
+        TypeError: An argument of the wrong type, or ``protocol`` with a setting keyword.
+        ValueError: A bad setting (:class:`EvaluationProtocol`), ``hand_order="shift"`` with a
+            reference agent, an unknown agent name, or an agent that asks for a hidden-card
+            observation (``observation_type="seer"``: refused before any game).
+        AgentFault: A policy's fault, as in :func:`play_games`; the game is its index in its
+            (partner, size) cell.
     """
-    check_choice("mode", mode, ("mirror", "mixed"))
-    check_choice("ruleset", ruleset, RULESETS)
-    if preset is not None:
-        check_preset(preset, mode, scoring)
-        ruleset = "reference"
-        if pool is TEST_POOL:
-            pool = tuple(CIG18_POOL)
-    players = check_int_sequence("players", players, 2, 5, what="player counts")
-    games = check_games("games", check_int("games", games, 1))
-    check_choice("scoring", scoring, SCORING_VARIANTS)
-    seed = check_seed("seed", seed)
-    workers = check_workers("workers", workers)
-    limit = check_move_time_limit("move_time_limit", move_time_limit)
-    size_of = _size_function(hand_size)
-    progress = check_bool("progress", progress)
-    check_choice("no_rule", no_rule, ("fallback", "end_game"))
-    if hand_order is not None:
-        check_choice("hand_order", hand_order, HAND_ORDERS)
+    given = settings_keywords("protocol", EvaluationProtocol, protocol, locals())
+    proto = EvaluationProtocol(**given) if protocol is None else protocol
+    if proto.preset is not None and pool is TEST_POOL:
+        pool = tuple(CIG18_POOL)
     (agent,) = _check_policies("agent", [agent], names=True)
-    pool = _check_policies("pool", pool, names=True) if mode == "mixed" else pool
-
-    def resolve(p: Policy | str) -> Policy:
-        return make(p, ruleset=ruleset, preset=preset) if isinstance(p, str) else p
-
-    agent = resolve(agent)
-    partners: list[Policy | None] = [resolve(p) for p in pool] if mode == "mixed" else [None]
+    pool = _check_policies("pool", pool, names=True) if proto.mode == "mixed" else pool
+    agent = _resolve(agent, proto)
+    partners = [_resolve(p, proto) for p in pool] if proto.mode == "mixed" else [None]
     reference = any(
         isinstance(p, RuleAgent) and p.ruleset == "reference" for p in [agent, *partners]
     )
-    if reference and hand_order == "shift":
+    if reference and proto.hand_order == "shift":
         raise ValueError(
             "hand_order='shift' cannot be used with ruleset='reference' agents, which need the "
             "Java framework's fixed hand slots (hand_order='fixed', the default for them)"
         )
-    if hand_order is None:
-        hand_order = hand_order_of("reference" if reference else None)
-    total = games * len(players) * len(partners)
+    hand_order = proto.hand_order or hand_order_of("reference" if reference else None)
+    return _evaluate_cells(agent, partners, proto, hand_order)
+
+
+def _resolve(agent: Policy | str, proto: EvaluationProtocol) -> Policy:
+    """A policy, or the policy a name or spec names (in the protocol's ruleset and preset)."""
+    if isinstance(agent, Policy):
+        return agent
+    return make_policy(agent, ruleset=proto.ruleset, preset=proto.preset)
+
+
+def _evaluate_cells(
+    agent: Policy, partners: list, proto: EvaluationProtocol, hand_order: str
+) -> EvaluationResult:
+    """Every (partner, game size) cell of :func:`evaluate`, and the overall result."""
+    players = tuple(proto.players)
     bar = None
-    if progress:
+    if proto.progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=total, desc=f"{agent.name} {mode}", unit="game")
+        total = proto.games * len(players) * len(partners)
+        bar = tqdm(total=total, desc=f"{agent.name} {proto.mode}", unit="game")
     result = EvaluationResult(
         agent.name,
-        mode,
-        scoring,
+        proto.mode,
+        proto.scoring,
         players,
-        int(games),
-        hand_sizes={p: int(size_of(p)) for p in players},
+        int(proto.games),
+        hand_sizes={p: proto.size_of(p) for p in players},
         hand_order=hand_order,
-        ruleset=ruleset,
+        ruleset=proto.ruleset,
     )
     sums = np.zeros(E.N_COUNTERS)
     try:
         for partner in partners:
             for p in players:
                 cfg = HanabiConfig(
-                    players=p, hand_size=size_of(p), scoring=scoring, hand_order=hand_order
-                )
-                row, counters = _evaluate_cell(
-                    agent, partner, cfg, games, seed, mode, workers, bar, no_rule, limit
-                )
+                    players=p, hand_size=proto.size_of(p), scoring=proto.scoring,
+                    hand_order=hand_order,
+                )  # fmt: skip
+                row, counters = _evaluate_cell(agent, partner, cfg, proto, bar)
                 result.rows.append(row)
                 sums += counters
     finally:
@@ -840,23 +926,15 @@ def _size_function(hand_size: object) -> Callable[[int], int]:
 
 
 def _evaluate_cell(
-    agent: Policy,
-    partner: Policy | None,
-    cfg: HanabiConfig,
-    games: int,
-    seed: int,
-    mode: str,
-    workers: int | None,
-    bar,
-    no_rule: str,
-    limit: float | None,
+    agent: Policy, partner: Policy | None, cfg: HanabiConfig, proto: EvaluationProtocol, bar
 ) -> tuple[dict, np.ndarray]:
     """One cell of :func:`evaluate` (a partner at a game size): its row and the agent's counters.
 
-    ``partner`` None: mirror (every seat ``agent``); else ``agent`` in a random seat.
+    ``partner`` None: mirror (every seat ``agent``); else ``agent`` in a random seat. The
+    protocol was checked by :func:`evaluate`: the seeds and games are played unchecked.
     """
-    p = cfg.players
-    seats, deals, agent_seeds = game_seeds(seed, games, p, random_seat=mode == "mixed")
+    p, games = cfg.players, proto.games
+    seats, deals, agent_seeds = _game_seeds(proto.seed, games, p, proto.mode == "mixed")
     if partner is None:
         policies = [agent]
         seat_agents = np.zeros((games, p), dtype=np.int64)
@@ -864,16 +942,18 @@ def _evaluate_cell(
         policies = [agent, partner]
         seat_agents = np.ones((games, p), dtype=np.int64)
         seat_agents[np.arange(games), seats] = 0
-    batch = play_games(
+    _check_reference_config(policies, cfg)
+    check_policy_observations(policies, cfg)
+    batch = _play_checked(
         policies,
-        seat_agents,
-        deals,
-        agent_seeds,
+        (seat_agents, deals, agent_seeds),
         cfg,
-        workers=workers,
-        progress=bar.update if bar is not None else None,
-        no_rule=no_rule,
-        move_time_limit=limit,
+        _Play(
+            workers=default_workers() if proto.workers is None else proto.workers,
+            progress=bar.update if bar is not None else None,
+            no_rule=proto.no_rule,
+            limit=proto.move_time_limit,
+        ),
     )
     m = batch.metrics(agent=0)
     row = {

@@ -267,14 +267,13 @@ def make_policy(
             spec, and the keywords it accepts).
     """
     check_str("spec", spec)
-    seed = check_seed("seed", seed)
     text = spec.strip()
     if not text:
         raise ValueError(f"spec={spec!r} is not allowed; allowed: {SPEC_FORMS}")
     base, options = _split_options(text)  # spec checked above
     head, sep, rest = base.partition(":")
     if sep and head.strip().lower() not in _PREFIXES:
-        return _from_object(head.strip(), rest.strip(), seed, text, options)
+        return _from_object(head.strip(), rest.strip(), check_seed("seed", seed), text, options)
     if "?" in text:
         raise ValueError(
             f"spec={text!r}: options (?key=value) are allowed only in module:Name and "
@@ -282,6 +281,7 @@ def make_policy(
         )
     if _CHROMOSOME.fullmatch(text):
         genes = [int(x) for x in text.split(",")]
+        # the seed is checked once, by the constructor (as for baselines below)
         return RuleAgent(genes, seed=seed, name="chromosome", ruleset=_ruleset(ruleset, preset))
     head, sep, rest = text.partition(":")
     if not sep:
@@ -291,9 +291,10 @@ def make_policy(
                 "e.g. 3,17,4"
             )
         if bot_key(text) is not None:  # the reference bots, before baselines
-            return make_bot(text, seed=seed)
-        return baseline_agent(spec, seed, ruleset, preset)  # spec and seed checked above
+            return make_bot(text, seed=check_seed("seed", seed))
+        return baseline_agent(spec, seed, ruleset, preset)  # its RuleAgent checks the seed
     key = head.strip().lower()
+    seed = check_seed("seed", seed)
     return _from_prefix(key, rest.strip(), seed, check_bool("trust_model", trust_model), text)
 
 

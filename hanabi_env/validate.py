@@ -15,6 +15,7 @@ NaN and infinities are out of range for every float parameter.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import os
@@ -22,7 +23,7 @@ import reprlib
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal, TypeGuard, overload
+from typing import Any, Literal, TypeGuard, overload
 
 import numpy as np
 
@@ -46,6 +47,7 @@ __all__ = [
     "is_int",
     "memory_limit",
     "out_of_range",
+    "settings_keywords",
     "type_error",
     "writable_ancestor",
 ]
@@ -396,4 +398,54 @@ def _exists(path: Path) -> bool:
     try:
         return path.exists()
     except OSError:  # e.g. a path through a regular file
+        return False
+
+
+def settings_keywords(
+    name: str, cls: type, given: object, values: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The keywords that build a function's settings object, or ``{}`` when it was given.
+
+    The functions that take their settings as one frozen dataclass (``protocol=``, e.g.
+    :class:`meta.evaluate.MetaProtocol`) keep their old keywords: ``values`` holds the
+    function's arguments (its ``locals()``; only the names of ``cls``'s fields are read).
+    Without ``given`` they are returned, for the caller to build the object (whose
+    ``__post_init__`` checks them); with it, each must be left at its default (the field's),
+    so that no setting is silently dropped. Nothing of ``cls`` is called here.
+
+    Args:
+        name: The parameter of the object, for the messages (``"protocol"``).
+        cls: The settings class (a dataclass whose field defaults are the keywords' defaults).
+        given: The object passed, or None.
+        values: The keywords' values by name.
+
+    Returns:
+        ``{field: value}`` of ``values`` when ``given`` is None, else ``{}``.
+
+    Raises:
+        TypeError: ``given`` is not a ``cls``, or it comes with a keyword not at its default.
+    """
+    fields = dataclasses.fields(cls)
+    if given is None:
+        return {f.name: values[f.name] for f in fields if f.name in values}
+    if not isinstance(given, cls):
+        raise type_error(name, f"a {cls.__name__} or None", given)
+    clash = [f.name for f in fields if f.name in values and not _same(values[f.name], f.default)]
+    if clash:
+        raise TypeError(
+            f"{name} and {', '.join(clash)} are given together; allowed: the settings in "
+            f"{name} or as keywords, not both"
+        )
+    return {}
+
+
+def _same(value: object, default: object) -> bool:
+    """Whether a keyword is left at its default (the same object, or an equal plain value)."""
+    if value is default:
+        return True
+    if type(value) is not type(default) or isinstance(value, np.ndarray):
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):  # pragma: no cover - an uncomparable value
         return False

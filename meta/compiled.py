@@ -53,6 +53,7 @@ from hanabi_env.metrics import ratio
 from hanabi_env.seeding import derive_seed
 from meta._kernels import N_OBSERVED, play_response_games_kernel
 from meta.bayes import VARIANTS, BayesianMetaAgent, bayes_update_batch
+from meta.protocol import MetaProtocol
 from meta.response import ResponseMetaAgent
 from meta.table import ResponseTable
 from meta.variants import variant_seed
@@ -159,45 +160,40 @@ def evaluate_compiled(
     partners: Sequence[RuleAgent],
     pids: Sequence[str],
     variants: Sequence[str],
-    episodes: int,
-    games: int,
-    seed: int,
     cfg: HanabiConfig,
-    kw: dict,
-    hypothesis_cells: Sequence[Sequence[int]] | None,
-    niche_dims: tuple[int, int],
-    response_kw: dict,
     oracle_kw: Sequence[dict],
-    partner_cells: Sequence[Sequence[int]] | None,
-    workers: int = 1,
+    hypothesis_cells: Sequence[Sequence[int]] | None = None,
+    partner_cells: Sequence[Sequence[int]] | None = None,
+    protocol: MetaProtocol | None = None,
     progress: Callable[[int], None] | None = None,
     backend: Backend | None = None,
+    **keywords,
 ) -> dict[str, dict[str, np.ndarray]]:
     """Play the meta-agent protocol of :func:`meta.evaluate.evaluate_meta` with the kernels.
 
-    The arguments are ``evaluate_meta``'s, already checked there (keywords only).
+    The arguments are ``evaluate_meta``'s, checked there (keywords only): this function
+    trusts them. The settings come as ``protocol``; the old keywords (``episodes``,
+    ``games``, ``seed``, ``kw``: the Bayesian agent's ``sigma``/``games_threshold``/
+    ``turns_threshold``, ``niche_dims``, ``response_kw``: ``threshold``/``empty_niche``,
+    ``workers``) still build one when it is None (kept for one version, no warning).
 
     Args:
         table: I(R, H).
-        responses: ``nR`` plain rule agents R, the table's rows in order.
-        partners: ``nE`` plain rule agents E (seat 1).
+        responses: ``nR`` plain rule agents (or batch policies) R, the table's rows in order.
+        partners: ``nE`` plain rule agents (or batch policies) E (seat 1); ``pids`` their ids.
         pids: ``nE`` ids of E.
-        variants: The variants to play here, each in :func:`compiled_variants`.
-        episodes: Episodes per partner, k >= 1.
-        games: Games per episode, g >= 1.
-        seed: Master seed (the deals and seat seeds of :mod:`meta.evaluate`).
+        variants: The variants to play here (:func:`compiled_variants`; ``protocol``'s or some).
         cfg: The 2-player configuration.
-        kw: The Bayesian agent's ``sigma``, ``games_threshold`` and ``turns_threshold``.
-        hypothesis_cells: ``nH`` niches of H (response-table variants).
-        niche_dims: Grid ``(d1, d2)``.
-        response_kw: The response-table agent's ``threshold`` and ``empty_niche``.
         oracle_kw: ``nE`` ``start_game`` keywords of the Bayesian Oracle.
+        hypothesis_cells: ``nH`` niches of H (response-table variants).
         partner_cells: ``nE`` true niches of E (``response-oracle``), or None.
-        workers: Local threads playing the chunks when ``backend`` is None (results do not
-            depend on it).
+        protocol: The evaluation's settings (:class:`meta.protocol.MetaProtocol`): episodes k,
+            games g, master seed, the agents' settings, the niche grid and ``workers`` (local
+            threads when ``backend`` is None; results do not depend on it).
         progress: Called with the number of games finished after each batch.
         backend: The :class:`agents.backend.Backend` that plays the chunks (left open), e.g.
             a Dask cluster's; None = local threads for this call.
+        **keywords: The old keywords, when ``protocol`` is None.
 
     Returns:
         variant → ``scores`` ``(nE, k, g)`` int64, ``responses`` ``(nE, k, g)`` int64,
@@ -209,7 +205,41 @@ def evaluate_compiled(
         ValueError: What the agents' constructors and ``start_game`` raise on bad settings
             (e.g. a ``response-oracle`` partner cell outside the grid), or a variant that the
             compiled path cannot play.
-        TypeError: A response or partner that is not a plain rule agent.
+        TypeError: A response or partner that is neither a plain rule agent nor a batch policy.
+    """
+    proto = protocol if protocol is not None else _old_keywords(variants, keywords)
+    pool, batched = _check_compiled(responses, partners, variants, proto)
+    n_e, k = len(partners), proto.episodes
+    fixed, switching, bayes = _setup_variants(
+        variants, table, responses, pids, oracle_kw, proto,
+        (hypothesis_cells, partner_cells), n_e,
+    )  # fmt: skip
+    plan = _Plan(table, pool, batched, cfg, n_e, k, *_episode_seeds(proto.seed, k, proto.games))
+    own = backend is None
+    runner = make_backend(max(1, proto.workers)) if backend is None else backend
+    try:
+        for gi in range(proto.games):
+            for name, (st, random_resp) in bayes.items():
+                if random_resp is not None:
+                    st.response[:] = random_resp[:, gi]
+                elif name == "adaptive":
+                    _update_due(st, table, proto.sigma, proto.games_threshold)
+            results = _play_game_index(plan, gi, fixed, switching, runner)
+            _collect_game(gi, results, fixed, switching, (n_e, k, plan.nr), plan.e_row, plan.j_row)
+            if progress is not None:
+                progress(len(variants) * plan.rows)
+    finally:
+        if own:
+            runner.close()
+    return _results([*fixed, *(st for st, _ in switching)], n_e, k, proto.games)
+
+
+def _check_compiled(responses, partners, variants, proto: MetaProtocol) -> tuple[list, bool]:
+    """The pool R + E, and whether it holds batch policies; refuse what cannot run compiled.
+
+    Raises:
+        TypeError: A policy that is neither a plain rule agent nor a batch policy.
+        ValueError: A variant that cannot run compiled.
     """
     if not (lockstep_agents(responses) and lockstep_agents(partners)):
         raise TypeError(
@@ -218,73 +248,90 @@ def evaluate_compiled(
         )
     pool = [*responses, *partners]
     batched = not plain_rule_agents(pool)
-    ok = compiled_variants(variants, kw.get("turns_threshold"), batched)
+    ok = compiled_variants(variants, proto.turns_threshold, batched)
     bad = [v for v in variants if v not in ok]
     if bad:
         raise ValueError(f"variants={bad} cannot run compiled (turns_threshold is set)")
-    nr = table.shape[0]
-    n_e, k = len(partners), int(episodes)
-    rows = n_e * k
-    e_row = np.repeat(np.arange(n_e, dtype=np.int64), k)
-    j_row = np.tile(np.arange(k, dtype=np.int64), n_e)
-    deals, seat_seeds = _episode_seeds(seed, k, games)
-    rt, rl, rm = (
-        (None, None, None)
-        if batched
-        else rule_table(
-            [p.rules for p in pool],  # type: ignore[attr-defined]  # plain rule agents
-            [p.mode for p in pool],  # type: ignore[attr-defined]
-        )
-    )
-    partner_row = nr + e_row
+    return pool, batched
 
-    fixed, switching, bayes = _setup_variants(
-        variants, table, responses, pids, oracle_kw, seed, kw,
-        (hypothesis_cells, niche_dims, response_kw, partner_cells), n_e, k, games,
+
+def _old_keywords(variants: Sequence[str], keywords: dict) -> MetaProtocol:
+    """The :class:`MetaProtocol` of :func:`evaluate_compiled`'s old keywords (checked there).
+
+    Raises:
+        TypeError: A keyword that is not one of the old ones.
+    """
+    known = {"episodes", "games", "seed", "kw", "niche_dims", "response_kw", "workers"}
+    unknown = sorted(set(keywords) - known)
+    if unknown:
+        raise TypeError(f"evaluate_compiled() got unexpected keyword(s): {', '.join(unknown)}")
+    kw = keywords.get("kw") or {}
+    response_kw = keywords.get("response_kw") or {}
+    return MetaProtocol(
+        variants=tuple(variants),
+        **{k: keywords[k] for k in ("episodes", "games", "seed", "niche_dims", "workers")
+           if k in keywords},
+        **{k: kw[k] for k in ("sigma", "games_threshold", "turns_threshold") if k in kw},
+        **({"response_threshold": response_kw["threshold"]} if "threshold" in response_kw else {}),
+        **({"empty_niche": response_kw["empty_niche"]} if "empty_niche" in response_kw else {}),
     )  # fmt: skip
 
-    own = backend is None
-    if backend is None:
-        backend = make_backend(max(1, int(workers)))
-    try:
-        for gi in range(games):
-            for name, (st, random_resp) in bayes.items():
-                if random_resp is not None:
-                    st.response[:] = random_resp[:, gi]
-                elif name == "adaptive":
-                    _update_due(st, table, float(kw["sigma"]), kw.get("games_threshold"))
-            tasks: list[tuple] = []
-            n_fixed = len(fixed) * rows
-            if fixed:
-                seat = np.empty((n_fixed, 2), dtype=np.int64)
-                seat[:, 0] = np.concatenate([st.response for st in fixed])
-                seat[:, 1] = np.tile(partner_row, len(fixed))
-                d = np.ascontiguousarray(np.tile(deals[j_row, gi], len(fixed)))
-                a = np.ascontiguousarray(np.tile(seat_seeds[j_row, gi], (len(fixed), 1)))
-                for lo in range(0, 0 if batched else n_fixed, CHUNK):
-                    c = slice(lo, min(n_fixed, lo + CHUNK))
-                    tasks.append(_fixed_task(cfg, rt, rl, rm, seat[c], d[c], a[c]))
-            for st, agent in switching:
-                d = np.ascontiguousarray(deals[j_row, gi])
-                a = np.ascontiguousarray(seat_seeds[j_row, gi])
-                obs = st.observed
-                for lo in range(0, rows, CHUNK):
-                    c = slice(lo, min(rows, lo + CHUNK))
-                    tasks.append(
-                        _switch_task(cfg, rt, rl, rm, partner_row[c], d[c], a[c], obs[c], agent, nr)
-                    )
-            if batched:  # rule agents and batch policies: the lockstep player, in-process
-                results = _lockstep_chunks(pool, cfg, seat, d, a) if fixed else []
-            else:
-                results = backend.map(_meta_chunk, tasks)
-            _collect_game(gi, results, fixed, switching, (n_e, k, nr), e_row, j_row)
-            if progress is not None:
-                progress(len(variants) * rows)
-    finally:
-        if own:
-            backend.close()
 
-    return _results([*fixed, *(st for st, _ in switching)], n_e, k, games)
+class _Plan:
+    """What every game index of :func:`evaluate_compiled` plays.
+
+    The pool and its rule table, the rows (partner ``e``, episode ``j``: row ``e * k + j``)
+    and every episode's deal and seat seeds.
+    """
+
+    def __init__(self, table, pool, batched, cfg, n_e, k, deals, seat_seeds):
+        self.pool, self.batched, self.cfg = pool, batched, cfg
+        self.nr = table.shape[0]
+        self.rows = n_e * k
+        self.e_row = np.repeat(np.arange(n_e, dtype=np.int64), k)
+        self.j_row = np.tile(np.arange(k, dtype=np.int64), n_e)
+        self.deals, self.seat_seeds = deals, seat_seeds
+        self.partner_row = self.nr + self.e_row
+        self.rules = (
+            (None, None, None)
+            if batched
+            else rule_table(
+                [p.rules for p in pool],  # plain rule agents
+                [p.mode for p in pool],
+            )
+        )
+
+
+def _play_game_index(plan: _Plan, gi: int, fixed, switching, backend: Backend) -> list[tuple]:
+    """Game ``gi`` of every row and variant: the chunks' results, in task order."""
+    rt, rl, rm = plan.rules
+    rows, j_row = plan.rows, plan.j_row
+    tasks: list[tuple] = []
+    n_fixed = len(fixed) * rows
+    seat = d = a = None
+    if fixed:
+        seat = np.empty((n_fixed, 2), dtype=np.int64)
+        seat[:, 0] = np.concatenate([st.response for st in fixed])
+        seat[:, 1] = np.tile(plan.partner_row, len(fixed))
+        d = np.ascontiguousarray(np.tile(plan.deals[j_row, gi], len(fixed)))
+        a = np.ascontiguousarray(np.tile(plan.seat_seeds[j_row, gi], (len(fixed), 1)))
+        for lo in range(0, 0 if plan.batched else n_fixed, CHUNK):
+            c = slice(lo, min(n_fixed, lo + CHUNK))
+            tasks.append(_fixed_task(plan.cfg, rt, rl, rm, seat[c], d[c], a[c]))
+    for st, agent in switching:
+        sd = np.ascontiguousarray(plan.deals[j_row, gi])
+        sa = np.ascontiguousarray(plan.seat_seeds[j_row, gi])
+        obs = st.observed
+        for lo in range(0, rows, CHUNK):
+            c = slice(lo, min(rows, lo + CHUNK))
+            tasks.append(
+                _switch_task(
+                    plan.cfg, rt, rl, rm, plan.partner_row[c], sd[c], sa[c], obs[c], agent, plan.nr
+                )
+            )
+    if plan.batched:  # rule agents and batch policies: the lockstep player, in-process
+        return _lockstep_chunks(plan.pool, plan.cfg, seat, d, a) if fixed else []
+    return backend.map(_meta_chunk, tasks)
 
 
 def _results(states: list[_Variant], n_e: int, k: int, games: int) -> dict[str, dict]:
@@ -303,17 +350,18 @@ def _results(states: list[_Variant], n_e: int, k: int, games: int) -> dict[str, 
     return out
 
 
-def _setup_variants(variants, table, responses, pids, oracle_kw, seed, kw, tog, n_e, k, games):
+def _setup_variants(variants, table, responses, pids, oracle_kw, proto: MetaProtocol, cells, n_e):
     """Each variant's state, sorted by the kernel that plays it.
 
-    ``tog`` is ``(hypothesis_cells, niche_dims, response_kw, partner_cells)``.
+    ``cells`` is ``(hypothesis_cells, partner_cells)``; ``proto`` the evaluation's settings.
 
     Returns:
         ``(fixed, switching, bayes)``: the variants with one response per game (the rule-game
         kernel), the [ToG20] agents that switch mid-game with their agent, and the Bayesian
         variants by name with Random-Response's pre-drawn responses (None for the others).
     """
-    hypothesis_cells, niche_dims, response_kw, partner_cells = tog
+    hypothesis_cells, partner_cells = cells
+    niche_dims, k, games = proto.niche_dims, proto.episodes, proto.games
     nr, nh = table.shape
     rows = n_e * k
     fixed: list[_Variant] = []
@@ -322,20 +370,21 @@ def _setup_variants(variants, table, responses, pids, oracle_kw, seed, kw, tog, 
     for name in variants:
         st = _Variant(name, n_e, k, games, nr, nh)
         if name in VARIANTS:
-            random_resp = _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw)
+            random_resp = _setup_bayes(st, name, table, responses, pids, oracle_kw, proto)
             bayes[name] = (st, random_resp)
             fixed.append(st)
             continue
         variant = name.split("-", 1)[1]
         agent = ResponseMetaAgent(
-            table, responses, hypothesis_cells, niche_dims, variant=variant, **response_kw
-        )
+            table, responses, hypothesis_cells, niche_dims, variant=variant,
+            **proto.response_keywords,
+        )  # fmt: skip
         for e, pid in enumerate(pids):  # the Python path's checks and start-of-game choice
             cell = None if partner_cells is None or variant != "oracle" else partner_cells[e]
             first = agent.start_game(pid, **({"true_niche": cell} if cell is not None else {}))
             st.response[e * k : (e + 1) * k] = first
         st.niches = np.full((rows, games, 2), -1, dtype=np.int64)
-        st.niche_dims = tuple(niche_dims)
+        st.niche_dims = (niche_dims[0], niche_dims[1])
         st.observed = np.zeros((rows, N_OBSERVED), dtype=np.int64)
         if variant == "adaptive" and agent.threshold is not None:
             switching.append((st, agent))
@@ -399,7 +448,7 @@ def _meta_chunk(kind: str, *args) -> tuple:
     return _run_switching(*args)
 
 
-def _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw) -> np.ndarray | None:
+def _setup_bayes(st, name, table, responses, pids, oracle_kw, proto) -> np.ndarray | None:
     """Initial beliefs and responses of a Bayesian variant (through the agent's own code).
 
     Returns:
@@ -412,11 +461,11 @@ def _setup_bayes(st, name, table, responses, pids, oracle_kw, seed, kw) -> np.nd
     nh = table.shape[1]
     st.belief = np.empty((st.rows, nh))
     random_resp = None
-    agent = BayesianMetaAgent(table, responses, variant=name, seed=0, **kw)
+    agent = BayesianMetaAgent(table, responses, variant=name, seed=0, **proto.bayes_keywords)
     if name == "random":
         random_resp = np.empty((st.rows, games), dtype=np.int64)
         for e in range(n_e):
-            rng = np.random.default_rng(variant_seed(seed, name, e))
+            rng = np.random.default_rng(variant_seed(proto.seed, name, e))
             for j in range(k):
                 for g in range(games):
                     random_resp[e * k + j, g] = int(rng.integers(table.shape[0]))

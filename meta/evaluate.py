@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -57,8 +57,8 @@ from meta.compiled import (
     lockstep_agents,
     plain_rule_agents,
 )
+from meta.protocol import MetaProtocol
 from meta.response import (
-    EMPTY_NICHE,
     ResponseMetaAgent,
     niche_of,
     parse_cell_id,
@@ -74,6 +74,7 @@ __all__ = [
     "TTESTS",
     "VARIANT_ORDER",
     "MetaEvaluation",
+    "MetaProtocol",
     "derive_seed",
     "evaluate_meta",
     "self_play_measures",
@@ -85,21 +86,22 @@ __all__ = [
 
 def _make_agent(task: dict, variant: str):
     """The agent of ``variant`` and its ``start_game`` keywords."""
-    seed = variant_seed(task["seed"], variant, task["e"])
+    proto: MetaProtocol = task["protocol"]
+    seed = variant_seed(proto.seed, variant, task["e"])
     agent: BayesianMetaAgent | ResponseMetaAgent
     if variant in VARIANTS:
         agent = BayesianMetaAgent(
-            task["table"], task["responses"], variant=variant, seed=seed, **task["kw"]
+            task["table"], task["responses"], variant=variant, seed=seed, **proto.bayes_keywords
         )
         return agent, (task["oracle_kw"] if variant == "oracle" else {})
     agent = ResponseMetaAgent(
         task["table"],
         task["responses"],
         task["hypothesis_cells"],
-        task["niche_dims"],
+        proto.niche_dims,
         variant=variant.split("-", 1)[1],
         seed=seed,
-        **task["response_kw"],
+        **proto.response_keywords,
     )
     return agent, ({"true_niche": task["partner_cell"]} if variant == "response-oracle" else {})
 
@@ -111,238 +113,192 @@ def _harvest(record, counters: np.ndarray) -> None:
 
 
 def _play_partner(task: dict) -> dict:
-    """All variants (or those in ``task["only"]``) and episodes against one partner.
+    """The variants in ``task["only"]``, every episode, against one partner.
 
     The Python path (a process-pool task): the meta-agent steps :class:`HanabiGame`.
     """
-    pid, episodes, games = task["pid"], task["episodes"], task["games"]
+    proto: MetaProtocol = task["protocol"]
     game = HanabiGame(task["cfg"])
-    nr, nh = task["table"].shape
-    out: dict[str, dict] = {
-        "scores": {},
-        "responses": {},
-        "beliefs": {},
-        "counters": {},
-        "niches": {},
-    }
+    out: dict[str, dict] = {k: {} for k in ("scores", "responses", "beliefs", "counters", "niches")}
     ep_seeds = [
-        game_seeds(derive_seed(task["seed"], 1, j), games, 2, random_seat=False)
-        for j in range(episodes)
+        game_seeds(derive_seed(proto.seed, 1, j), proto.games, 2, random_seat=False)
+        for j in range(proto.episodes)
     ]
-    only = task.get("only", task["variants"])
-    for variant in task["variants"]:
-        if variant not in only:
+    for variant in proto.variants:
+        if variant not in task["only"]:
             continue
-        agent, okw = _make_agent(task, variant)
-        bayes = variant in VARIANTS
-        mate = copy.deepcopy(task["partner"])
-        scores = np.zeros((episodes, games), dtype=np.int64)
-        used = np.zeros((episodes, games), dtype=np.int64)
-        beliefs = np.full((games, nh), np.nan)
-        niches = np.full((episodes, games, 2), -1, dtype=np.int64)
-        counters = np.zeros((nr, len(COUNTER_NAMES)), dtype=np.int64)
-        for j in range(episodes):
-            _, deals, agent_seeds = ep_seeds[j]
-            agent.start_episode(pid)
-            for g in range(games):
-                agent.start_game(pid, **okw)
-                game.reset(int(deals[g]))
-                agent.reset(int(agent_seeds[g, 0]))
-                mate.reset(int(agent_seeds[g, 1]))
-                play_out(game, (agent, mate))
-                agent.end_game(game.view(0))
-                scores[j, g] = game.score
-                used[j, g] = agent.response
-                if bayes and j == 0:
-                    beliefs[g] = agent.belief(pid)
-                if not bayes and agent.record(pid).niche is not None:
-                    niches[j, g] = agent.record(pid).niche
-            _harvest(agent.record(pid), counters)
-        out["scores"][variant] = scores
-        out["responses"][variant] = used
-        out["beliefs"][variant] = beliefs
-        out["counters"][variant] = counters
-        if not bayes:
-            out["niches"][variant] = niches
+        arrays = _play_variant(task, variant, game, ep_seeds)
+        for key, value in arrays.items():
+            out[key][variant] = value
     return out
 
 
+def _play_variant(task: dict, variant: str, game: HanabiGame, ep_seeds: list) -> dict:
+    """One variant's episodes against the task's partner: its arrays by result name."""
+    proto: MetaProtocol = task["protocol"]
+    pid, episodes, games = task["pid"], proto.episodes, proto.games
+    nr, nh = task["table"].shape
+    agent, okw = _make_agent(task, variant)
+    bayes = variant in VARIANTS
+    mate = copy.deepcopy(task["partner"])
+    scores = np.zeros((episodes, games), dtype=np.int64)
+    used = np.zeros((episodes, games), dtype=np.int64)
+    beliefs = np.full((games, nh), np.nan)
+    niches = np.full((episodes, games, 2), -1, dtype=np.int64)
+    counters = np.zeros((nr, len(COUNTER_NAMES)), dtype=np.int64)
+    for j in range(episodes):
+        _, deals, agent_seeds = ep_seeds[j]
+        agent.start_episode(pid)
+        for g in range(games):
+            agent.start_game(pid, **okw)
+            game.reset(int(deals[g]))
+            agent.reset(int(agent_seeds[g, 0]))
+            mate.reset(int(agent_seeds[g, 1]))
+            play_out(game, (agent, mate))
+            agent.end_game(game.view(0))
+            scores[j, g] = game.score
+            used[j, g] = agent.response
+            if bayes and j == 0:
+                beliefs[g] = agent.belief(pid)
+            if not bayes and agent.record(pid).niche is not None:
+                niches[j, g] = agent.record(pid).niche
+        _harvest(agent.record(pid), counters)
+    out = {"scores": scores, "responses": used, "beliefs": beliefs, "counters": counters}
+    if not bayes:
+        out["niches"] = niches
+    return out
+
+
+@dataclass(frozen=True)
+class _Pools:
+    """Who an evaluation plays, checked by :func:`evaluate_meta` (its inner functions trust it).
+
+    ``oracle_kw``: each partner's Oracle ``start_game`` keywords; ``h_cells`` / ``p_cells``:
+    the niches of H and E for the response-table variants (None when not needed).
+    """
+
+    table: ResponseTable
+    responses: list
+    partners: list
+    pids: list[str]
+    oracle_kw: list[dict]
+    h_cells: list[tuple[int, ...]] | None
+    p_cells: list[tuple[int, ...]] | None
+    cfg: HanabiConfig
+
+
 def evaluate_meta(
-    table: ResponseTable,
-    responses: Sequence[Policy],
-    partners: Sequence[Policy],
-    partner_ids: Sequence[str] | None = None,
-    variants: Sequence[str] = VARIANTS,
-    episodes: int = 10,
-    games: int = 10,
-    seed: int = 0,
-    oracle_table: ResponseTable | None = None,
-    scoring: str = "lenient",
-    sigma: float = 0.1,
-    games_threshold: int | None = 1,
-    turns_threshold: int | None = None,
-    workers: int = 1,
-    progress: bool = False,
+    table: ResponseTable, responses: Sequence[Policy], partners: Sequence[Policy],
+    partner_ids: Sequence[str] | None = None, variants: Sequence[str] = VARIANTS,
+    episodes: int = 10, games: int = 10, seed: int = 0, oracle_table: ResponseTable | None = None,
+    scoring: str = "lenient", sigma: float = 0.1, games_threshold: int | None = 1,
+    turns_threshold: int | None = None, workers: int = 1, progress: bool = False,
     hypothesis_cells: Sequence[Sequence[int]] | None = None,
-    partner_cells: Sequence[Sequence[int]] | None = None,
-    niche_dims: Sequence[int] = (5, 5),
-    response_threshold: int | None = 0,
-    empty_niche: str = "generalist",
-    self_play: np.ndarray | None = None,
-    compiled: bool | None = None,
-    backend: Backend | None = None,
-) -> MetaEvaluation:
+    partner_cells: Sequence[Sequence[int]] | None = None, niche_dims: Sequence[int] = (5, 5),
+    response_threshold: int | None = 0, empty_niche: str = "generalist",
+    self_play: np.ndarray | None = None, compiled: bool | None = None,
+    backend: Backend | None = None, *, protocol: MetaProtocol | None = None,
+) -> MetaEvaluation:  # fmt: skip
     """Evaluate meta-agent variants against a pool E ([Bayes21] protocol, docs/papers.md §4.2).
 
-    Every variant plays the same deals and seat seeds (see the module docstring), so the
-    Bayesian ([Bayes21]) and response-table ([ToG20]) variants share one results table.
-
-    **Two paths, one result.** When every response and every partner is a plain
-    :class:`agents.policy.RuleAgent` (exactly that class; :func:`meta.compiled.plain_rule_agents`),
-    the games run in compiled kernels (:mod:`meta.compiled`): all partners × episodes × variants
-    play game ``i`` of their episodes as one lockstep batch, with the Bayesian updates between
-    batches vectorised in numpy, and the [ToG20] agent's mid-game switches inside a kernel.
-    Otherwise (an SB3 model, your own :class:`~agents.policy.Policy`, a ``RuleAgent``
-    subclass anywhere in R or E), the general Python path steps :class:`HanabiGame` with the
-    meta-agent objects of :mod:`meta.bayes` and :mod:`meta.response`, one process-pool task
-    per partner. Both paths give identical per-game scores, responses, beliefs, partner
-    counters and niches on the same seeds (tests/meta/test_meta_compiled.py). The Bayesian
-    ``adaptive`` variant with a ``turns_threshold`` updates mid-game and always takes the
-    Python path (the other variants of the same call may still run compiled).
+    Every variant plays the same deals and seat seeds (module docstring). **Two paths, one
+    result** (docs/architecture.md §5): compiled kernels (:mod:`meta.compiled`) when every
+    response and partner is a plain ``RuleAgent`` or a batch policy, else the Python path
+    (:class:`HanabiGame`, one process per partner); both give identical scores, responses,
+    beliefs, partner counters and niches (tests/meta/test_meta_compiled.py). The settings are
+    one :class:`MetaProtocol` (``protocol``), or its fields as keywords (both kept, no warning).
 
     Args:
         table: The offline table I(R, H).
         responses: The response policies R (the table's rows, in order).
         partners: The evaluation pool E (seat 1).
-        partner_ids: Ids of E (default: the policies' names; must be unique). A partner whose id
-            is a hypothesis id of ``table`` is that hypothesis for the Oracle.
-        variants: Variants to evaluate (subset of :data:`ALL_VARIANTS`).
-        episodes: Episodes per partner and variant, k >= 1 (200 in [Bayes21]).
-        games: Games per episode, g >= 1 (10 in [Bayes21]).
-        seed: Master seed.
-        oracle_table: I(R, E) for the Oracle when some partners are not in H (out of
-            distribution): the Oracle then plays argmax_r score(r, e).
-        scoring: ``"lenient"`` or ``"strict"``.
-        sigma: Likelihood standard deviation σ.
-        games_threshold: Update schedule in games (see :class:`~meta.bayes.BayesianMetaAgent`).
-        turns_threshold: Update schedule in the agent's turns.
-        workers: Processes of the Python path (partners are split among them), threads of the
-            compiled path (chunks of games); results do not depend on it.
-        progress: Show a tqdm bar (over games on the compiled path, partners on the Python
-            path).
-        hypothesis_cells: ``nH`` niches ``(i, j)`` of H for the response-table variants
-            (default: parsed from the hypothesis ids, e.g. ``"[1,3]"``).
-        partner_cells: ``nE`` true niches of E for ``response-oracle`` (default: parsed from
-            ``partner_ids``).
-        niche_dims: Grid ``(d1, d2)`` of the niches (5×5 in [Bayes21], 20×20 in [ToG20]).
-        response_threshold: Confidence threshold (observed partner moves) of
-            ``response-adaptive`` (0 in [ToG20]).
-        empty_niche: Response-table fallback for niches without an elite
-            (:data:`~meta.response.EMPTY_NICHE`).
-        self_play: ``(nE, 2)`` self-play (communicativeness, IPP) of E, stored for
-            :meth:`MetaEvaluation.niche_mae` (see :func:`self_play_measures`).
-        compiled: None (default): choose the path as above; False: the Python path for
-            every variant (e.g. to time it); True: require the compiled path for every variant.
-        backend: An :class:`agents.backend.Backend` (left open) that plays the compiled
-            path's chunks of games, e.g. ``agents.backend.make_backend(scheduler_address=...)``
-            for a Dask cluster; None = ``workers`` local threads. The Python path (policies
-            that are not plain rule agents) always runs on ``workers`` local processes.
-            Results do not depend on it.
+        partner_ids: Unique ids of E (default: names; an id of H is that hypothesis).
+        variants: :attr:`MetaProtocol.variants` (subset of :data:`ALL_VARIANTS`).
+        episodes: :attr:`MetaProtocol.episodes`, k >= 1 (200 in [Bayes21]).
+        games: :attr:`MetaProtocol.games`, games per episode, g >= 1 (10 in [Bayes21]).
+        seed: :attr:`MetaProtocol.seed`, the master seed.
+        oracle_table: I(R, E) for an Oracle whose partners are not in H.
+        scoring: :attr:`MetaProtocol.scoring`, ``"lenient"`` or ``"strict"``.
+        sigma: :attr:`MetaProtocol.sigma`, the likelihood standard deviation σ.
+        games_threshold: :attr:`MetaProtocol.games_threshold` (update schedule in games).
+        turns_threshold: :attr:`MetaProtocol.turns_threshold` (in the agent's turns).
+        workers: :attr:`MetaProtocol.workers`; results do not depend on it.
+        progress: :attr:`MetaProtocol.progress`, show a tqdm bar.
+        hypothesis_cells: ``nH`` niches ``(i, j)`` of H (default: parsed from its ids).
+        partner_cells: ``nE`` niches of E for ``response-oracle`` (default: from the ids).
+        niche_dims: :attr:`MetaProtocol.niche_dims`, the grid ``(d1, d2)``.
+        response_threshold: :attr:`MetaProtocol.response_threshold` (``response-adaptive``).
+        empty_niche: :attr:`MetaProtocol.empty_niche` (:data:`~meta.response.EMPTY_NICHE`).
+        self_play: ``(nE, 2)`` self-play (communicativeness, IPP) of E, for
+            :meth:`MetaEvaluation.niche_mae` (:func:`self_play_measures`).
+        compiled: :attr:`MetaProtocol.compiled` (None: choose; False: Python; True: require).
+        backend: A :class:`agents.backend.Backend` (left open) for the compiled path's chunks;
+            None = ``workers`` local threads. Results do not depend on it.
+        protocol: The settings in one object (then leave their keywords at the defaults).
 
     Returns:
         A :class:`MetaEvaluation`.
 
     Raises:
-        TypeError: An argument of the wrong type (checked before any game).
-        ValueError: Bad ``variants`` (each at most once), ``episodes``, ``games``, ``seed``,
-            ``scoring``, ``sigma``, thresholds, ``workers``, ``niche_dims``, ``empty_niche``,
-            an Oracle partner that is neither in H nor in ``oracle_table``, ids without cells
-            for the response-table variants, a ``self_play`` of the wrong shape, or
-            ``compiled=True`` with a policy that is not a plain rule agent or an ``adaptive``
-            variant with a ``turns_threshold``.
+        TypeError, ValueError: A bad setting (:class:`MetaProtocol`), pool or table, an Oracle
+            partner neither in H nor in ``oracle_table``, ids without cells, a ``self_play`` of
+            the wrong shape, or ``compiled=True`` where it cannot apply; before any game.
     """
-    variants = _check_variants(variants)
-    episodes = validate.check_int("episodes", episodes, 1)
-    games = validate.check_int("games", games, 1)
-    seed = validate.check_seed("seed", seed)
-    validate.check_choice("scoring", scoring, ("lenient", "strict"))
-    validate.check_float("sigma", sigma, 0.0, lo_open=True)
-    validate.check_optional_int("games_threshold", games_threshold, 1)
-    validate.check_optional_int("turns_threshold", turns_threshold, 1)
-    workers = validate.check_int("workers", workers, 1)
-    progress = validate.check_bool("progress", progress)
-    niche_dims = validate.check_int_sequence(
-        "niche_dims", niche_dims, 1, 1000, min_len=2, max_len=2, unique=False, what="cell counts"
-    )
-    validate.check_optional_int("response_threshold", response_threshold, 0)
-    validate.check_choice("empty_niche", empty_niche, EMPTY_NICHE)
-    if compiled is not None:
-        compiled = validate.check_bool("compiled", compiled)
+    given = validate.settings_keywords("protocol", MetaProtocol, protocol, locals())
+    proto = MetaProtocol(**given) if protocol is None else protocol
     _check_pools(table, oracle_table, responses, partners, backend)
-    check_games("episodes", episodes, times=games * len(partners) * len(variants))
+    check_games("episodes", proto.episodes, times=proto.games * len(partners) * len(proto.variants))
     pids = policy_ids(partners, partner_ids)
-    oracle_kw = _oracle_keywords(table, pids, oracle_table, "oracle" in variants)
-    tog = [v for v in variants if v in RESPONSE_VARIANT_NAMES]
+    oracle_kw = _oracle_keywords(table, pids, oracle_table, "oracle" in proto.variants)
+    h_cells, p_cells = _tog_cells(proto, table, pids, hypothesis_cells, partner_cells)
+    self_play = _check_self_play(self_play, len(pids))
+    order = hand_order_for([*responses, *partners])
+    cfg = HanabiConfig(players=2, hand_size=5, scoring=proto.scoring, hand_order=order)
+    pools = _Pools(table, list(responses), list(partners), pids, oracle_kw, h_cells, p_cells, cfg)
+    fast = _compiled_share(proto, responses, partners)
+    slow = [v for v in proto.variants if v not in fast]
+    merged: dict[str, dict[str, np.ndarray]] = {}
+    if fast:
+        merged.update(_run_compiled(proto, pools, fast, backend))
+    if slow:
+        merged.update(_run_python(proto, pools, slow))
+    return _evaluation(proto, pools, merged, self_play)
+
+
+def _tog_cells(proto: MetaProtocol, table, pids, hypothesis_cells, partner_cells) -> tuple:
+    """The niches of H and E that the response-table variants need (None where not)."""
+    tog = [v for v in proto.variants if v in RESPONSE_VARIANT_NAMES]
     h_cells = p_cells = None
     if tog:
         h_cells = _cells(hypothesis_cells, table.hypothesis_ids, "hypothesis_cells")
         if "response-oracle" in tog:
             p_cells = _cells(partner_cells, pids, "partner_cells")
-    if self_play is not None:
-        self_play = np.asarray(self_play, dtype=np.float64)
-        if self_play.shape != (len(pids), 2):
-            raise ValueError(f"self_play must have shape ({len(pids)}, 2), got {self_play.shape}")
-    cfg = HanabiConfig(
-        players=2,
-        hand_size=5,
-        scoring=scoring,
-        hand_order=hand_order_for([*responses, *partners]),
-    )
-    common: dict[str, Any] = {
-        "table": table,
-        "responses": list(responses),
-        "variants": variants,
-        "episodes": int(episodes),
-        "games": int(games),
-        "seed": int(seed),
-        "cfg": cfg,
-        "kw": {
-            "sigma": sigma,
-            "games_threshold": games_threshold,
-            "turns_threshold": turns_threshold,
-        },
-        "hypothesis_cells": h_cells,
-        "niche_dims": tuple(int(d) for d in niche_dims),
-        "response_kw": {"threshold": response_threshold, "empty_niche": empty_niche},
-    }
-    fast = _compiled_share(variants, compiled, responses, partners, turns_threshold)
-    slow = [v for v in variants if v not in fast]
-    merged: dict[str, dict[str, np.ndarray]] = {}
-    if fast:
-        merged.update(
-            _run_compiled(
-                common, fast, list(partners), pids, oracle_kw, p_cells, workers, progress, backend
-            )
-        )
-    if slow:
-        merged.update(
-            _run_python(common, slow, partners, pids, oracle_kw, p_cells, workers, progress)
-        )
-    return _evaluation(common, pids, merged, self_play)
+    return h_cells, p_cells
 
 
-def _compiled_share(variants, compiled, responses, partners, turns_threshold) -> list[str]:
+def _check_self_play(self_play, n: int) -> np.ndarray | None:
+    """``self_play`` as an ``(n, 2)`` float64 array, or None (ValueError naming it)."""
+    if self_play is None:
+        return None
+    out = np.asarray(self_play, dtype=np.float64)
+    if out.shape != (n, 2):
+        raise ValueError(f"self_play must have shape ({n}, 2), got {out.shape}")
+    return out
+
+
+def _compiled_share(proto: MetaProtocol, responses, partners) -> list[str]:
     """The variants :func:`evaluate_meta` plays on the compiled path (``compiled`` checked).
 
     Raises:
         ValueError: ``compiled=True`` and some variant cannot be compiled.
     """
-    if compiled is False:
+    if proto.compiled is False:
         return []
+    variants = list(proto.variants)
     rules = lockstep_agents(responses) and lockstep_agents(partners)
     batched = not (plain_rule_agents(responses) and plain_rule_agents(partners))
-    fast = compiled_variants(variants, turns_threshold, batched) if rules else []
-    if compiled and fast != variants:
+    fast = compiled_variants(variants, proto.turns_threshold, batched) if rules else []
+    if proto.compiled and fast != variants:
         why = (
             "turns_threshold is set, or response-adaptive with a batch policy"
             if rules
@@ -353,22 +309,29 @@ def _compiled_share(variants, compiled, responses, partners, turns_threshold) ->
 
 
 def _run_python(
-    common: dict, slow: list[str], partners, pids, oracle_kw, p_cells, workers: int, progress: bool
+    proto: MetaProtocol, pools: _Pools, slow: list[str]
 ) -> dict[str, dict[str, np.ndarray]]:
     """The Python path of :func:`evaluate_meta`: variant → its arrays, one task per partner."""
+    common = {
+        "protocol": proto,
+        "table": pools.table,
+        "responses": pools.responses,
+        "cfg": pools.cfg,
+        "hypothesis_cells": pools.h_cells,
+        "only": slow,
+    }
     tasks = [
         {
             **common,
-            "only": slow,
             "e": e,
             "pid": pid,
-            "partner": partners[e],
-            "oracle_kw": oracle_kw[e],
-            "partner_cell": None if p_cells is None else p_cells[e],
+            "partner": pools.partners[e],
+            "oracle_kw": pools.oracle_kw[e],
+            "partner_cell": None if pools.p_cells is None else pools.p_cells[e],
         }
-        for e, pid in enumerate(pids)
+        for e, pid in enumerate(pools.pids)
     ]
-    results = _run_tasks(tasks, workers, progress)
+    results = _run_tasks(tasks, proto.workers, proto.progress)
     return {
         v: {
             key: np.stack([r[key][v] for r in results])
@@ -379,19 +342,19 @@ def _run_python(
     }
 
 
-def _evaluation(common: dict, pids: list[str], merged: dict, self_play) -> MetaEvaluation:
+def _evaluation(proto: MetaProtocol, pools: _Pools, merged: dict, self_play) -> MetaEvaluation:
     """The :class:`MetaEvaluation` of both paths' arrays ``merged`` (variant → arrays)."""
-    table, variants = common["table"], common["variants"]
+    table, variants = pools.table, list(proto.variants)
     res = MetaEvaluation(
         variants,
-        pids,
+        pools.pids,
         list(table.hypothesis_ids),
         list(table.response_ids),
-        common["episodes"],
-        common["games"],
-        common["seed"],
+        proto.episodes,
+        proto.games,
+        proto.seed,
         self_play=self_play,
-        niche_dims=common["niche_dims"],
+        niche_dims=(proto.niche_dims[0], proto.niche_dims[1]),
     )
     for v in variants:
         res.scores[v] = merged[v]["scores"]
@@ -401,19 +364,6 @@ def _evaluation(common: dict, pids: list[str], merged: dict, self_play) -> MetaE
         if v in RESPONSE_VARIANT_NAMES:
             res.niches[v] = merged[v]["niches"]
     return res
-
-
-def _check_variants(variants) -> list[str]:
-    """``variants`` as a list: a non-empty subset of :data:`ALL_VARIANTS`, each once."""
-    if isinstance(variants, (str, bytes)) or not isinstance(variants, Sequence):
-        raise validate.type_error("variants", "a sequence of variant names", variants)
-    variants = list(variants)
-    bad = [v for v in variants if not isinstance(v, str) or v not in ALL_VARIANTS]
-    if bad or not variants:
-        raise ValueError(f"variants={variants} is not allowed; allowed: subsets of {ALL_VARIANTS}")
-    if len(set(variants)) != len(variants):
-        raise ValueError(f"variants={variants} is not allowed; allowed: each variant once")
-    return variants
 
 
 def _check_pools(table, oracle_table, responses, partners, backend) -> None:
@@ -432,33 +382,27 @@ def _check_pools(table, oracle_table, responses, partners, backend) -> None:
 
 
 def _run_compiled(
-    common: dict, fast: list[str], partners, pids, oracle_kw, p_cells, workers, progress, backend
+    proto: MetaProtocol, pools: _Pools, fast: list[str], backend: Backend | None
 ) -> dict[str, dict[str, np.ndarray]]:
     """The ``fast`` variants through :func:`meta.compiled.evaluate_compiled`."""
     bar = None
-    if progress:
+    if proto.progress:
         from tqdm.auto import tqdm
 
-        total = len(fast) * len(pids) * common["episodes"] * common["games"]
+        total = len(fast) * len(pools.pids) * proto.episodes * proto.games
         bar = tqdm(total=total, desc="meta evaluation (compiled)", unit="game")
     try:
         return evaluate_compiled(
-            table=common["table"],
-            responses=common["responses"],
-            partners=partners,
-            pids=pids,
+            table=pools.table,
+            responses=pools.responses,
+            partners=pools.partners,
+            pids=pools.pids,
             variants=fast,
-            episodes=common["episodes"],
-            games=common["games"],
-            seed=common["seed"],
-            cfg=common["cfg"],
-            kw=common["kw"],
-            hypothesis_cells=common["hypothesis_cells"],
-            niche_dims=common["niche_dims"],
-            response_kw=common["response_kw"],
-            oracle_kw=oracle_kw,
-            partner_cells=p_cells,
-            workers=workers,
+            protocol=proto,
+            cfg=pools.cfg,
+            hypothesis_cells=pools.h_cells,
+            oracle_kw=pools.oracle_kw,
+            partner_cells=pools.p_cells,
             progress=None if bar is None else bar.update,
             backend=backend,
         )

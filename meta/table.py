@@ -66,6 +66,7 @@ from hanabi_env.validate import (
     check_int,
     check_seed,
     check_workers,
+    settings_keywords,
     type_error,
 )
 from qd.io import atomic_write_csv, csv_records
@@ -74,6 +75,7 @@ __all__ = [
     "TABLE_COLUMNS",
     "ResponseTable",
     "TableFileError",
+    "TableProtocol",
     "build_table",
     "check_table",
     "policy_ids",
@@ -459,6 +461,45 @@ def _pair_values(scores: np.ndarray, counters: np.ndarray) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class TableProtocol:
+    """How :func:`build_table` plays its pairs; every field checked once, when it is made.
+
+    Attributes:
+        games: Games per pair, >= 1 (400 in [Bayes21]; memory-checked).
+        seed: Master seed of the deal sequence, in ``[0, 2**62)``.
+        scoring: ``"lenient"`` (the papers) or ``"strict"``.
+        workers: Processes for rule-agent games, >= 1 or None (all cores); results do not
+            depend on it.
+        max_games_per_call: Games per evaluator call for rule agents (a memory bound), >= 1.
+        progress: Called with the number of games finished after each call, or None.
+
+    Raises:
+        TypeError: A field of the wrong type (the message names it).
+        ValueError: A field out of range (the message names it and what is allowed).
+    """
+
+    games: int = 400
+    seed: int = 0
+    scoring: str = "lenient"
+    workers: int | None = 1
+    max_games_per_call: int = 50_000
+    progress: Callable[[int], None] | None = None
+
+    def __post_init__(self) -> None:
+        """Check every field (in this order) and store it in its plain type."""
+        checked = {
+            "games": check_int("games", self.games, 1),
+            "seed": check_seed("seed", self.seed),
+            "scoring": check_choice("scoring", self.scoring, ("lenient", "strict")),
+            "workers": check_workers("workers", self.workers),
+            "max_games_per_call": check_int("max_games_per_call", self.max_games_per_call, 1),
+            "progress": check_callable("progress", self.progress, allow_none=True),
+        }
+        for key, value in checked.items():
+            object.__setattr__(self, key, value)
+
+
 def build_table(
     responses: Sequence[Policy],
     hypotheses: Sequence[Policy],
@@ -472,38 +513,39 @@ def build_table(
     max_games_per_call: int = 50_000,
     progress: Callable[[int], None] | None = None,
     backend: Backend | None = None,
+    *,
+    protocol: TableProtocol | None = None,
 ) -> ResponseTable:
     """Play every (r, h) pair and return I(r, h) ([Bayes21], docs/rules.md §9.1).
 
     Every pair plays the deals and agent seeds ``agents.evaluate.game_seeds(seed, games, 2)``
     (common random numbers). When every policy is a :class:`~agents.policy.RuleAgent`, several
     pairs share one compiled-kernel call; results do not depend on the batching or on
-    ``workers``.
+    ``workers``. The settings are one :class:`TableProtocol` (``protocol``) or its fields as
+    keywords (both kept, no warning; pass one or the other).
 
     Args:
         responses: Pool R (seat 0).
         hypotheses: Pool H (seat 1).
-        games: Games per pair, >= 1 (400 in [Bayes21]).
-        seed: Master seed of the deal sequence.
+        games: :attr:`TableProtocol.games`, games per pair.
+        seed: :attr:`TableProtocol.seed`, the master seed of the deal sequence.
         response_ids: Ids of R (default: the policies' names; must be unique).
         hypothesis_ids: Ids of H (default: the policies' names; must be unique).
-        scoring: ``"lenient"`` (the papers) or ``"strict"``.
-        path: CSV file to resume from and append to (created if absent). Its lock
-            (:func:`hanabi_env.outputs.file_lock`) is held while the table is built, so two
-            writers never append to one file.
-        workers: Processes for rule-agent games (None = all cores).
-        max_games_per_call: Games per evaluator call for rule agents (memory bound).
-        progress: Called with the number of games finished after each call.
-        backend: An :class:`agents.backend.Backend` (left open) that plays the rule-agent
-            games, e.g. a Dask cluster's (``agents.backend.make_backend``); None = ``workers``
-            local processes. Pools with other policies always run on ``workers``. Results do
-            not depend on it.
+        scoring: :attr:`TableProtocol.scoring`, ``"lenient"`` or ``"strict"``.
+        path: CSV file to resume from and append to (created if absent), locked
+            (:func:`hanabi_env.outputs.file_lock`) while the table is built.
+        workers: :attr:`TableProtocol.workers` (None = all cores).
+        max_games_per_call: :attr:`TableProtocol.max_games_per_call`.
+        progress: :attr:`TableProtocol.progress`, a callable or None.
+        backend: An :class:`agents.backend.Backend` (left open) for the rule-agent games, e.g.
+            a Dask cluster's; None = ``workers`` local processes. Results do not depend on it.
+        protocol: The settings in one object (then leave their keywords at the defaults).
 
     Returns:
         The full ``(nR, nH)`` :class:`ResponseTable`.
 
     Raises:
-        ValueError: Empty pools, ``games`` < 1, bad ``scoring`` or bad ids.
+        TypeError, ValueError: Empty pools, a bad setting (:class:`TableProtocol`) or bad ids.
         TableFileError: (a ``ValueError``) ``path`` is corrupt (anything but an incomplete last
             line, which is dropped with a warning), or its rows were made with other
             ``games``/``seed``/``scoring`` or name ids that are not in the pools.
@@ -515,26 +557,25 @@ def build_table(
             raise type_error(name, "a sequence of policies", pool)
     if not responses or not hypotheses:
         raise ValueError("responses and hypotheses must be non-empty pools")
-    games = check_int("games", games, 1)
-    seed = check_seed("seed", seed)
-    check_choice("scoring", scoring, ("lenient", "strict"))
-    workers = check_workers("workers", workers)
-    max_games_per_call = check_int("max_games_per_call", max_games_per_call, 1)
-    check_callable("progress", progress, allow_none=True)
+    given = settings_keywords("protocol", TableProtocol, protocol, locals())
+    proto = TableProtocol(**given) if protocol is None else protocol
     if backend is not None and not isinstance(backend, Backend):
         raise type_error("backend", "an agents.backend.Backend or None", backend)
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise type_error("path", "a str or os.PathLike path or None", path)
     r_ids = policy_ids(responses, response_ids)
     h_ids = policy_ids(hypotheses, hypothesis_ids)
-    check_games("games", games)
-    table = _empty(r_ids, h_ids, games, seed, scoring)
+    check_games("games", proto.games)
+    table = _empty(r_ids, h_ids, proto.games, proto.seed, proto.scoring)
     if path is None:
-        return _play_pairs(table, responses, hypotheses, None, set(), workers, max_games_per_call,
-                           progress, backend)  # fmt: skip
-    path = Path(path)
+        return _play_pairs(table, responses, hypotheses, None, set(), proto, backend)
+    return _build_file(Path(path), table, responses, hypotheses, proto, backend)
+
+
+def _build_file(path: Path, table, responses, hypotheses, proto: TableProtocol, backend):
+    """:func:`build_table` with a file: resume from it, append each new pair, under its lock."""
     with file_lock(path):  # one writer per table file, whoever writes it
-        done = _resume(path, table, r_ids, h_ids)
+        done = _resume(path, table, table.response_ids, table.hypothesis_ids)
         new_file = not path.exists() or path.stat().st_size == 0
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
@@ -545,8 +586,8 @@ def build_table(
             writer = csv.DictWriter(fh, fieldnames=list(TABLE_COLUMNS))
             if new_file:
                 writer.writeheader()
-            return _play_pairs(table, responses, hypotheses, (fh, writer, path), done, workers,
-                               max_games_per_call, progress, backend)  # fmt: skip
+            out = (fh, writer, path)
+            return _play_pairs(table, responses, hypotheses, out, done, proto, backend)
 
 
 def _play_pairs(
@@ -555,12 +596,11 @@ def _play_pairs(
     hypotheses: Sequence[Policy],
     out: tuple[TextIO, csv.DictWriter, Path] | None,
     done: set[tuple[int, int]],
-    workers: int | None,
-    max_games_per_call: int,
-    progress: Callable[[int], None] | None,
+    proto: TableProtocol,
     backend: Backend | None,
 ) -> ResponseTable:
     """Play the pairs of ``table`` not in ``done``; append each row to ``out`` when given."""
+    workers, max_games_per_call, progress = proto.workers, proto.max_games_per_call, proto.progress
     r_ids, h_ids = table.response_ids, table.hypothesis_ids
     games, seed, scoring = table.games, table.seed, table.scoring
     cfg = HanabiConfig(

@@ -18,7 +18,7 @@ Example::
 """
 
 from hanabi_adhoc.benchmark.results import Results
-from hanabi_adhoc.benchmark.run import AgentRun, Benchmark, run_benchmark
+from hanabi_adhoc.benchmark.run import AgentRun, Benchmark, BenchmarkSettings, run_benchmark
 from hanabi_adhoc.benchmark.suites import (
     DEFAULT_SUITES,
     SUITES,
@@ -34,6 +34,7 @@ __all__ = [
     "SUITES",
     "AgentRun",
     "Benchmark",
+    "BenchmarkSettings",
     "Group",
     "Partner",
     "Results",

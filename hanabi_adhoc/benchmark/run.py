@@ -28,7 +28,7 @@ from agents.backend import Backend, DaskBackend
 from agents.faults import AgentFault
 from agents.identity import agent_identity, policy_identity, toolkit_identity
 from agents.policy import Policy
-from agents.reference import hand_order_for
+from agents.reference import RULESETS, hand_order_for
 from hanabi_adhoc.benchmark.files import open_folder
 from hanabi_adhoc.benchmark.protocol import (
     Unit,
@@ -47,9 +47,17 @@ from hanabi_adhoc.benchmark.suites import (
     load_suites,
 )
 from hanabi_env.outputs import OutputFolder, ResultFileError
-from hanabi_env.validate import check_bool, check_int, check_seed, check_str, check_workers
+from hanabi_env.validate import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_seed,
+    check_str,
+    check_workers,
+    settings_keywords,
+)
 
-__all__ = ["AgentRun", "AgentSpecError", "Benchmark", "run_benchmark"]
+__all__ = ["AgentRun", "AgentSpecError", "Benchmark", "BenchmarkSettings", "run_benchmark"]
 
 
 class AgentSpecError(ValueError):
@@ -323,158 +331,212 @@ def _open_backend(scheduler_address: str | None):
         ) from None
 
 
+@dataclass(frozen=True)
+class BenchmarkSettings:
+    """How :func:`run_benchmark` plays and reports; every field checked once, when it is made.
+
+    Attributes:
+        seed: Seed of the agents built from specs (the deals are the suites'), in
+            ``[0, 2**62)``.
+        ruleset: Ruleset of the rule agents built from specs (and of the meta-agent's pool):
+            ``"corrected"`` or ``"reference"``.
+        trust_model: Allow specs whose loading runs code from a file (``sb3:PATH``).
+        trust_code: Allow suite files of your own to name partners whose building runs code
+            or reads a model file (docs/benchmark.md §2).
+        hand_size: Cards per hand in [2, 5], or None (the rulebook's: 5 at 2–3 players, 4 at
+            4–5; the best-response scores were measured so).
+        deals: Play only the first ``deals`` (>= 1) deals per partner and seat (a partial run),
+            or None.
+        players: Game sizes to play (a sorted tuple of distinct sizes in [2, 5]), or None
+            (every size of every suite).
+        workers: Local workers, >= 1 or None (all cores); results do not depend on it.
+        progress: Show progress bars.
+        train_games: Games per response-table pair of a ``meta`` agent, >= 1.
+        leaderboard: The leaderboard CSV (None: ``OUT/leaderboard.csv``).
+        wait: When another process writes the output folder, wait for it instead of refusing.
+        scheduler_address: A Dask scheduler (``tcp://host:8786``) whose workers play the units,
+            or None (docs/benchmark.md §1).
+
+    Raises:
+        TypeError: A field of the wrong type (the message names it).
+        ValueError: A field out of range (the message names it and what is allowed).
+    """
+
+    seed: int = 0
+    ruleset: str = "corrected"
+    trust_model: bool = False
+    trust_code: bool = False
+    hand_size: int | None = None
+    deals: int | None = None
+    players: Sequence[int] | None = None
+    workers: int | None = None
+    progress: bool = True
+    train_games: int = 20
+    leaderboard: str | Path | None = None
+    wait: bool = False
+    scheduler_address: str | None = None
+
+    def __post_init__(self) -> None:
+        """Check every field (in this order) and store it in its plain type."""
+        address, size, deals = self.scheduler_address, self.hand_size, self.deals
+        checked: dict[str, object] = {
+            "seed": check_seed("seed", self.seed),
+            "trust_model": check_bool("trust_model", self.trust_model),
+            "trust_code": check_bool("trust_code", self.trust_code),
+            "workers": check_workers("workers", self.workers),
+            "progress": check_bool("progress", self.progress),
+            "scheduler_address": None
+            if address is None
+            else check_str("scheduler_address", address),
+            "hand_size": None if size is None else check_int("hand_size", size, 2, 5),
+            "deals": None if deals is None else check_int("deals", deals, 1),
+        }
+        if self.players is not None:
+            checked["players"] = tuple(
+                sorted({check_int("players", p, 2, 5) for p in self.players})
+            )
+        checked["ruleset"] = check_choice("ruleset", self.ruleset, RULESETS)
+        checked["train_games"] = check_int("train_games", self.train_games, 1)
+        checked["wait"] = check_bool("wait", self.wait)
+        for key, value in checked.items():
+            object.__setattr__(self, key, value)
+
+    def options(self) -> dict:
+        """The shared options of a :class:`Benchmark` (hand size, deals, players, workers)."""
+        return {
+            "hand_size": self.hand_size,
+            "deals": self.deals,
+            "players": self.players,
+            "workers": self.workers,
+            "trust_code": self.trust_code,
+        }
+
+
 def run_benchmark(
-    agents: Sequence[Policy | str],
-    suites: Sequence[str | Path] = DEFAULT_SUITES,
-    out: str | Path | None = None,
-    *,
-    seed: int = 0,
-    ruleset: str = "corrected",
-    trust_model: bool = False,
-    trust_code: bool = False,
-    hand_size: int | None = None,
-    deals: int | None = None,
-    players: Sequence[int] | None = None,
-    workers: int | None = None,
-    progress: bool = True,
-    train_games: int = 20,
-    leaderboard: str | Path | None = None,
-    wait: bool = False,
-    scheduler_address: str | None = None,
-) -> Benchmark:
+    agents: Sequence[Policy | str], suites: Sequence[str | Path] = DEFAULT_SUITES,
+    out: str | Path | None = None, *, seed: int = 0, ruleset: str = "corrected",
+    trust_model: bool = False, trust_code: bool = False, hand_size: int | None = None,
+    deals: int | None = None, players: Sequence[int] | None = None, workers: int | None = None,
+    progress: bool = True, train_games: int = 20, leaderboard: str | Path | None = None,
+    wait: bool = False, scheduler_address: str | None = None,
+    settings: BenchmarkSettings | None = None,
+) -> Benchmark:  # fmt: skip
     """Benchmark agents against suites of partners (docs/benchmark.md).
+
+    Settings are checked once (:class:`BenchmarkSettings`), every agent spec once on its way to
+    a policy (:func:`hanabi_adhoc.specs.make_agent`); the protocol trusts them.
 
     Args:
         agents: Policies, or agent specs (:func:`hanabi_adhoc.specs.make_agent`: baselines,
             chromosomes, ``meta``, ``sb3:PATH``, ``module:Class``, ``file.py:Class``, ...).
             Every agent plays the same deals.
         suites: Suite names (``pool``, ``published``, ``own``, ``dev``, ``test``, ``rl``,
-            ``strong``, ``NAME@V``), a benchmark version (``v1``, ``v2``: its suites), or
-            suite files. Default: version 2 (pool, published, own, strong; docs/benchmark.md
-            §2).
+            ``strong``, ``NAME@V``), a benchmark version (``v1``, ``v2``), or suite files.
+            Default: version 2 (pool, published, own, strong; docs/benchmark.md §2).
         out: Report folder (created; rerun with the same folder to resume, and to replay the
-            units of an agent that changed since); None: nothing is written and nothing
-            resumed. A folder with files but no manifest, or with files the toolkit did not
-            write, is refused (docs/benchmark.md §1).
-        seed: Seed of the agents built from specs (the deals are the suites').
-        ruleset: Ruleset of the rule agents built from specs (and of the meta-agent's pool).
-        trust_model: Allow specs whose loading runs code from a file (``sb3:PATH``).
-        trust_code: Allow suite files of your own to name partners whose building runs code
-            or reads a model file (refused otherwise: a suite file is data; docs/benchmark.md
-            §2).
-        hand_size: Cards per hand (None: the rulebook's, 5 at 2–3 players, 4 at 4–5; the
-            best-response scores were measured so, and other sizes have no normalised score).
-        deals: Play only the first ``deals`` deals per partner and seat (a quick look; the
-            report is marked partial and stays off the leaderboard).
-        players: Game sizes to play (None: every size of every suite; partial otherwise).
-        workers: Local workers (None = all cores); results do not depend on it.
-        progress: Show progress bars.
-        train_games: Games per response-table pair of a ``meta`` agent.
-        leaderboard: The leaderboard CSV (default ``OUT/leaderboard.csv``).
-        wait: When another process writes ``out``, wait for it instead of refusing.
-        scheduler_address: A Dask scheduler (``tcp://host:8786``) whose workers play the
-            units, one task per unit (docs/benchmark.md §1); None: played here on ``workers``.
-            The results are the same bytes. The workers need the toolkit, and the modules of a
-            ``package.module:Name`` agent, importable.
+            units of an agent that changed since); None: nothing is written or resumed. A
+            folder with files but no manifest, or files the toolkit did not write, is refused.
+        seed: :attr:`BenchmarkSettings.seed`.
+        ruleset: :attr:`BenchmarkSettings.ruleset`.
+        trust_model: :attr:`BenchmarkSettings.trust_model`.
+        trust_code: :attr:`BenchmarkSettings.trust_code`.
+        hand_size: :attr:`BenchmarkSettings.hand_size` (other sizes: no normalised score).
+        deals: :attr:`BenchmarkSettings.deals` (the report is partial, off the leaderboard).
+        players: :attr:`BenchmarkSettings.players` (None: every size; partial otherwise).
+        workers: :attr:`BenchmarkSettings.workers`.
+        progress: :attr:`BenchmarkSettings.progress`.
+        train_games: :attr:`BenchmarkSettings.train_games`.
+        leaderboard: :attr:`BenchmarkSettings.leaderboard`.
+        wait: :attr:`BenchmarkSettings.wait`.
+        scheduler_address: :attr:`BenchmarkSettings.scheduler_address` (same bytes).
+        settings: The settings in one object; else ``seed`` … ``scheduler_address`` build one.
 
     Returns:
-        A :class:`Benchmark` (its ``summary`` and ``rows`` filled); with ``out``, the report
-        files are written there (:func:`hanabi_adhoc.benchmark.report.write_report`).
+        A :class:`Benchmark` (``summary`` and ``rows`` filled); with ``out``, the report files
+        are written there (:func:`hanabi_adhoc.benchmark.report.write_report`).
 
     Raises:
         AgentSpecError: An agent spec that does not build a policy.
-        agents.faults.AgentFault: An agent raised while probed or playing (a ``ValueError``
-            naming it; a refusal of a game size is not a fault).
+        agents.faults.AgentFault: An agent raised while probed or playing.
         ImportError: ``scheduler_address`` without ``dask[distributed]`` installed.
-        TypeError, ValueError: A bad argument, no scheduler at ``scheduler_address``, an
-            unknown suite, a suite file naming code
-            partners without ``trust_code``, a ``leaderboard`` file that is not one, or an
+        TypeError, ValueError: A bad setting, no scheduler at ``scheduler_address``, an unknown
+            suite, code partners without ``trust_code``, a bad ``leaderboard`` file, or an
             output folder that holds another agent under the same name.
         FolderBusyError: Another process writes ``out`` (without ``wait``).
         ResultFileError: A saved file of ``out`` was changed or swapped in, or ``out`` holds
-            files the toolkit did not write or no manifest (the message says which and what to
-            do).
+            files the toolkit did not write or no manifest (the message says what to do).
     """
     from hanabi_adhoc.benchmark.report import check_leaderboard, summarise, write_report
-    from hanabi_adhoc.specs import is_meta, make_agent
 
-    seed = check_seed("seed", seed)
-    trust_model = check_bool("trust_model", trust_model)
-    trust_code = check_bool("trust_code", trust_code)
-    workers = check_workers("workers", workers)
-    progress = check_bool("progress", progress)
-    if scheduler_address is not None:
-        scheduler_address = check_str("scheduler_address", scheduler_address)
-    if hand_size is not None:
-        hand_size = check_int("hand_size", hand_size, 2, 5)
-    if deals is not None:
-        deals = check_int("deals", deals, 1)
-    sizes = (
-        None if players is None else tuple(sorted({check_int("players", p, 2, 5) for p in players}))
-    )
+    given = settings_keywords("settings", BenchmarkSettings, settings, locals())
+    cfg = BenchmarkSettings(**given) if settings is None else settings
     if isinstance(agents, (str, Policy)):
         agents = [agents]
     if not agents:
         raise ValueError("agents=[] is not allowed; allowed: at least one policy or spec")
-    loaded = load_suites(list(suites), trust_code=trust_code)
+    loaded = load_suites(list(suites), trust_code=cfg.trust_code)
     groups = [g for s in loaded for g in s.groups]
-    opts = {
-        "hand_size": hand_size,
-        "deals": deals,
-        "players": sizes,
-        "workers": workers,
-        "trust_code": trust_code,
-    }
-    if leaderboard is not None:
-        check_leaderboard(Path(leaderboard).expanduser())
+    if cfg.leaderboard is not None:
+        check_leaderboard(Path(cfg.leaderboard).expanduser())
+    bench = Benchmark(_agent_runs(agents, cfg, loaded), loaded, cfg.options())
+    if out is None:
+        with _open_backend(cfg.scheduler_address) as backend:
+            _play_all(bench, groups, None, cfg.progress, backend)
+        summarise(bench)
+        return bench
+    with open_folder(Path(out).expanduser(), wait=cfg.wait) as folder:
+        for run in bench.runs:
+            _check_agent(folder, run)
+        with _open_backend(cfg.scheduler_address) as backend:
+            _play_all(bench, groups, folder, cfg.progress, backend)
+        summarise(bench)
+        write_report(bench, folder, cfg.leaderboard)
+    return bench
+
+
+def _agent_runs(agents: Sequence, cfg: BenchmarkSettings, loaded: list) -> list[AgentRun]:
+    """Each agent built (a spec, once) and probed: its :class:`AgentRun`, before any game."""
+    from hanabi_adhoc.specs import is_meta, make_agent
 
     def make(spec: str, s: int) -> Policy:
         return make_agent(
             spec,
             s,
-            ruleset=ruleset,
-            trust_model=trust_model,
-            train_games=train_games,
-            progress=progress,
-            workers=workers,
+            ruleset=cfg.ruleset,
+            trust_model=cfg.trust_model,
+            train_games=cfg.train_games,
+            progress=cfg.progress,
+            workers=cfg.workers,
         )
 
     labels: set[str] = set()
     runs = []
     for a in agents:
-        label, spec, policy = _resolve(a, seed, make, labels)
+        label, spec, policy = _resolve(a, cfg.seed, make, labels)
         options = {
-            "seed": seed,
-            "ruleset": ruleset,
-            "hand_size": hand_size,
-            "deals": deals,
-            "train_games": train_games if is_meta(spec) else None,
+            "seed": cfg.seed,
+            "ruleset": cfg.ruleset,
+            "hand_size": cfg.hand_size,
+            "deals": cfg.deals,
+            "train_games": cfg.train_games if is_meta(spec) else None,
         }
         identity = _agent_identity(spec, policy)
-        ok = agent_players(policy, hand_size, label)
-        _check_playable(label, policy, ok, sizes, loaded, hand_size)
+        ok = agent_players(policy, cfg.hand_size, label)
+        _check_playable(label, policy, ok, cfg.players, loaded, cfg.hand_size)
         slug = _slug(label, spec, options)
         runs.append(
             AgentRun(label, spec, policy, slug, options, ok, is_episodic(policy), identity=identity)
         )
-    bench = Benchmark(runs, loaded, opts)
-    if out is None:
-        with _open_backend(scheduler_address) as backend:
-            _play_all(bench, groups, None, progress, backend)
-        summarise(bench)
-        return bench
-    with open_folder(Path(out).expanduser(), wait=wait) as folder:
-        for run in runs:
-            _check_agent(folder, run)
-        with _open_backend(scheduler_address) as backend:
-            _play_all(bench, groups, folder, progress, backend)
-        summarise(bench)
-        write_report(bench, folder, leaderboard)
-    return bench
+    return runs
 
 
 def _check_playable(
-    label: str, policy: Policy, ok: dict, sizes: tuple | None, loaded: list, hand_size: int | None
+    label: str,
+    policy: Policy,
+    ok: dict,
+    sizes: Sequence[int] | None,
+    loaded: list,
+    hand_size: int | None,
 ) -> None:
     """Refuse, before any game, an agent that plays none of the suites' games or hand orders.
 
