@@ -25,7 +25,15 @@
   (``make("bad:small")``); imported on demand.
 """
 
-from agents.evaluate import EvaluationResult, GameBatch, evaluate, game_seeds, play, play_games
+from agents.evaluate import (
+    EvaluationProtocol,
+    EvaluationResult,
+    GameBatch,
+    evaluate,
+    game_seeds,
+    play,
+    play_games,
+)
 from agents.faults import DEFAULT_MOVE_TIME_LIMIT, AgentFault
 from agents.policy import (
     Policy,
@@ -70,6 +78,7 @@ __all__ = [
     "PARTNER_ENV_ID",
     "TEST_POOL",
     "AgentFault",
+    "EvaluationProtocol",
     "EvaluationResult",
     "GameBatch",
     "Policy",

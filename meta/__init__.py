@@ -40,6 +40,7 @@ from meta.evaluate import (
     variant_pairs,
 )
 from meta.pools import archive_pool, load_pool
+from meta.protocol import MetaProtocol
 from meta.response import (
     EMPTY_NICHE,
     RESPONSE_VARIANTS,
@@ -49,7 +50,7 @@ from meta.response import (
     niche_responses,
     parse_cell_id,
 )
-from meta.table import TABLE_COLUMNS, ResponseTable, build_table, policy_ids
+from meta.table import TABLE_COLUMNS, ResponseTable, TableProtocol, build_table, policy_ids
 
 __all__ = [
     "ALL_VARIANTS",
@@ -63,10 +64,12 @@ __all__ = [
     "VARIANT_ORDER",
     "BayesianMetaAgent",
     "MetaEvaluation",
+    "MetaProtocol",
     "NicheRecord",
     "PartnerRecord",
     "ResponseMetaAgent",
     "ResponseTable",
+    "TableProtocol",
     "Window",
     "archive_pool",
     "bayes_update",
