@@ -32,7 +32,8 @@ record is checked; ``--out`` receives, each file written atomically:
 * ``invalid.json``: ``[{"seed", "reason"}, ...]`` for the records refused.
 * ``provenance.json``: the bot's repository, commit and licence, the node version, the level,
   players, seeds and games, the tool's command, the date, the SHA-256 of the two JSON files,
-  the counts (valid, invalid) and the valid games' mean score.
+  the counts (valid, invalid), the valid games' mean score, and the games this run played
+  (``played_now``; the others were in the work folder) with their CPU time (``bot_cpu_s``).
 
 A record is valid when it replays on the engine (every move legal where it stands), its last
 action is type 4 (the end-game action the bot appends), and its moves before that end exactly
@@ -203,11 +204,12 @@ def _sha256(path: Path) -> str:
 
 def run_self_play(
     args: argparse.Namespace, work: Path, say: Callable[[str], None] = print
-) -> float:
+) -> tuple[int, float]:
     """Play the missing games of ``args.seed .. args.seed + args.games - 1`` into ``work/seeds``.
 
     Returns:
-        The CPU seconds the node processes took (user + system of the children).
+        The games played now (the others were there) and the CPU seconds the node processes
+        took (user + system of the children).
 
     Raises:
         RuntimeError: A node process failed (its last output lines in the message).
@@ -221,6 +223,7 @@ def run_self_play(
     env = dict(os.environ, HGROUP_OFFLINE_FILES=json.dumps(files))
     script = (args.bot / "src" / "self-play.js").resolve()
     cpu0 = _children_cpu()
+    played = 0
     stop = args.seed + args.games
     for start in range(args.seed, stop, args.chunk):
         end = min(start + args.chunk, stop)
@@ -236,8 +239,9 @@ def run_self_play(
         if out.returncode != 0:
             tail = " | ".join((out.stderr or out.stdout).strip().splitlines()[-3:])
             raise RuntimeError(f"the bot failed on seeds {first}-{end - 1}: {tail}")
+        played += end - first
         say(f"seeds {first}-{end - 1}: {end - first} games in {time.perf_counter() - t0:.0f} s")
-    return _children_cpu() - cpu0
+    return played, _children_cpu() - cpu0
 
 
 def _children_cpu() -> float:
@@ -328,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = args.work or args.out / "work"
     t0 = time.perf_counter()
     try:
-        cpu = run_self_play(args, work)
+        played, cpu = run_self_play(args, work)
     except RuntimeError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -355,6 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": shlex.join(["python", "tools/hgroup_records.py", *map(str, given)]),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "wall_s": round(time.perf_counter() - t0, 1),
+        "played_now": played,
         "bot_cpu_s": round(cpu, 1),
     }
     args.out.mkdir(parents=True, exist_ok=True)

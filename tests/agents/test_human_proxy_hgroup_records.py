@@ -110,6 +110,7 @@ def test_records_are_collected_checked_and_resumed(tmp_path):
     assert (prov["games"], prov["valid"], prov["invalid"]) == (7, 6, 1)
     assert (prov["level"], prov["players"], prov["seeds"]) == (3, 2, [10, 16])
     assert prov["bot_commit"] == "ab" * 20
+    assert prov["played_now"] == 7
     assert prov["bot_license"] == "GPL-3.0"
     assert prov["node_version"] == "v22.6.0"
     assert prov["mean_score"] == pytest.approx(sum(scores) / len(scores), abs=1e-4)
