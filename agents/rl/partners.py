@@ -10,9 +10,10 @@ checks both files before it returns a partner; a damaged or mismatched file is o
 on a core install without torch, and as a :class:`~agents.batch.BatchPolicy` it decides for
 every game waiting for it in one forward pass (:mod:`agents.lockstep`).
 
-The shipped partners live in ``agents/data/rl_partners/`` (:func:`partner_names`); the agent
-spec ``rl:NAME`` (:func:`from_spec`, registered in :mod:`agents.registry`) names one of them,
-``rl:PATH.json`` a partner a user exported (:func:`agents.rl.export.export_partner`).
+The shipped partners live in ``agents/data/rl_partners/`` (:func:`partner_names`; the
+behaviour clones shipped there, ``clone-*``, are listed with ``clones=True``, not in ``rl:all``);
+the agent spec ``rl:NAME`` (:func:`from_spec`, registered in :mod:`agents.registry`) names one
+of them, ``rl:PATH.json`` a partner a user exported (:func:`agents.rl.export.export_partner`).
 
 **The forward pass.** ``logits = W_k(...act(W_1 act(W_0 x + b_0) + b_1)...) + b_k`` in float64
 (the stored weights, float16 or float32, are widened once at load), the masked argmax (or a
@@ -108,14 +109,33 @@ def game_entry(config: Any = None) -> dict:
     return {k: getattr(config, k) for k in keys}
 
 
-def partner_names() -> list[str]:
-    """The names of the shipped partners, sorted (``rl:NAME`` for each)."""
-    return sorted(p.stem for p in PARTNER_DIR.glob("*.json"))
+CLONE_PREFIX = "clone-"
+"""Name prefix of the behaviour clones shipped beside the RL partners (docs/human_proxies.md)."""
 
 
-def partner_specs() -> list[str]:
-    """The agent specs of the shipped partners, ``["rl:NAME", ...]`` (for pools and suites)."""
-    return [f"rl:{name}" for name in partner_names()]
+def partner_names(clones: bool = False) -> list[str]:
+    """The names of the shipped partners, sorted (``rl:NAME`` for each).
+
+    Args:
+        clones: Also list the shipped behaviour clones (names starting with
+            :data:`CLONE_PREFIX`, docs/human_proxies.md §4). Without it, the trained RL
+            partners only: the ``rl`` benchmark suite's partners and ``rl:all``.
+
+    Raises:
+        TypeError: ``clones`` is not a bool.
+    """
+    check_bool("clones", clones)
+    names = sorted(p.stem for p in PARTNER_DIR.glob("*.json"))
+    return names if clones else [n for n in names if not n.startswith(CLONE_PREFIX)]
+
+
+def partner_specs(clones: bool = False) -> list[str]:
+    """The agent specs of the shipped partners, ``["rl:NAME", ...]`` (for pools and suites).
+
+    Args:
+        clones: Also the shipped behaviour clones (:func:`partner_names`).
+    """
+    return [f"rl:{name}" for name in partner_names(clones)]
 
 
 def _config_path(name: str) -> Path:
@@ -129,7 +149,7 @@ def _config_path(name: str) -> Path:
         return path
     path = PARTNER_DIR / f"{text}.json"
     if not text or not path.is_file():
-        names = ", ".join(partner_names()) or "none"
+        names = ", ".join(partner_names(clones=True)) or "none"
         raise ValueError(
             f"rl:{text}: no such RL partner; shipped: {names} (or rl:PATH.json for a partner "
             "exported with agents.rl.export_partner)"
