@@ -702,8 +702,9 @@ def _gru_net(torch: Any, encoder: Sequence[int], units: int, n_actions: int, act
     the network :class:`agents.rl.partners.RecurrentPartner` plays (:mod:`agents.rl.recurrent`).
     """
     nn = torch.nn
+    module: Any = nn.Module
 
-    class GruClone(nn.Module):
+    class GruClone(module):
         def __init__(self) -> None:
             super().__init__()
             layers = _mlp(torch, encoder, act)

@@ -622,7 +622,7 @@ class RecurrentPartner(RLPartner):
         return fixed and self.observation_hand_order == "age"
 
     def _decide(
-        self, obs, mask, seats, draws, h, cfg: np.ndarray, hands: Any
+        self, obs, mask, seats, draws, h, cfg: Any, hands: Any
     ) -> tuple[np.ndarray, np.ndarray]:
         """Moves and new states; a fixed-slot game shown in age order if ``hands``."""
         order = None

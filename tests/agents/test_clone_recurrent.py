@@ -97,8 +97,9 @@ def test_the_numpy_forward_is_torchs_gru(clone):
         np.testing.assert_allclose(partner.logits(obs)[0], ref[0], atol=1e-5, rtol=0)
 
 
-def _play_alone(partner: RecurrentPartner, deal: int) -> list[int]:
-    """One game, both seats the partner, decided one view at a time (act)."""
+def _play_alone(partner: RecurrentPartner, deal: int) -> tuple[list[int], list[np.ndarray]]:
+    """One game, both seats the partner, decided one view at a time (act): the moves and
+    each seat's last hidden state."""
     game = HanabiGame(CONFIG)
     game.reset(deal, start_player=0)
     partner.reset(0)
@@ -106,14 +107,14 @@ def _play_alone(partner: RecurrentPartner, deal: int) -> list[int]:
     while not game.is_terminal:
         moves.append(partner.act(game.view(game.current_player)))
         game.step(moves[-1])
-    return moves
+    return moves, [partner.states.solo_h[seat][0] for seat in range(2)]
 
 
 def test_interleaved_games_play_as_each_alone(clone):
     _, _, path, _ = clone
     partner = load_partner(str(path))
     deals = [11, 12, 13]
-    alone = [_play_alone(partner, d) for d in deals]
+    alone, states = zip(*(_play_alone(partner, d) for d in deals), strict=True)
     assert len({tuple(m) for m in alone}) > 1  # the games differ
     # act_batch, alternating between the games of one chunk, one decision at a time
     games = [HanabiGame(CONFIG) for _ in deals]
@@ -135,7 +136,9 @@ def test_interleaved_games_play_as_each_alone(clone):
             )
             played[i].append(int(move[0]))
             g.step(int(move[0]))
-    assert played == alone
+    assert played == list(alone)
+    for i, last in enumerate(states):  # each game's states are its own, as if alone
+        np.testing.assert_allclose(partner.states.chunk[2 * i : 2 * i + 2], last, atol=1e-12)
     # the lockstep player: all games in one batch, and each in a batch of its own
     _, deal_seeds, agent_seeds = game_seeds(7, 5, 2, False)
     seats = np.zeros((5, 2), dtype=np.int64)
