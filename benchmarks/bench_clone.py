@@ -53,6 +53,7 @@ def trained(demos, hidden: list[int], recurrent: str | None, threads: int, out: 
     partner = export_clone(result, demos, out, name=out.stem)
     games = 200
     _, deals, seeds = game_seeds(1, games, 2, False)
+    play_games([partner], np.zeros((2, 2), np.int64), deals[:2], seeds[:2], CONFIG)  # warm up
     t0 = time.perf_counter()
     batch = play_games([partner], np.zeros((games, 2), np.int64), deals, seeds, CONFIG,
                        record_actions=True)  # fmt: skip
