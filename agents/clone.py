@@ -11,12 +11,14 @@ docs/cloning.md. Three steps, each usable alone:
    by the browser app) and records every seat's decisions. Observations are stored as packed
    bits (one byte per 8 entries): a million decisions take about 100 MB.
 2. **Training** (:func:`train_clone`; needs torch, the ``rl`` extra): an MLP of the shipped RL
-   partners' form trained with the cross-entropy of the teacher's move over the legal moves
-   (illegal moves masked), Adam; the decisions of held-out *games* (not decisions) give the
-   accuracy reported after every epoch.
+   partners' form, or with ``recurrent="gru"`` a GRU over each seat's decisions in a game
+   (trained on whole games, padded and masked; docs/cloning.md §5), trained with the
+   cross-entropy of the teacher's move over the legal moves (illegal moves masked), Adam; the
+   decisions of held-out *games* (not decisions) give the accuracy reported after every epoch.
 3. **Export** (:func:`export_clone`): the network as a partner in the no-code format of the
-   shipped RL partners (NPZ weights + JSON config with its provenance, docs/rl_partners.md §5),
-   which ``agents.make("rl:PATH.json")`` loads and plays without torch.
+   shipped RL partners (NPZ weights + JSON config with its provenance, docs/rl_partners.md §5;
+   kind ``"gru"`` for the recurrent one, docs/cloning.md §5), which
+   ``agents.make("rl:PATH.json")`` loads and plays without torch.
 
 Deterministic: the same arguments give the same demonstrations; training with the same seed on
 the same machine and torch version gives the same network.
@@ -734,11 +736,14 @@ def export_clone(
 
     The format of the shipped RL partners (docs/rl_partners.md §5): ``agents.make(
     "rl:PATH.json")`` loads it without torch; its ``training`` entry records the teacher
-    (``demos.source``), the training settings and the accuracy per epoch.
+    (``demos.source``), the training settings and the accuracy per epoch. A GRU
+    (``result.kind == "gru"``) is written with ``architecture.kind`` ``"gru"`` and the arrays
+    of :func:`agents.rl.recurrent.array_names` (docs/cloning.md §5).
 
     Returns:
-        The partner (:class:`agents.rl.RLPartner`), loaded back from the files (and so checked
-        as any partner file is).
+        The partner (:class:`agents.rl.RLPartner`; a :class:`agents.rl.partners
+        .RecurrentPartner` for a GRU), loaded back from the files (and so checked as any
+        partner file is).
 
     Raises:
         ValueError: A bad argument (named), or files that do not load back.

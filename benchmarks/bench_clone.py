@@ -11,8 +11,9 @@ Measured in one process, for docs/cloning.md §6:
 3. **Played**: the exported clones (numpy, no torch) in 2-player self-play through the lockstep
    player (:func:`agents.evaluate.play_games`): decisions per second.
 
-Printed as a table with the machine's cores and torch's threads; ``--json PATH`` writes the
-numbers too. Usage::
+Printed as a table with the machine's cores, its load and torch's threads, per wall-clock
+second and per CPU-second of the process (on a shared machine the second is the steadier);
+``--json PATH`` writes the numbers too. Usage::
 
     python benchmarks/bench_clone.py [--teacher smartbot] [--games 300] [--threads 1]
         [--mlp 512,512] [--gru 256,256] [--json PATH]
@@ -38,30 +39,33 @@ CONFIG = HanabiConfig(players=2, scoring="lenient")
 
 
 def generated(teacher: str, games: int) -> tuple[object, dict]:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     demos = play_demonstrations(teacher, games, config=CONFIG, seed=0)
-    seconds = time.perf_counter() - t0
-    return demos, {"decisions": len(demos), "seconds": seconds, "per_s": len(demos) / seconds}
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return demos, {"decisions": len(demos), "seconds": seconds, "per_s": len(demos) / seconds,
+                   "cpu_seconds": cpu, "per_cpu_s": len(demos) / cpu}  # fmt: skip
 
 
 def trained(demos, hidden: list[int], recurrent: str | None, threads: int, out: Path) -> dict:
+    c0 = time.process_time()
     result = train_clone(
         demos, hidden=hidden, epochs=1, holdout=0.1, seed=0, threads=threads, recurrent=recurrent
     )
-    seconds = result.history[0]["seconds"]
+    seconds, cpu = result.history[0]["seconds"], time.process_time() - c0
     n = result.settings["train_decisions"]
     partner = export_clone(result, demos, out, name=out.stem)
     games = 200
     _, deals, seeds = game_seeds(1, games, 2, False)
     play_games([partner], np.zeros((2, 2), np.int64), deals[:2], seeds[:2], CONFIG)  # warm up
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     batch = play_games([partner], np.zeros((games, 2), np.int64), deals, seeds, CONFIG,
                        record_actions=True)  # fmt: skip
     played = int((np.asarray(batch.actions) >= 0).sum())
-    play_s = time.perf_counter() - t0
+    play_s, play_cpu = time.perf_counter() - t0, time.process_time() - c0
     return {"network": f"{recurrent or 'mlp'} {','.join(map(str, hidden))}",
             "train_decisions": n, "epoch_seconds": seconds, "trained_per_s": n / seconds,
-            "played_decisions": played, "played_per_s": played / play_s,
+            "trained_per_cpu_s": n / cpu, "played_decisions": played,
+            "played_per_s": played / play_s, "played_per_cpu_s": played / play_cpu,
             "holdout_accuracy": result.history[0]["holdout_accuracy"]}  # fmt: skip
 
 
@@ -87,12 +91,16 @@ def main(argv: list[str] | None = None) -> dict:
             "teacher": args.teacher, "generated": gen, "networks": rows}  # fmt: skip
     print(f"machine: {info['machine']}, {info['cores']} cores; torch {info['torch']}, "
           f"{args.threads} thread(s) for training")  # fmt: skip
+    print(f"load average {os.getloadavg()[0]:.1f}; decisions per wall-clock second (per "
+          "CPU-second of this process)")  # fmt: skip
     print(f"generated: {gen['decisions']} {args.teacher} decisions from {args.games} games, "
-          f"{gen['per_s']:,.0f} decisions/s (one process)")  # fmt: skip
-    print(f"{'network':<16}{'trained/s':>12}{'epoch s':>10}{'played/s':>12}{'held-out acc':>14}")
+          f"{gen['per_s']:,.0f}/s ({gen['per_cpu_s']:,.0f}/CPU-s)")  # fmt: skip
+    print(f"{'network':<16}{'trained/s':>20}{'epoch s':>10}{'played/s':>20}{'held-out':>10}")
     for r in rows:
-        print(f"{r['network']:<16}{r['trained_per_s']:>12,.0f}{r['epoch_seconds']:>10.1f}"
-              f"{r['played_per_s']:>12,.0f}{r['holdout_accuracy']:>14.3f}")  # fmt: skip
+        taught = f"{r['trained_per_s']:,.0f} ({r['trained_per_cpu_s']:,.0f})"
+        played = f"{r['played_per_s']:,.0f} ({r['played_per_cpu_s']:,.0f})"
+        print(f"{r['network']:<16}{taught:>20}{r['epoch_seconds']:>10.1f}{played:>20}"
+              f"{r['holdout_accuracy']:>10.3f}")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(info, indent=1) + "\n")
     return info
