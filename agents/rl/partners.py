@@ -10,6 +10,10 @@ checks both files before it returns a partner; a damaged or mismatched file is o
 on a core install without torch, and as a :class:`~agents.batch.BatchPolicy` it decides for
 every game waiting for it in one forward pass (:mod:`agents.lockstep`).
 
+A config of ``architecture.kind`` ``"gru"`` (a recurrent clone, docs/cloning.md §5) loads as a
+:class:`RecurrentPartner` (:func:`make_partner` picks the class): the same checks, the network
+of :mod:`agents.rl.recurrent`, one hidden state per game and seat.
+
 The shipped partners live in ``agents/data/rl_partners/`` (:func:`partner_names`); the agent
 spec ``rl:NAME`` (:func:`from_spec`, registered in :mod:`agents.registry`) names one of them,
 ``rl:PATH.json`` a partner a user exported (:func:`agents.rl.export.export_partner`).
