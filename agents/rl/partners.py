@@ -647,7 +647,7 @@ class RecurrentPartner(RLPartner):
 
     def __repr__(self) -> str:
         """Name, trained game and mode."""
-        return "Recurrent" + super().__repr__()
+        return super().__repr__().replace("RLPartner(", "RecurrentPartner(", 1)
 
 
 def make_partner(
