@@ -11,12 +11,14 @@ docs/cloning.md. Three steps, each usable alone:
    by the browser app) and records every seat's decisions. Observations are stored as packed
    bits (one byte per 8 entries): a million decisions take about 100 MB.
 2. **Training** (:func:`train_clone`; needs torch, the ``rl`` extra): an MLP of the shipped RL
-   partners' form trained with the cross-entropy of the teacher's move over the legal moves
-   (illegal moves masked), Adam; the decisions of held-out *games* (not decisions) give the
-   accuracy reported after every epoch.
+   partners' form, or with ``recurrent="gru"`` a GRU over each seat's decisions in a game
+   (trained on whole games, padded and masked; docs/cloning.md §5), trained with the
+   cross-entropy of the teacher's move over the legal moves (illegal moves masked), Adam; the
+   decisions of held-out *games* (not decisions) give the accuracy reported after every epoch.
 3. **Export** (:func:`export_clone`): the network as a partner in the no-code format of the
-   shipped RL partners (NPZ weights + JSON config with its provenance, docs/rl_partners.md §5),
-   which ``agents.make("rl:PATH.json")`` loads and plays without torch.
+   shipped RL partners (NPZ weights + JSON config with its provenance, docs/rl_partners.md §5;
+   kind ``"gru"`` for the recurrent one, docs/cloning.md §5), which
+   ``agents.make("rl:PATH.json")`` loads and plays without torch.
 
 Deterministic: the same arguments give the same demonstrations; training with the same seed on
 the same machine and torch version gives the same network.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,11 +48,13 @@ from hanabi_env.validate import check_bool, check_choice, check_int, check_seed,
 
 __all__ = [
     "OBSERVATION_TYPES",
+    "RECURRENT",
     "CloneResult",
     "Demonstrations",
     "export_clone",
     "play_demonstrations",
     "record_demonstrations",
+    "sequences",
     "train_clone",
 ]
 
@@ -415,20 +420,29 @@ class CloneResult:
     """A trained clone: its weights and how well it predicts the teacher.
 
     Attributes:
-        arrays: ``[w0, b0, w1, b1, ...]`` float32 (``w_i`` ``(out, in)``), the MLP of the RL
-            partners' form (docs/rl_partners.md §5).
+        arrays: float32 arrays. An MLP (``kind`` ``"mlp"``): ``[w0, b0, w1, b1, ...]``
+            (``w_i`` ``(out, in)``), the RL partners' form (docs/rl_partners.md §5). A GRU
+            (``kind`` ``"gru"``): the encoder's ``w_i, b_i``, torch's ``weight_ih_l0``,
+            ``weight_hh_l0``, ``bias_ih_l0``, ``bias_hh_l0``, then the output layer's
+            (:func:`agents.rl.recurrent.array_names`; docs/cloning.md §5).
         activation: ``"relu"`` or ``"tanh"``.
         history: One dict per epoch: ``epoch``, ``loss`` (mean training cross-entropy),
             ``train_accuracy``, ``holdout_accuracy`` (the share of held-out decisions where the
             clone's masked argmax is the teacher's move; NaN without held-out games),
             ``seconds``.
         settings: The training settings (JSON-ready).
+        kind: ``"mlp"`` or ``"gru"`` (the network's architecture).
     """
 
     arrays: list[np.ndarray]
     activation: str
     history: list[dict]
     settings: dict
+    kind: str = "mlp"
+
+
+RECURRENT = ("gru",)
+"""Recurrent networks :func:`train_clone` trains (``recurrent=``)."""
 
 
 def train_clone(
@@ -444,21 +458,27 @@ def train_clone(
     threads: int | None = None,
     progress: bool = False,
     on_epoch: Callable[[dict], None] | None = None,
+    recurrent: str | None = None,
 ) -> CloneResult:
-    """Train an MLP to choose the teacher's moves (masked cross-entropy, Adam).
+    """Train a network to choose the teacher's moves (masked cross-entropy, Adam).
 
     Args:
         demos: The decisions (:func:`play_demonstrations`, :func:`record_demonstrations`).
-        hidden: Hidden layer widths, each in ``[1, 4096]``.
-        activation: ``"relu"`` or ``"tanh"``.
+        hidden: Hidden layer widths, each in ``[1, 4096]``; with ``recurrent`` the last one is
+            the GRU's size and the others an MLP encoder before it.
+        activation: ``"relu"`` or ``"tanh"`` (the MLP layers').
         epochs: Passes over the training decisions, ``[1, 1000]``.
-        batch_size: Decisions per gradient step, ``[1, 2**20]``.
+        batch_size: Decisions per gradient step, ``[1, 2**20]`` (with ``recurrent``: whole
+            sequences of about that many decisions in all, at least one).
         learning_rate: Adam's step size, > 0.
         holdout: The share of games held out to measure accuracy, ``[0, 1)``.
         seed: Seeds the split, the initial weights and the batch order.
         threads: torch's CPU threads (default: torch's).
         progress: A tqdm bar per epoch.
         on_epoch: Called with each epoch's history entry (e.g. to print it).
+        recurrent: None (an MLP on each observation) or ``"gru"``: a GRU over each seat's
+            observations in a game, one step per decision, trained on whole games (padded
+            and masked; docs/cloning.md §5).
 
     Returns:
         The :class:`CloneResult`.
@@ -471,93 +491,235 @@ def train_clone(
         import torch
     except ImportError:  # pragma: no cover - the rl extra
         raise ImportError('train_clone needs torch: pip install "hanabi-adhoc[rl]"') from None
-    if not isinstance(demos, Demonstrations):
-        raise type_error("demos", "Demonstrations", demos)
-    widths = [check_int("hidden[]", h, 1, 4096) for h in hidden]
-    check_choice("activation", activation, ("relu", "tanh"))
-    epochs = check_int("epochs", epochs, 1, 1000)
-    batch_size = check_int("batch_size", batch_size, 1, 2**20)
-    if not isinstance(learning_rate, (int, float)) or not learning_rate > 0:
-        raise ValueError(f"learning_rate={learning_rate!r} is not allowed; allowed: a number > 0")
-    seed = check_seed("seed", seed)
-    train, held = demos.split(holdout, seed)
+    s = _training_settings(demos, hidden, activation, epochs, batch_size, learning_rate, seed)
+    if recurrent is not None:
+        check_choice("recurrent", recurrent, RECURRENT)
+    train, held = demos.split(holdout, s["seed"])
     if not len(train):
         raise ValueError("demos: no training decisions (more games, or a smaller holdout)")
     if threads is not None:
         torch.set_num_threads(check_int("threads", threads, 1, 1024))
-    torch.manual_seed(seed)
-    n_actions = demos.legal.shape[1]
-    sizes = [demos.obs_size, *widths, n_actions]
+    torch.manual_seed(s["seed"])
+    task = (_GruTask if recurrent else _MlpTask)(torch, demos, s, train, held)
+    opt = torch.optim.Adam(task.net.parameters(), lr=s["learning_rate"])
+    rng = np.random.default_rng(derive_seed(s["seed"], 1))
+    history: list[dict] = []
+    for epoch in range(1, s["epochs"] + 1):
+        t0 = time.perf_counter()
+        loss, right, n = task.epoch(opt, rng, _bar(progress, task.steps, f"epoch {epoch}", "batch"))
+        entry = {"epoch": epoch, "loss": loss / n, "train_accuracy": right / n,
+                 "holdout_accuracy": task.accuracy(),
+                 "seconds": time.perf_counter() - t0}  # fmt: skip
+        history.append(entry)
+        if on_epoch is not None:
+            on_epoch(entry)
+    settings = {**s, "holdout": holdout, "recurrent": recurrent, "decisions": len(demos),
+                "train_decisions": len(train), "holdout_decisions": len(held),
+                "torch": torch.__version__}  # fmt: skip
+    return CloneResult(task.arrays(), activation, history, settings, recurrent or "mlp")
+
+
+def _training_settings(
+    demos: Demonstrations,
+    hidden: Sequence[int],
+    activation: str,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+) -> dict:
+    """:func:`train_clone`'s checked settings (JSON-ready)."""
+    if not isinstance(demos, Demonstrations):
+        raise type_error("demos", "Demonstrations", demos)
+    if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence) or not hidden:
+        raise type_error("hidden", "a non-empty sequence of layer widths", hidden)
+    if not isinstance(learning_rate, (int, float)) or not learning_rate > 0:
+        raise ValueError(f"learning_rate={learning_rate!r} is not allowed; allowed: a number > 0")
+    return {
+        "hidden": [check_int("hidden[]", h, 1, 4096) for h in hidden],
+        "activation": check_choice("activation", activation, ("relu", "tanh")),
+        "epochs": check_int("epochs", epochs, 1, 1000),
+        "batch_size": check_int("batch_size", batch_size, 1, 2**20),
+        "learning_rate": float(learning_rate),
+        "seed": check_seed("seed", seed),
+    }
+
+
+def _mlp(torch: Any, sizes: Sequence[int], activation: str) -> Any:
+    """``Linear`` layers of ``sizes`` with ``activation`` between them (none after the last)."""
     act = torch.nn.ReLU if activation == "relu" else torch.nn.Tanh
     layers: list[Any] = []
     for i in range(len(sizes) - 1):
         layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
         if i < len(sizes) - 2:
             layers.append(act())
-    net = torch.nn.Sequential(*layers)
-    opt = torch.optim.Adam(net.parameters(), lr=float(learning_rate))
-    rng = np.random.default_rng(derive_seed(seed, 1))
-    history: list[dict] = []
-    import time
+    return torch.nn.Sequential(*layers)
 
-    for epoch in range(1, epochs + 1):
-        t0 = time.perf_counter()
-        order = train[rng.permutation(len(train))]
-        steps = math.ceil(len(order) / batch_size)
-        loss_sum, right, bar = 0.0, 0, _bar(progress, steps, f"epoch {epoch}", "batch")
-        net.train()
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
-            logits = _masked_logits(net, demos, idx, torch)
-            target = torch.as_tensor(demos.actions[idx].astype(np.int64))
-            loss = torch.nn.functional.cross_entropy(logits, target, reduction="sum")
-            opt.zero_grad()
-            (loss / len(idx)).backward()
-            opt.step()
-            loss_sum += loss.item()
-            right += int((logits.argmax(1) == target).sum())
+
+def _linear_arrays(torch: Any, modules: Iterable[Any]) -> list[np.ndarray]:
+    out: list[np.ndarray] = []
+    for module in modules:
+        if isinstance(module, torch.nn.Linear):
+            out += [module.weight.detach().numpy().astype(np.float32),
+                    module.bias.detach().numpy().astype(np.float32)]  # fmt: skip
+    return out
+
+
+class _MlpTask:
+    """An MLP on single decisions: its batches, epoch, accuracy and arrays."""
+
+    def __init__(self, torch: Any, demos: Demonstrations, s: dict, train, held):
+        self.torch, self.demos, self.train, self.held = torch, demos, train, held
+        self.batch = s["batch_size"]
+        sizes = [demos.obs_size, *s["hidden"], demos.legal.shape[1]]
+        self.net = _mlp(torch, sizes, s["activation"])
+        self.steps = math.ceil(len(train) / self.batch)
+
+    def logits(self, idx: np.ndarray) -> Any:
+        torch, demos = self.torch, self.demos
+        x = torch.as_tensor(demos.observation_batch(idx), dtype=torch.float32)
+        return self.net(x).masked_fill(~torch.as_tensor(demos.legal[idx]), -1e9)
+
+    def epoch(self, opt: Any, rng: np.random.Generator, bar) -> tuple[float, int, int]:
+        order = self.train[rng.permutation(len(self.train))]
+        loss_sum, right = 0.0, 0
+        self.net.train()
+        for start in range(0, len(order), self.batch):
+            idx = order[start : start + self.batch]
+            loss, hits = _step(self.torch, opt, self.logits(idx), self.demos.actions[idx])
+            loss_sum, right = loss_sum + loss, right + hits
             bar(1)
         bar(0, close=True)
-        entry = {
-            "epoch": epoch,
-            "loss": loss_sum / len(order),
-            "train_accuracy": right / len(order),
-            "holdout_accuracy": _accuracy(net, demos, held, torch),
-            "seconds": time.perf_counter() - t0,
-        }
-        history.append(entry)
-        if on_epoch is not None:
-            on_epoch(entry)
-    arrays = []
-    for module in net:
-        if isinstance(module, torch.nn.Linear):
-            arrays += [module.weight.detach().numpy().astype(np.float32),
-                       module.bias.detach().numpy().astype(np.float32)]  # fmt: skip
-    settings = {"hidden": widths, "activation": activation, "epochs": epochs,
-                "batch_size": batch_size, "learning_rate": float(learning_rate),
-                "holdout": holdout, "seed": seed, "decisions": len(demos),
-                "train_decisions": len(train), "holdout_decisions": len(held),
-                "torch": torch.__version__}  # fmt: skip
-    return CloneResult(arrays, activation, history, settings)
+        return loss_sum, right, len(order)
+
+    def accuracy(self) -> float:
+        if not len(self.held):
+            return float("nan")
+        self.net.eval()
+        right = 0
+        with self.torch.no_grad():
+            for start in range(0, len(self.held), 8192):
+                part = self.held[start : start + 8192]
+                pred = self.logits(part).argmax(1).numpy()
+                right += int((pred == self.demos.actions[part]).sum())
+        return right / len(self.held)
+
+    def arrays(self) -> list[np.ndarray]:
+        return _linear_arrays(self.torch, self.net)
 
 
-def _masked_logits(net: Any, demos: Demonstrations, idx: np.ndarray, torch: Any) -> Any:
-    x = torch.as_tensor(demos.observation_batch(idx), dtype=torch.float32)
-    legal = torch.as_tensor(demos.legal[idx])
-    return net(x).masked_fill(~legal, -1e9)
+def _step(torch: Any, opt: Any, logits: Any, actions: np.ndarray) -> tuple[float, int]:
+    """One Adam step on the mean cross-entropy; ``(summed loss, right moves)``."""
+    target = torch.as_tensor(actions.astype(np.int64))
+    loss = torch.nn.functional.cross_entropy(logits, target, reduction="sum")
+    opt.zero_grad()
+    (loss / len(target)).backward()
+    opt.step()
+    return loss.item(), int((logits.argmax(1) == target).sum())
 
 
-def _accuracy(net: Any, demos: Demonstrations, idx: np.ndarray, torch: Any) -> float:
-    if not len(idx):
-        return float("nan")
-    net.eval()
-    right = 0
-    with torch.no_grad():
-        for start in range(0, len(idx), 8192):
-            part = idx[start : start + 8192]
-            pred = _masked_logits(net, demos, part, torch).argmax(1).numpy()
-            right += int((pred == demos.actions[part]).sum())
-    return right / len(idx)
+def sequences(demos: Demonstrations, index: np.ndarray) -> list[np.ndarray]:
+    """The decisions ``index`` grouped by game and seat, each group in the order played.
+
+    Args:
+        demos: The decisions.
+        index: Decision indices (whole games, as :meth:`Demonstrations.split` gives them).
+
+    Returns:
+        One int64 array of decision indices per (game, seat), by game then seat.
+    """
+    index = np.sort(np.asarray(index, dtype=np.int64))
+    if not len(index):
+        return []
+    key = demos.games[index].astype(np.int64) * 256 + demos.seats[index]
+    order = np.argsort(key, kind="stable")
+    cuts = np.flatnonzero(np.diff(key[order])) + 1
+    return np.split(index[order], cuts)
+
+
+class _GruTask(_MlpTask):
+    """A GRU over each seat's decisions in a game: whole sequences, padded and masked."""
+
+    def __init__(self, torch: Any, demos: Demonstrations, s: dict, train, held):
+        self.torch, self.demos = torch, demos
+        self.train, self.held = sequences(demos, train), sequences(demos, held)
+        mean_len = len(train) / max(1, len(self.train))
+        self.per_step = max(1, round(s["batch_size"] / mean_len))
+        self.steps = math.ceil(len(self.train) / self.per_step)
+        *enc, units = s["hidden"]
+        self.net = _gru_net(torch, [demos.obs_size, *enc], units, demos.legal.shape[1],
+                            s["activation"])  # fmt: skip
+
+    def padded(self, seqs: Sequence[np.ndarray]) -> tuple[Any, np.ndarray]:
+        """Masked logits ``(n_valid, A)`` of sequences ``seqs`` and their decision indices."""
+        torch, demos = self.torch, self.demos
+        length = max(len(q) for q in seqs)
+        idx = np.full((len(seqs), length), -1, dtype=np.int64)
+        for i, q in enumerate(seqs):
+            idx[i, : len(q)] = q
+        valid = idx >= 0
+        flat = idx[valid]
+        x = np.zeros((*idx.shape, demos.obs_size), dtype=np.float32)
+        x[valid] = demos.observation_batch(flat)
+        out = self.net(torch.as_tensor(x))[torch.as_tensor(valid)]
+        return out.masked_fill(~torch.as_tensor(demos.legal[flat]), -1e9), flat
+
+    def epoch(self, opt: Any, rng: np.random.Generator, bar) -> tuple[float, int, int]:
+        order = rng.permutation(len(self.train))
+        loss_sum, right, n = 0.0, 0, 0
+        self.net.train()
+        for start in range(0, len(order), self.per_step):
+            part = order[start : start + self.per_step]
+            logits, flat = self.padded([self.train[i] for i in part])
+            loss, hits = _step(self.torch, opt, logits, self.demos.actions[flat])
+            loss_sum, right, n = loss_sum + loss, right + hits, n + len(flat)
+            bar(1)
+        bar(0, close=True)
+        return loss_sum, right, n
+
+    def accuracy(self) -> float:
+        if not self.held:
+            return float("nan")
+        self.net.eval()
+        right = n = 0
+        with self.torch.no_grad():
+            for start in range(0, len(self.held), 256):
+                logits, flat = self.padded(self.held[start : start + 256])
+                right += int((logits.argmax(1).numpy() == self.demos.actions[flat]).sum())
+                n += len(flat)
+        return right / n
+
+    def arrays(self) -> list[np.ndarray]:
+        net = self.net
+        gru = [getattr(net.gru, f"{k}_l0").detach().numpy().astype(np.float32)
+               for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]  # fmt: skip
+        return [*_linear_arrays(self.torch, net.encoder), *gru,
+                *_linear_arrays(self.torch, [net.head])]  # fmt: skip
+
+
+def _gru_net(torch: Any, encoder: Sequence[int], units: int, n_actions: int, act: str) -> Any:
+    """The recurrent clone: ``encoder`` MLP (activated), a GRU of ``units``, a linear head.
+
+    Its forward maps ``(S, T, obs)`` to ``(S, T, n_actions)`` logits (zero initial state):
+    the network :class:`agents.rl.partners.RecurrentPartner` plays (:mod:`agents.rl.recurrent`).
+    """
+    nn = torch.nn
+    module: Any = nn.Module
+
+    class GruClone(module):
+        def __init__(self) -> None:
+            super().__init__()
+            layers = _mlp(torch, encoder, act)
+            if len(encoder) > 1:
+                layers.append(nn.ReLU() if act == "relu" else nn.Tanh())
+            self.encoder = layers
+            self.gru = nn.GRU(encoder[-1], units, batch_first=True)
+            self.head = nn.Linear(units, n_actions)
+
+        def forward(self, x: Any) -> Any:
+            return self.head(self.gru(self.encoder(x))[0])
+
+    return GruClone()
 
 
 def export_clone(
@@ -574,11 +736,14 @@ def export_clone(
 
     The format of the shipped RL partners (docs/rl_partners.md §5): ``agents.make(
     "rl:PATH.json")`` loads it without torch; its ``training`` entry records the teacher
-    (``demos.source``), the training settings and the accuracy per epoch.
+    (``demos.source``), the training settings and the accuracy per epoch. A GRU
+    (``result.kind == "gru"``) is written with ``architecture.kind`` ``"gru"`` and the arrays
+    of :func:`agents.rl.recurrent.array_names` (docs/cloning.md §5).
 
     Returns:
-        The partner (:class:`agents.rl.RLPartner`), loaded back from the files (and so checked
-        as any partner file is).
+        The partner (:class:`agents.rl.RLPartner`; a :class:`agents.rl.partners
+        .RecurrentPartner` for a GRU), loaded back from the files (and so checked as any
+        partner file is).
 
     Raises:
         ValueError: A bad argument (named), or files that do not load back.
@@ -596,6 +761,11 @@ def export_clone(
             for e in result.history
         ],  # strict JSON: no held-out games -> null
     }
+    if result.kind == "gru":
+        return _export_recurrent(
+            result, demos, Path(path), name=name, description=description,
+            weight_dtype=weight_dtype, extra={"training": training, **(extra or {})},
+        )  # fmt: skip
     return export_network(
         result.arrays,
         result.activation,
@@ -607,3 +777,60 @@ def export_clone(
         weight_dtype=weight_dtype,
         extra={"training": training, **(extra or {})},
     )
+
+
+def _export_recurrent(
+    result: CloneResult,
+    demos: Demonstrations,
+    path: Path,
+    *,
+    name: str,
+    description: str,
+    weight_dtype: str,
+    extra: dict,
+):
+    """:func:`export_clone` for a GRU: the ``"gru"`` partner format (docs/cloning.md §5)."""
+    import io
+
+    from agents.rl import partners as P
+    from agents.rl.recurrent import array_names
+    from hanabi_env.outputs import atomic_write_bytes
+    from hanabi_env.validate import check_str
+
+    check_str("name", name)
+    check_choice("weight_dtype", weight_dtype, ("float16", "float32"))
+    if path.suffix != ".json":
+        raise ValueError(f"path={str(path)!r} is not allowed; allowed: a .json file")
+    arrays = [np.asarray(a).astype(weight_dtype) for a in result.arrays]
+    sizes = [demos.obs_size, *result.settings["hidden"], int(demos.legal.shape[1])]
+    names = array_names(sizes)
+    config = {
+        **P.FORMAT,
+        "name": name,
+        "description": description,
+        "architecture": {
+            "kind": "gru",
+            "layers": sizes,
+            "activation": result.activation,
+            "recurrent": "a GRU of layers[-2] units after an MLP encoder of layers[1:-2]; one "
+            "step per decision of the seat, the hidden state zero at each game's start",
+            "output": "logits over the HLE move uids; illegal moves masked, then argmax",
+        },
+        "observation": {"type": demos.observation_type, "dtype": "float32", "size": sizes[0]},
+        "game": P.game_entry(demos.config),
+        "weights": {
+            "file": path.with_suffix(".npz").name,
+            "dtype": weight_dtype,
+            "arrays": names,
+            "sha256": P.weights_digest(arrays),
+        },
+        **extra,
+    }
+    probe = P.make_partner(arrays, config)
+    config["check"] = P.self_play_record(probe, config=demos.config)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **dict(zip(names, arrays, strict=True)))  # type: ignore[arg-type]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path.with_suffix(".npz"), buf.getvalue())
+    atomic_write_bytes(path, (json.dumps(config, indent=1) + "\n").encode())
+    return P.load_partner(str(path))

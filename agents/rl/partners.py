@@ -10,6 +10,10 @@ checks both files before it returns a partner; a damaged or mismatched file is o
 on a core install without torch, and as a :class:`~agents.batch.BatchPolicy` it decides for
 every game waiting for it in one forward pass (:mod:`agents.lockstep`).
 
+A config of ``architecture.kind`` ``"gru"`` (a recurrent clone, docs/cloning.md §5) loads as a
+:class:`RecurrentPartner` (:func:`make_partner` picks the class): the same checks, the network
+of :mod:`agents.rl.recurrent`, one hidden state per game and seat.
+
 The shipped partners live in ``agents/data/rl_partners/`` (:func:`partner_names`; the
 behaviour clones shipped there, ``clone-*``, are listed with ``clones=True``, not in ``rl:all``);
 the agent spec ``rl:NAME`` (:func:`from_spec`, registered in :mod:`agents.registry`) names one
@@ -29,8 +33,8 @@ Stable-Baselines3's ``MlpPolicy`` actor (https://stable-baselines3.readthedocs.i
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,7 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.batch import BatchPolicy, masked_choice
+from agents import hand_order as HO
+from agents.batch import BatchPolicy, draw_uniform, masked_choice
+from agents.rl import recurrent as RNN
 from hanabi_env import _engine as E
 from hanabi_env.safe_npz import MAX_JSON_BYTES, MAX_NPZ_BYTES, arrays_sha256, read_npz
 from hanabi_env.validate import check_bool, check_seed, check_str
@@ -50,10 +56,12 @@ __all__ = [
     "MAX_WEIGHT_BYTES",
     "PARTNER_DIR",
     "RLPartner",
+    "RecurrentPartner",
     "from_spec",
     "game_entry",
     "load_partner",
     "load_partners",
+    "make_partner",
     "partner_config",
     "partner_names",
     "partner_specs",
@@ -208,23 +216,30 @@ def _config_problem(config: dict) -> str | None:
         return "no name"
     if not (isinstance(arch, dict) and isinstance(obs, dict) and isinstance(weights, dict)):
         return "architecture, observation and weights must be objects"
-    if arch.get("kind") != "mlp" or arch.get("activation") not in ACTIVATIONS:
-        return f"architecture must be kind mlp with an activation in {sorted(ACTIVATIONS)}"
-    layers = arch.get("layers")
-    if not (isinstance(layers, list) and len(layers) >= 2 and all(_is_int(n, 1) for n in layers)):
-        return "architecture.layers must be a list of two or more ints >= 1"
+    if arch.get("kind") not in _KINDS or arch.get("activation") not in ACTIVATIONS:
+        return (
+            f"architecture must be kind {' or '.join(_KINDS)} with an activation in "
+            f"{sorted(ACTIVATIONS)}"
+        )
+    layers, least = arch.get("layers"), _KINDS[arch["kind"]]
+    if not (
+        isinstance(layers, list) and len(layers) >= least and all(_is_int(n, 1) for n in layers)
+    ):
+        words = {2: "two", 3: "three"}[least]
+        return f"architecture.layers must be a list of {words} or more ints >= 1"
     if obs.get("type") not in ("card_knowledge", "minimal") or obs.get("size") != layers[0]:
         return "observation.type must be card_knowledge or minimal, observation.size layers[0]"
     if weights.get("dtype") not in _ITEMSIZE:
         return f"weights.dtype must be one of {sorted(_ITEMSIZE)}"
-    n_bytes = _ITEMSIZE[weights["dtype"]] * sum((a + 1) * b for a, b in itertools.pairwise(layers))
+    shapes = _shapes(arch["kind"], layers)
+    n_bytes = _ITEMSIZE[weights["dtype"]] * sum(math.prod(s) for s in shapes.values())
     if n_bytes > MAX_WEIGHT_BYTES:
         return f"its layers need {n_bytes} bytes of weights; the limit is {MAX_WEIGHT_BYTES}"
     file = weights.get("file")
     if not (isinstance(file, str) and file.endswith(".npz") and Path(file).name == file):
         return "weights.file must be the name of an .npz file beside the config (no folder)"
-    if weights.get("arrays", _array_names(layers)) != _array_names(layers):
-        return f"weights.arrays must be {_array_names(layers)}"
+    if weights.get("arrays", list(shapes)) != list(shapes):
+        return f"weights.arrays must be {list(shapes)}"
     if not isinstance(weights.get("sha256"), str) or not _HEX64.fullmatch(weights["sha256"]):
         return (
             "weights.sha256 is missing or not 64 hex digits (the SHA-256 of the weights, "
@@ -264,8 +279,19 @@ def _game_problem(game: object) -> str | None:
     return None
 
 
-def _array_names(layers: Sequence[int]) -> list[str]:
-    return [n for i in range(len(layers) - 1) for n in (f"w{i}", f"b{i}")]
+_KINDS = {"mlp": 2, "gru": 3}
+"""Architectures a partner may have, and the fewest ``layers`` entries of each."""
+
+
+def _shapes(kind: str, layers: Sequence[int]) -> dict[str, tuple[int, ...]]:
+    """Name → shape of every array of a network, in the NPZ's order."""
+    if kind == "gru":
+        return RNN.array_shapes(layers)
+    shapes: dict[str, tuple[int, ...]] = {}
+    for i in range(len(layers) - 1):
+        shapes[f"w{i}"] = (layers[i + 1], layers[i])
+        shapes[f"b{i}"] = (layers[i + 1],)
+    return shapes
 
 
 def partner_config(name: str) -> dict:
@@ -292,11 +318,7 @@ def weights_digest(arrays: Sequence[np.ndarray]) -> str:
 
 def _read_weights(path: Path, config: dict, label: str) -> list[np.ndarray]:
     """The network's arrays from ``path``, sizes checked before reading, then their digest."""
-    sizes = config["architecture"]["layers"]
-    shapes: dict[str, tuple[int, ...]] = {}
-    for i in range(len(sizes) - 1):
-        shapes[f"w{i}"] = (sizes[i + 1], sizes[i])
-        shapes[f"b{i}"] = (sizes[i + 1],)
+    shapes = _shapes(config["architecture"]["kind"], config["architecture"]["layers"])
     dtype = config["weights"]["dtype"]
     found = read_npz(path, shapes, dtypes=(dtype,), max_bytes=MAX_WEIGHT_BYTES, label=label)
     arrays = [found[n] for n in shapes]
@@ -319,7 +341,7 @@ def _verify(
 
     check = config["check"]
     try:
-        probe = RLPartner(arrays, config, name=label)
+        probe = make_partner(arrays, config, name=label)
         record = self_play_record(
             probe, check["games"], check["seed"], config=HanabiConfig(**config["game"])
         )
@@ -377,6 +399,14 @@ class RLPartner(BatchPolicy):
                 f"{len(arrays)} arrays for {len(arch['layers']) - 1} layers; need a weight "
                 "and a bias per layer"
             )
+        self._layers = [
+            (np.ascontiguousarray(np.asarray(w, np.float64).T), np.asarray(b, np.float64))
+            for w, b in zip(arrays[::2], arrays[1::2], strict=True)
+        ]
+        self._setup(config, name, deterministic, seed)
+
+    def _setup(self, config: dict, name: str | None, deterministic: bool, seed: int) -> None:
+        """The attributes every partner has (name, mode, observation, hand order, draws)."""
         self.config = config
         self.name = check_str("name", name) if name is not None else f"rl:{config['name']}"
         self.deterministic = check_bool("deterministic", deterministic)
@@ -385,11 +415,7 @@ class RLPartner(BatchPolicy):
         # trained in HLE's order: shown fixed-slot games in age order (agents.hand_order)
         trained = config["game"].get("hand_order", "shift")
         self.observation_hand_order = "age" if trained == "shift" else "game"
-        self._act = arch["activation"]
-        self._layers = [
-            (np.ascontiguousarray(np.asarray(w, np.float64).T), np.asarray(b, np.float64))
-            for w, b in zip(arrays[::2], arrays[1::2], strict=True)
-        ]
+        self._act = config["architecture"]["activation"]
         self.reset(check_seed("seed", seed))
 
     @property
@@ -477,6 +503,188 @@ class RLPartner(BatchPolicy):
         return f"RLPartner({self.name!r}, {game['players']} players, {mode})"
 
 
+class RecurrentPartner(RLPartner):
+    """A recurrent network (``architecture.kind`` ``"gru"``) as a batch policy, in numpy.
+
+    The network of :mod:`agents.rl.recurrent` (an MLP encoder, a GRU, a linear output): one
+    step per decision of its seat, with a hidden state per game and seat, zero at each game's
+    start. In the lockstep player (``needs_views``, :mod:`agents.batch`) every chunk of games
+    starts with zero states (:meth:`start_games`) and each decision updates the state of its
+    game and seat only, so many games at once play as each alone; :meth:`act` (one game at a
+    time: the per-game path, PettingZoo loops, the browser) keeps one state per seat and starts
+    a new game when a view has fewer moves than the last one seen (or at :meth:`reset`).
+    A fixed-slot game is shown in age order, as for :class:`RLPartner`. docs/cloning.md §5.
+
+    Args:
+        arrays: The arrays in :func:`agents.rl.recurrent.array_names` order (any float dtype).
+        config: The partner's JSON config (kind ``"gru"``; docs/cloning.md §5).
+        name: Display name (default ``"rl:" + config["name"]``).
+        deterministic: The best legal move (default) or a draw from the masked softmax.
+        seed: Seed of the policy's own draw stream (:meth:`act`).
+
+    Raises:
+        TypeError: A bad ``name``, ``deterministic`` or ``seed``.
+        ValueError: Not a ``"gru"`` architecture, or arrays that do not fit it.
+    """
+
+    needs_views = True
+
+    def __init__(
+        self,
+        arrays: Sequence[np.ndarray],
+        config: dict,
+        name: str | None = None,
+        deterministic: bool = True,
+        seed: int = 0,
+    ):
+        """See the class docstring."""
+        arch = config["architecture"]
+        if arch.get("kind") != "gru" or arch.get("activation") not in ACTIVATIONS:
+            raise ValueError(
+                f"architecture {arch.get('kind')!r} with activation {arch.get('activation')!r} "
+                f"is not a recurrent one; allowed: kind 'gru', activation in {sorted(ACTIVATIONS)}"
+            )
+        shapes = RNN.array_shapes(arch["layers"])
+        got = [tuple(np.shape(a)) for a in arrays]
+        if got != list(shapes.values()):
+            raise ValueError(f"arrays of shapes {got}; the layers need {list(shapes.values())}")
+        wide = [np.asarray(a, np.float64) for a in arrays]
+        k = len(arch["layers"]) - 3
+        pairs = zip(wide[: 2 * k : 2], wide[1 : 2 * k : 2], strict=True)
+        self._encoder = [(np.ascontiguousarray(w.T), b) for w, b in pairs]
+        wi, wh, bi, bh = wide[2 * k : 2 * k + 4]
+        self._gru = (np.ascontiguousarray(wi.T), np.ascontiguousarray(wh.T), bi, bh)
+        self._head = (np.ascontiguousarray(wide[-2].T), wide[-1])
+        self.states = RNN.HiddenStates(arch["layers"][-2])
+        self._setup(config, name, deterministic, seed)
+
+    @property
+    def units(self) -> int:
+        """The GRU's size ``H``."""
+        return self.states.units
+
+    def step(self, obs: np.ndarray, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One decision's forward pass for ``B`` games: ``(logits, new hidden states)``.
+
+        Args:
+            obs: ``(B, obs_dim)`` observations.
+            hidden: ``(B, H)`` hidden states before the decision (zeros at a game's start).
+
+        Returns:
+            ``(B, n_actions)`` float64 logits and ``(B, H)`` float64 states after the step.
+
+        Raises:
+            ValueError: ``obs`` or ``hidden`` of another shape.
+        """
+        x = np.asarray(obs, dtype=np.float64)
+        h = np.asarray(hidden, dtype=np.float64)
+        size = self._gru[0].shape[0] if not self._encoder else self._encoder[0][0].shape[0]
+        if x.ndim != 2 or x.shape[1] != size or h.shape != (len(x), self.units):
+            raise ValueError(
+                f"obs {x.shape} and hidden {h.shape}; {self.name} takes (B, {size}) and "
+                f"(B, {self.units})"
+            )
+        act = ACTIVATIONS[self._act]
+        for w, b in self._encoder:
+            x = act(x @ w + b)
+        h = RNN.gru_step(x, h, *self._gru)
+        w, b = self._head
+        return h @ w + b, h
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """``(B, n_actions)`` logits of each row as a game's first decision (zero states)."""
+        return self.step(obs, np.zeros((len(obs), self.units)))[0]
+
+    def start_games(self, agent_seeds: np.ndarray) -> None:
+        """A lockstep chunk starts: zero states for each of its games and seats."""
+        n, players = np.shape(agent_seeds)
+        self.states.start_chunk(n, players)
+
+    def act_batch(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        seats: np.ndarray,
+        draws: np.ndarray,
+        views: list[Any] | None = None,
+        games: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The moves of ``B`` waiting games, each from its own game and seat's state.
+
+        Raises:
+            ValueError: Called without ``games``/``views`` (only the lockstep player does), or
+                for games outside the chunk started.
+        """
+        if views is None or games is None:
+            raise ValueError(f"{self.name}: act_batch needs the views and games of a chunk")
+        rows = self.states.rows(games, seats)
+        hands, cfg = None, views[0].raw.cfg if views else None
+        if cfg is not None and self._by_age(cfg):
+            parts = [HO.hands_of_view(v) for v in views]
+            hands = HO.Hands(*(np.concatenate(f) for f in zip(*parts, strict=True)))
+        acts, h = self._decide(obs, mask, seats, draws, self.states.chunk[rows], cfg, hands)
+        self.states.chunk[rows] = h
+        return acts
+
+    def act(self, view: Any) -> int:
+        """One decision for ``view``'s seat, from that seat's state in the current game."""
+        cfg = view.raw.cfg
+        h = self.states.solo(view.seat, int(view.n_moves))
+        obs = view.encode(self.observation_type_for(cfg))[None]
+        mask = np.asarray(view.legal_mask(), dtype=np.int8)[None]
+        if not mask.any():
+            raise ValueError(f"{self.name}: the view has no legal move (seat {view.seat})")
+        draws = np.array([draw_uniform(self._draw_rng())])
+        seats = np.array([view.seat], dtype=np.int64)
+        hands = HO.hands_of_view(view) if self._by_age(cfg) else None
+        acts, h = self._decide(obs, mask, seats, draws, h, cfg, hands)
+        self.states.solo_h[int(view.seat)] = h
+        return int(acts[0])
+
+    def _by_age(self, cfg: np.ndarray) -> bool:
+        fixed = int(cfg[E.CFG_HAND_ORDER]) == E.HAND_FIXED
+        return fixed and self.observation_hand_order == "age"
+
+    def _decide(
+        self, obs, mask, seats, draws, h, cfg: Any, hands: Any
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Moves and new states; a fixed-slot game shown in age order if ``hands``."""
+        order = None
+        if hands is not None:
+            obs, mask, order = HO.show_by_age(obs, mask, cfg, seats, hands)
+        logits, h = self.step(obs, h)
+        acts = masked_choice(logits, mask, draws, self.deterministic)
+        if order is not None:
+            acts = HO.moves_to_game(acts, order, int(cfg[E.CFG_HAND]))
+        return acts, h
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget every game; re-seed the draw stream when ``seed`` is given."""
+        super().reset(seed)
+        states = getattr(self, "states", None)
+        if states is not None:
+            states.reset()
+
+    def __repr__(self) -> str:
+        """Name, trained game and mode."""
+        return super().__repr__().replace("RLPartner(", "RecurrentPartner(", 1)
+
+
+def make_partner(
+    arrays: Sequence[np.ndarray],
+    config: dict,
+    name: str | None = None,
+    deterministic: bool = True,
+    seed: int = 0,
+) -> RLPartner:
+    """The partner of ``config``'s architecture: :class:`RLPartner` or :class:`RecurrentPartner`.
+
+    Args and Raises: as the classes'.
+    """
+    cls = RecurrentPartner if config["architecture"].get("kind") == "gru" else RLPartner
+    return cls(arrays, config, name=name, deterministic=deterministic, seed=seed)
+
+
 def load_partner(name: str, seed: int = 0, deterministic: bool = True) -> RLPartner:
     """A partner by name (shipped, :func:`partner_names`) or by the path of its JSON config.
 
@@ -513,7 +721,7 @@ def load_partner(name: str, seed: int = 0, deterministic: bool = True) -> RLPart
     label = f"rl:{name.strip()}"
     arrays = _read_weights(path.parent / config["weights"]["file"], config, label)
     _verify(arrays, config, (json_sha, config["weights"]["sha256"]), path, label)
-    return RLPartner(arrays, config, deterministic=deterministic, seed=seed)
+    return make_partner(arrays, config, deterministic=deterministic, seed=seed)
 
 
 def load_partners(names: str | Sequence[str] = "all", seed: int = 0) -> list[RLPartner]:

@@ -2,7 +2,8 @@
 
 docs/cloning.md. Demonstrations from games played by any agents (``clone smartbot``; one agent
 per seat for a teacher with partners) or from hanab.live records (``--records``), an MLP
-trained on them (:func:`agents.clone.train_clone`, needs torch), written as a no-code partner
+trained on them (:func:`agents.clone.train_clone`, needs torch; ``--recurrent gru`` for a GRU
+over each seat's observations in a game), written as a no-code partner
 (``--out NAME.json`` + ``NAME.npz``, loadable as ``rl:NAME.json`` without torch), then the
 clone's self-play, the teacher's and the two together on the same deals.
 """
@@ -78,6 +79,11 @@ def add_subcommands(sub) -> None:
          "512,512)", [512, 512]),
         ("--activation", {"choices": ["relu", "tanh"]}, "hidden activation (default relu)",
          "relu"),
+        ("--recurrent", {"choices": ["gru"]}, "a recurrent clone: a GRU over each seat's "
+         "observations in a game (the last --hidden width; the others an MLP before it), for "
+         "a teacher whose moves depend on the history (default: an MLP)"),
+        ("--threads", "N", "torch's CPU threads for training (default: torch's; 1 is "
+         "fastest on a loaded machine)", None),
         ("--epochs", "N", "passes over the decisions (default 10)", 10),
         ("--batch-size", "N", "decisions per step (default 1024)", 1024),
         ("--learning-rate", {"type": _rate, "metavar": "LR"}, "Adam's step size (default "
@@ -97,7 +103,8 @@ def add_subcommands(sub) -> None:
     ), help="behaviour cloning: a network that plays as a teacher played",
         description="Records the decisions of a teacher (any agent: smartbot, a rule agent, "
         "a chromosome, your own policy) or of the people in hanab.live records, trains an MLP "
-        "to make the same moves (needs the rl extra: torch) and writes it as a partner that "
+        "(or with --recurrent gru a GRU over each seat's game) to make the same moves "
+        "(needs the rl extra: torch) and writes it as a partner that "
         "plays without torch (agents.make('rl:PATH.json')). docs/cloning.md.",
     )  # fmt: skip
 
@@ -127,7 +134,8 @@ def _clone(args: argparse.Namespace) -> int:
         result = train_clone(
             demos, hidden=args.hidden, activation=args.activation, epochs=args.epochs,
             batch_size=args.batch_size, learning_rate=args.learning_rate,
-            holdout=args.holdout, seed=args.seed, progress=not args.quiet, on_epoch=
+            holdout=args.holdout, seed=args.seed, progress=not args.quiet,
+            recurrent=args.recurrent, threads=args.threads, on_epoch=
             lambda e: say(f"epoch {e['epoch']}: loss {e['loss']:.4f}, accuracy "
                           f"{e['train_accuracy']:.4f} (held-out games "
                           f"{e['holdout_accuracy']:.4f}), {e['seconds']:.1f} s"),
