@@ -128,7 +128,8 @@ def test_rl_specs_and_their_errors(tmp_path):
     partner = agents.make(f"rl:{NAMES[0]}", seed=3)
     assert isinstance(partner, RLPartner)
     assert partner.name == f"rl:{NAMES[0]}"
-    with pytest.raises(ValueError, match="no such RL partner; shipped: " + NAMES[0]):
+    shipped = ", ".join(partner_names(clones=True))  # the clones are listed in the error too
+    with pytest.raises(ValueError, match="no such RL partner; shipped: " + shipped):
         agents.make("rl:no-such-partner")
     with pytest.raises(ValueError, match="no such RL partner"):
         agents.make("rl:")
