@@ -12,7 +12,9 @@ process, games per CPU-second (mean score in brackets):
 * **C++**: the ``-O3`` build's ``run_<Bot> --players P --games N --seed 7 --quiet``, CPU time
   of the child process;
 
-and the ratios ours / C++. Our games are deal seeds 0.. of ``tools/quux_oracle.py``'s game
+and the ratios ours / C++. With ``--repeat K`` every cell is measured K times, ours and the C++
+program's in turn, and the medians are printed (on a loaded machine single runs move by ±30 %).
+Our games are deal seeds 0.. of ``tools/quux_oracle.py``'s game
 (hands of 5 at 2–3 players, 4 at 4–5, lenient scoring); the C++ program plays its own deals.
 The C++ programs come from ``tools/quux_oracle.py build`` (``$TMPDIR/hanabi-reference-quux``);
 without them only our side is measured.
@@ -20,6 +22,7 @@ without them only our side is measured.
 Usage::
 
     python3 benchmarks/bench_bots.py --bots smartbot infobot --games 2000 --policy-games 50
+    python3 benchmarks/bench_bots.py --games 10000 --cpp-games 10000 --policy-games 0 --repeat 5
 """
 
 from __future__ import annotations
@@ -95,6 +98,29 @@ def cpp(bot: str, players: int, games: int, bin_dir: Path) -> tuple[float, float
     return games / max(cpu, 1e-9), mean
 
 
+def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    """The median rate of repeated runs of one cell, with their (equal) mean score."""
+    return float(np.median([rate for rate, _ in runs])), runs[0][1]
+
+
+def measure(
+    bot: str, players: int, args: argparse.Namespace, bin_dir: Path | None
+) -> tuple[tuple[float, float] | None, ...]:
+    """One row: (compiled, policy, C++) medians over ``args.repeat`` runs (None: not measured)."""
+    loops: list[tuple[float, float]] = []
+    slows: list[tuple[float, float]] = []
+    bases: list[tuple[float, float]] = []
+    for _ in range(args.repeat):
+        loop = compiled(bot, players, args.games)
+        if loop is not None:
+            loops.append(loop)
+        if args.policy_games:
+            slows.append(policy(bot, players, args.policy_games))
+        if bin_dir is not None:
+            bases.append(cpp(bot, players, args.cpp_games, bin_dir))
+    return tuple(_median(runs) if runs else None for runs in (loops, slows, bases))
+
+
 def _cell(result: tuple[float, float] | None) -> str:
     return "-" if result is None else f"{result[0]:,.0f} ({result[1]:.2f})"
 
@@ -113,11 +139,16 @@ def main() -> int:
         "--policy-games", type=int, default=50, help="policy games per cell (0: skip)"
     )
     parser.add_argument("--cpp-games", type=int, default=10000, help="C++ games per cell")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per cell, medians printed (default 1)"
+    )
     args = parser.parse_args()
     if any(p not in (2, 3, 4, 5) for p in args.players):
         parser.error(f"--players must be among 2 3 4 5, got {args.players}")
-    if min(args.games, args.cpp_games) < 1 or args.policy_games < 0:
-        parser.error("--games and --cpp-games must be at least 1, --policy-games at least 0")
+    if min(args.games, args.cpp_games, args.repeat) < 1 or args.policy_games < 0:
+        parser.error(
+            "--games, --cpp-games and --repeat must be at least 1, --policy-games at least 0"
+        )
     bin_dir = Q.built()
     print(
         "| bot | players | compiled loop | policy, `act` per move | C++ `-O3` "
@@ -126,9 +157,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|")
     for bot in args.bots:
         for players in args.players:
-            loop = compiled(bot, players, args.games)
-            slow = policy(bot, players, args.policy_games) if args.policy_games else None
-            base = cpp(bot, players, args.cpp_games, bin_dir) if bin_dir is not None else None
+            loop, slow, base = measure(bot, players, args, bin_dir)
             c_text = _cell(base) if bin_dir is not None else "not built"
             print(
                 f"| {bot} | {players} | {_cell(loop)} | {_cell(slow)} | {c_text} "

@@ -101,7 +101,7 @@ def check_decks(config: HanabiConfig, decks: np.ndarray) -> np.ndarray:
 
 
 def play_games(
-    loop: Callable[..., int], config: HanabiConfig, decks: np.ndarray, record: bool
+    loop: Callable[..., object], config: HanabiConfig, decks: np.ndarray, record: bool
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Run a bot's compiled loop ``loop(s, decks, out_scores, out_actions)`` on ``decks``.
 

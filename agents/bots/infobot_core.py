@@ -633,8 +633,12 @@ def encode_hints(strat, hand, hl, hint_type, out):
 
 
 @kernel
-def observe_hint(me, hinter, to, is_colour, val, touched, info, hl, fw, disc, hands, ws):
-    """Update the knowledge for a hint of ``hinter`` to ``to`` (seen before the hint's effect)."""
+def hint_value(hinter, to, is_colour, val, touched, info, hl, fw, disc, ws):
+    """The hat hint a hint of ``hinter`` to ``to`` stands for: ``(total, value)``.
+
+    ``value`` is the sum of the hand answers it encodes, modulo ``total`` (the count of hint
+    types of every other hand, :func:`hint_strategy`); :func:`observe_hint` applies it.
+    """
     n = hl.shape[0]
     strat = ws[3][0]
     total = 0
@@ -649,7 +653,22 @@ def observe_hint(me, hinter, to, is_colour, val, touched, info, hl, fw, disc, ha
         elif j == player_amt:
             ptype = decode_hint(strat, is_colour, val, touched)
         total += cnt
-    update_from_hint_sum(total, prev + ptype, hinter, me, info, hl, fw, disc, hands, ws)
+    return total, prev + ptype
+
+
+@kernel
+def observe_hint(me, hinter, to, is_colour, val, touched, info, hl, fw, disc, hands, ws):
+    """Update the knowledge for a hint of ``hinter`` to ``to`` (seen before the hint's effect)."""
+    total, value = hint_value(hinter, to, is_colour, val, touched, info, hl, fw, disc, ws)
+    apply_hint(total, value, me, hinter, to, is_colour, val, touched, info, hl, fw, disc,
+               hands, ws)  # fmt: skip
+
+
+@kernel
+def apply_hint(total, value, me, hinter, to, is_colour, val, touched, info, hl, fw, disc, hands,
+               ws):  # fmt: skip
+    """:func:`observe_hint` past its :func:`hint_value`: the hat hint, then what it touched."""
+    update_from_hint_sum(total, value, hinter, me, info, hl, fw, disc, hands, ws)
     for i in range(hl[to]):
         yes = (touched >> i) & 1
         for k in range(NC):

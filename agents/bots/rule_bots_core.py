@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from hanabi_env import _engine as E
-from hanabi_env._jit import kernel, njit
+from hanabi_env._jit import inline, kernel, njit
 
 SIMPLE, VALUE, HOLMES = 0, 1, 2
 F_COL, F_VAL, F_PLAY, F_VALU, F_WORTH, F_CANT, F_NOVAL = 0, 1, 2, 3, 4, 5, 6
@@ -58,7 +58,7 @@ COUNTS = np.array([0, 3, 2, 2, 2, 1], dtype=np.int64)  # copies of value v (inde
 
 
 # --- cards and the public counts ---
-@kernel
+@inline
 def blank(kn, p, i):
     """Slot ``i`` of seat ``p``: a card nobody knows anything about."""
     kn[p, i, F_COL] = -1
@@ -89,7 +89,7 @@ def new_game(kn, g, pub, hl):
             pub[c, v] = 0
 
 
-@kernel
+@inline
 def remove(kn, p, slot):
     """The card in ``slot`` leaves seat ``p``'s hand: later cards move up, a blank at the end."""
     h = kn.shape[1]
@@ -99,7 +99,7 @@ def remove(kn, p, slot):
     blank(kn, p, h - 1)
 
 
-@kernel
+@inline
 def lowest(g):
     """The lowest value not yet played in every colour (6 when all fireworks are complete)."""
     low = g[0]
@@ -109,13 +109,13 @@ def lowest(g):
     return low + 1
 
 
-@kernel
+@inline
 def is_valuable(g, pub, c, v):
     """Whether ``(c, v)`` is not yet played and its last copy (the others are public)."""
     return v > g[c] and pub[c, v] == COUNTS[v] - 1
 
 
-@kernel
+@inline
 def could_be_valuable(g, pub, cant, value):
     """Whether a card with ``value`` and ruled-out identities ``cant`` could be valuable."""
     if value < 1 or value > 5:
@@ -126,7 +126,7 @@ def could_be_valuable(g, pub, cant, value):
     return False
 
 
-@kernel
+@inline
 def next_discard(kn, to, length):
     """The slot seat ``to`` discards next: its oldest card not known valuable.
 
@@ -141,7 +141,7 @@ def next_discard(kn, to, length):
     return -1
 
 
-@kernel
+@inline
 def token_back(g, n, frm, to, touched):
     """Whether a value hint is the one that gives a token back: it means nothing.
 
@@ -326,7 +326,7 @@ def holmes_value_hint(kn, g, pub, n, hl, frm, to, value, touched):
             kn[to, i, F_CANT] |= VALUE_MASK[value]
 
 
-@kernel
+@inline
 def observe(bot, kn, g, pub, hl, actor, kind, slot, target, c, v, touched):
     """Every seat reads seat ``actor``'s move, before it is applied.
 
@@ -470,7 +470,7 @@ def holmes_before_move(kn, g, pub, hl, scr):
 
 
 # --- deciding ---
-@kernel
+@inline
 def _hint_counts(bot, kn, g, hands, hl, to):
     """One pass over seat ``to``'s hand for :func:`best_hint_for`.
 
@@ -505,7 +505,7 @@ def _hint_counts(bot, kn, g, hands, hl, to):
     return info_c, info_v, bad_c, bad_v
 
 
-@kernel
+@inline
 def best_hint_for(bot, kn, g, pub, hands, hl, to, out):
     """The hint to seat ``to`` that marks most playable cards, into ``out``; its count.
 
@@ -543,7 +543,7 @@ def best_hint_for(bot, kn, g, pub, hands, hl, to, out):
     return best
 
 
-@kernel
+@inline
 def helpful_hint(bot, me, kn, g, pub, hands, hl, out):
     """The best hint over the partners from the left, if it marks a playable card.
 
@@ -569,7 +569,7 @@ def helpful_hint(bot, me, kn, g, pub, hands, hl, out):
     return best > 0
 
 
-@kernel
+@inline
 def warn(bot, me, kn, g, pub, hands, hl, out):
     """ValueBot and HolmesBot: warn the left partner of a valuable card about to go.
 
@@ -592,7 +592,7 @@ def warn(bot, me, kn, g, pub, hands, hl, out):
     return True
 
 
-@kernel
+@inline
 def play_lowest(kn, me, length, out):
     """Play the card marked playable with the lowest known value (unknown counts as lowest)."""
     best = -1
@@ -608,7 +608,7 @@ def play_lowest(kn, me, length, out):
     return True
 
 
-@kernel
+@inline
 def token_hint(me, hands, n, out):
     """With all 8 tokens: tell the right partner the value of its oldest card."""
     right = (me + n - 1) % n
@@ -617,7 +617,7 @@ def token_hint(me, hands, n, out):
     out[2] = hands[right, 0] % 5 + 1
 
 
-@kernel
+@inline
 def discard_tail(kn, me, length, out):
     """ValueBot and HolmesBot: discard a worthless card, or the oldest not known valuable.
 
@@ -639,7 +639,7 @@ def discard_tail(kn, me, length, out):
     out[1] = best
 
 
-@kernel
+@inline
 def play_mystery(kn, g, me, length, out):
     """HolmesBot: with 1 card or none left to draw, play the newest card of unknown identity."""
     if g[G_DECK] > 1:
@@ -652,7 +652,7 @@ def play_mystery(kn, g, me, length, out):
     return False
 
 
-@kernel
+@inline
 def decide(bot, me, kn, g, pub, hands, hl, out):
     """The move of seat ``me`` (its partners' cards in ``hands``) into ``out``."""
     n = kn.shape[0]
@@ -675,7 +675,7 @@ def decide(bot, me, kn, g, pub, hands, hl, out):
 
 
 # --- one seat of the policy: replaying its view's history, then deciding ---
-@kernel
+@inline
 def advance(g, hl, kind, actor, c, v):
     """Advance the table past a move (engine ``kind``; the card ``(c, v)`` of a play or discard).
 

@@ -21,7 +21,7 @@ from agents.bots import rule_bots_core as K
 from agents.bots._table import BotPolicy, check_config_game, check_raw_game
 from hanabi_env import _engine as E
 from hanabi_env import _view as V
-from hanabi_env._jit import njit
+from hanabi_env._jit import inline, njit
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import type_error
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 
-@njit(_nrt=False, error_model="numpy")
+@inline
 def _move(cfg, cur, out, hands, hl):
     """The move uid of the decision ``out``; its engine kind; the touched slots of a hint."""
     kind = out[0]
@@ -57,7 +57,7 @@ def _move(cfg, cur, out, hands, hl):
     return uid, E.REVEAL_RANK, touched
 
 
-@njit(_nrt=False, error_model="numpy")
+@inline
 def _step(bot, cfg, deck, pos, cur, kn, g, pub, hands, hl, scr, out):
     """Seat ``cur`` decides and every seat reads its move; the table moves past it.
 
