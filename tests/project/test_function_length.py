@@ -22,11 +22,11 @@ ALLOWED: set[str] = set()
 
 
 def _is_kernel(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether ``node`` is compiled by numba (``@njit`` or ``@njit(...)``, any module path)."""
+    """Whether numba compiles ``node``: ``@njit``, ``@njit(...)``, ``@kernel``, ``@inline``."""
     for deco in node.decorator_list:
         target = deco.func if isinstance(deco, ast.Call) else deco
         name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in ("njit", "jit"):
+        if name in ("njit", "jit", "kernel", "inline"):  # the last two: hanabi_env._jit's njit
             return True
     return False
 
