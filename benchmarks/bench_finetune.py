@@ -48,9 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--teacher", default="smartbot", help="the start's teacher (default smartbot)")
     p.add_argument("--pool", default="smartbot,piers", help="the pool setting's partners")
     args = p.parse_args(argv)
-    from agents.rl.finetune import finetune
+    from agents.rl.finetune import PPOSettings, finetune
 
     hidden = [int(w) for w in args.hidden.split(",")]
+    ppo = PPOSettings(envs=args.envs, n_steps=args.n_steps)
     settings: dict[str, dict[str, Any]] = {
         "self-play": {},
         "self-play + teacher": {"teacher_coef": 0.5},
@@ -63,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.steps} steps per setting, 1 torch thread")  # fmt: skip
         for i, (label, kw) in enumerate(settings.items()):
             t0 = time.perf_counter()
-            result = finetune(start, args.steps, Path(tmp) / f"run{i}", envs=args.envs,
-                              n_steps=args.n_steps, seed=i, **kw)  # fmt: skip
+            result = finetune(start, args.steps, Path(tmp) / f"run{i}", ppo=ppo, seed=i,
+                              **kw)  # fmt: skip
             wall = time.perf_counter() - t0
             print(f"{label:24s} {result.steps / wall:8.0f} steps/s wall, "
                   f"{result.steps / result.cpu_seconds:8.0f} steps per CPU-second")  # fmt: skip

@@ -15,14 +15,15 @@
   against the model.
 * :func:`finetune` (:mod:`agents.rl.finetune`; needs torch) — PPO fine-tuning of a cloned (or
   any exported) network in self-play or with a pool, with a teacher regulariser and Other-Play
-  colour permutations (:mod:`agents.rl.other_play`) as options; docs/finetuning.md.
+  colour permutations (:mod:`agents.rl.other_play`) as options; PPO's settings as one checked
+  object, :class:`PPOSettings`; docs/finetuning.md.
 
 What each shipped partner is, how it was trained, its self-play score and its cross-play with
 the others: docs/rl_partners.md. Training one yourself: docs/tutorials/rl-partner.md.
 """
 
 from agents.rl.export import export_partner, move_agreement
-from agents.rl.finetune import FinetuneResult, finetune
+from agents.rl.finetune import FinetuneResult, PPOSettings, finetune
 from agents.rl.partners import (
     PARTNER_DIR,
     RLPartner,
@@ -37,6 +38,7 @@ from agents.rl.partners import (
 __all__ = [
     "PARTNER_DIR",
     "FinetuneResult",
+    "PPOSettings",
     "RLPartner",
     "export_partner",
     "finetune",

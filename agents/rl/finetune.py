@@ -3,7 +3,9 @@
 docs/finetuning.md. :func:`finetune` starts from a partner file in the no-code format
 (``START.json`` + its NPZ: a clone of :func:`agents.clone.export_clone`, or any exported
 RL partner) and trains it with PPO; the result is exported in the same format, loadable as
-``rl:DIR/NAME.json`` without torch.
+``rl:DIR/NAME.json`` without torch. PPO's settings are one checked object,
+:class:`PPOSettings` (``finetune(..., ppo=PPOSettings(envs=4))``); the fields named below as
+``ppo.FIELD`` are its.
 
 **Why a small PPO of our own, not sb3-contrib's MaskablePPO.** The teacher regulariser is a
 term of the loss on the minibatch's states, with the teacher's distribution or move recorded
@@ -17,11 +19,11 @@ logits (illegal moves get ``-1e9``, sb3-contrib's masking).
 **The networks.** The actor is the start network, its layers loaded from the NPZ (float16
 weights widened to float32). The critic is a fresh MLP of the same hidden widths (torch's
 default initialisation from ``seed``), trained from the first rollout on; with
-``critic_warmup=K`` the first ``K`` updates train the critic only (the actor is frozen while
+``ppo.critic_warmup=K`` the first ``K`` updates train the critic only (the actor is frozen while
 the value function learns the clone's own returns), so early noisy advantages do not undo
 the clone.
 
-**Games.** ``envs`` games are played side by side (:class:`hanabi_env.HanabiGame`), one
+**Games.** ``ppo.envs`` games are played side by side (:class:`hanabi_env.HanabiGame`), one
 batched forward pass of the actor per step for every game waiting for it.
 
 * *Self-play* (``partners=None`` or ``["self"]``): the learner plays every seat; each decision
@@ -48,7 +50,7 @@ permuted game, whose partners play the real one.
 
 **Determinism and resume.** Deals, seats, partners, permutations and partner seeds come from
 one ``numpy`` generator seeded by ``seed``; actions and minibatches from one torch generator
-(``derive_seed(seed, 1)``). A checkpoint (every ``checkpoint_every`` updates and at the end)
+(``derive_seed(seed, 1)``). A checkpoint (every ``ppo.checkpoint_every`` updates and at the end)
 stores the weights, Adam's state, both generators' states, the curves and each game in
 progress as its deal seed and the moves made so far; resuming replays those moves (the
 partners are asked again, so their own state is rebuilt). A run resumed from a checkpoint
@@ -73,6 +75,7 @@ Jacob et al., "Modeling Strong and Human-Like Gameplay with KL-Regularized Searc
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -99,7 +102,7 @@ from hanabi_env.validate import (
     type_error,
 )
 
-__all__ = ["CURVE_FIELDS", "KIND", "FinetuneResult", "finetune"]
+__all__ = ["CURVE_FIELDS", "KIND", "FinetuneResult", "PPOSettings", "finetune"]
 
 KIND = "finetune"
 """The output folder's kind (its manifest)."""
@@ -135,6 +138,78 @@ class FinetuneResult:
     curves: list[dict]
     steps: int
     cpu_seconds: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class PPOSettings:
+    """PPO's settings for :func:`finetune`, checked once (docs/finetuning.md §2).
+
+    Every field is checked when the object is made (``__post_init__``, in this order) and
+    stored in its plain type (``int`` or ``float``); :func:`finetune`'s inner functions trust
+    them. Keywords only: ``PPOSettings(envs=4, n_steps=32)``. The defaults are
+    ``hanabi-adhoc finetune``'s; every field but ``checkpoint_every`` is recorded in the run's
+    manifest and export (a resume needs the same).
+
+    Attributes:
+        envs: The rollout's games played side by side, ``[1, 4096]``.
+        n_steps: Decisions per game slot in a rollout, ``[2, 100000]``; an update trains on
+            ``envs * n_steps`` learner steps.
+        epochs: Passes over a rollout per update, ``[1, 1000]``.
+        minibatches: Minibatches per pass, ``[1, 10000]``.
+        learning_rate: Adam's step size, > 0.
+        gamma: Discount, ``[0, 1]``.
+        gae_lambda: GAE's lambda, ``[0, 1]``.
+        clip_range: PPO's ratio clip, > 0.
+        ent_coef: Entropy bonus weight, >= 0.
+        vf_coef: Value loss weight, >= 0.
+        max_grad_norm: Gradient norm clip, > 0.
+        critic_warmup: First updates that train the critic only, ``[0, 10**9]``.
+        checkpoint_every: Updates between checkpoints, ``[1, 10**9]`` (one is also written at
+            the end; it does not change the results).
+
+    Raises:
+        TypeError: A field of the wrong type (the message names it).
+        ValueError: A field out of range (the message names it and what is allowed).
+    """
+
+    envs: int = 16
+    n_steps: int = 64
+    epochs: int = 4
+    minibatches: int = 4
+    learning_rate: float = 1e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    critic_warmup: int = 0
+    checkpoint_every: int = 10
+
+    def __post_init__(self) -> None:
+        """Check every field and store it in its plain type."""
+        checked = {
+            "envs": check_int("envs", self.envs, 1, 4096),
+            "n_steps": check_int("n_steps", self.n_steps, 2, 100_000),
+            "epochs": check_int("epochs", self.epochs, 1, 1000),
+            "minibatches": check_int("minibatches", self.minibatches, 1, 10_000),
+            "checkpoint_every": check_int("checkpoint_every", self.checkpoint_every, 1, 10**9),
+            "critic_warmup": check_int("critic_warmup", self.critic_warmup, 0, 10**9),
+            "learning_rate": check_float("learning_rate", self.learning_rate, 0.0, lo_open=True),
+            "gamma": check_float("gamma", self.gamma, 0.0, 1.0),
+            "gae_lambda": check_float("gae_lambda", self.gae_lambda, 0.0, 1.0),
+            "clip_range": check_float("clip_range", self.clip_range, 0.0, lo_open=True),
+            "ent_coef": check_float("ent_coef", self.ent_coef, 0.0),
+            "vf_coef": check_float("vf_coef", self.vf_coef, 0.0),
+            "max_grad_norm": check_float("max_grad_norm", self.max_grad_norm, 0.0, lo_open=True),
+        }
+        for key, value in checked.items():
+            object.__setattr__(self, key, value)
+
+    @property
+    def rollout_steps(self) -> int:
+        """Learner steps per update: ``envs * n_steps``."""
+        return self.envs * self.n_steps
 
 
 # --------------------------------------------------------------------------------------------
@@ -333,6 +408,78 @@ def _masked(logits: Any, mask: Any) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Job:
+    """:func:`finetune`'s arguments but the start and the folder, checked once (in this order)."""
+
+    steps: int
+    seed: int
+    ppo: PPOSettings
+    partners: Sequence[str] | None  # a tuple once checked ((): self-play)
+    teacher: str | None
+    teacher_coef: float
+    teacher_decay_steps: int | None
+    other_play: bool
+    name: str
+    weight_dtype: str
+    resume: bool
+    progress: bool
+    threads: int | None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.ppo, PPOSettings):
+            raise type_error("ppo", "a PPOSettings or None", self.ppo)
+        checked = {
+            "steps": check_int("steps", self.steps, 1, 10**10),
+            "seed": check_seed("seed", self.seed),
+            "teacher_decay_steps": check_optional_int(
+                "teacher_decay_steps", self.teacher_decay_steps, 1
+            ),
+            "teacher_coef": check_float("teacher_coef", self.teacher_coef, 0.0),
+            "other_play": check_bool("other_play", self.other_play),
+            "resume": check_bool("resume", self.resume),
+            "progress": check_bool("progress", self.progress),
+            "name": _check_name(self.name),
+            "weight_dtype": check_choice("weight_dtype", self.weight_dtype, ("float16", "float32")),
+            "partners": tuple(_check_partners(self.partners)),
+            "teacher": None if self.teacher is None else check_str("teacher", self.teacher),
+        }
+        if checked["teacher"] is not None and checked["teacher_coef"] == 0:
+            raise ValueError("teacher is given but teacher_coef=0.0; allowed: teacher_coef > 0")
+        if self.threads is not None:
+            checked["threads"] = check_int("threads", self.threads, 1, 1024)
+        for key, value in checked.items():
+            object.__setattr__(self, key, value)
+
+    def settings(self) -> dict:
+        """The settings recorded in the manifest and the export, by their keyword names.
+
+        The PPO fields but ``checkpoint_every`` (it changes no result), flat beside the
+        pool's and the teacher's, so folders written before :class:`PPOSettings` resume.
+        """
+        ppo = {f.name: getattr(self.ppo, f.name) for f in dataclasses.fields(PPOSettings)
+               if f.name != "checkpoint_every"}  # fmt: skip
+        return {"partners": list(self.partners or ()), "teacher": self.teacher,
+                "teacher_coef": self.teacher_coef,
+                "teacher_decay_steps": self.teacher_decay_steps, "other_play": self.other_play,
+                **ppo, "name": self.name, "weight_dtype": self.weight_dtype}  # fmt: skip
+
+    def teacher_coef_at(self, steps: int) -> float:
+        """The teacher weight after ``steps`` learner steps (its linear decay, if any)."""
+        if self.teacher_decay_steps is None:
+            return self.teacher_coef
+        return self.teacher_coef * max(0.0, 1.0 - steps / self.teacher_decay_steps)
+
+
+@dataclass(frozen=True)
+class _Start:
+    """The start network (an :class:`agents.rl.RLPartner`), its game, the run's settings."""
+
+    partner: Any
+    config: HanabiConfig
+    settings: dict  # recorded in the manifest and the export: {"start": digest, **_Job.settings()}
+
+
 @dataclass
 class _Run:
     """Everything a checkpoint holds, plus the live objects."""
@@ -352,48 +499,12 @@ class _Run:
     curves: list | None = None
 
 
-def _settings(args: dict) -> dict:
-    keys = ("partners", "teacher", "teacher_coef", "teacher_decay_steps", "other_play", "envs",
-            "n_steps", "epochs", "minibatches", "learning_rate", "gamma", "gae_lambda",
-            "clip_range", "ent_coef", "vf_coef", "max_grad_norm", "critic_warmup", "name",
-            "weight_dtype")  # fmt: skip
-    return {k: args[k] for k in keys}
-
-
-def _check_args(a: dict) -> dict:
-    """The arguments of :func:`finetune`, checked (names in the errors)."""
-    a["steps"] = check_int("steps", a["steps"], 1, 10**10)
-    a["seed"] = check_seed("seed", a["seed"])
-    for key, lo, hi in (("envs", 1, 4096), ("n_steps", 2, 100_000), ("epochs", 1, 1000),
-                        ("minibatches", 1, 10_000), ("checkpoint_every", 1, 10**9)):  # fmt: skip
-        a[key] = check_int(key, a[key], lo, hi)
-    a["critic_warmup"] = check_int("critic_warmup", a["critic_warmup"], 0, 10**9)
-    a["teacher_decay_steps"] = check_optional_int(
-        "teacher_decay_steps", a["teacher_decay_steps"], 1
-    )
-    a["teacher_coef"] = check_float("teacher_coef", a["teacher_coef"], 0.0)
-    a["learning_rate"] = check_float("learning_rate", a["learning_rate"], 0.0, lo_open=True)
-    for key in ("gamma", "gae_lambda"):
-        a[key] = check_float(key, a[key], 0.0, 1.0)
-    a["clip_range"] = check_float("clip_range", a["clip_range"], 0.0, lo_open=True)
-    for key in ("ent_coef", "vf_coef"):
-        a[key] = check_float(key, a[key], 0.0)
-    a["max_grad_norm"] = check_float("max_grad_norm", a["max_grad_norm"], 0.0, lo_open=True)
-    a["other_play"] = check_bool("other_play", a["other_play"])
-    a["resume"] = check_bool("resume", a["resume"])
-    a["progress"] = check_bool("progress", a["progress"])
-    a["name"] = check_str("name", a["name"])
-    if "/" in a["name"] or a["name"].startswith("."):
-        raise ValueError(f"name={a['name']!r} is not allowed; allowed: a file stem, no '/'")
-    check_choice("weight_dtype", a["weight_dtype"], ("float16", "float32"))
-    a["partners"] = _check_partners(a["partners"])
-    if a["teacher"] is not None:
-        a["teacher"] = check_str("teacher", a["teacher"])
-    if a["teacher"] is not None and a["teacher_coef"] == 0:
-        raise ValueError("teacher is given but teacher_coef=0.0; allowed: teacher_coef > 0")
-    if a["threads"] is not None:
-        a["threads"] = check_int("threads", a["threads"], 1, 1024)
-    return a
+def _check_name(name: object) -> str:
+    """``name`` as a file stem: a non-empty str, no ``/``, not starting with ``.``."""
+    name = check_str("name", name)
+    if "/" in name or name.startswith("."):
+        raise ValueError(f"name={name!r} is not allowed; allowed: a file stem, no '/'")
+    return name
 
 
 def _check_partners(partners: object) -> list[str]:
@@ -455,25 +566,13 @@ def finetune(
     steps: int,
     out: str | Path,
     *,
+    ppo: PPOSettings | None = None,
     partners: Sequence[str] | None = None,
     teacher: str | None = None,
     teacher_coef: float = 0.0,
     teacher_decay_steps: int | None = None,
     other_play: bool = False,
     seed: int = 0,
-    envs: int = 16,
-    n_steps: int = 64,
-    epochs: int = 4,
-    minibatches: int = 4,
-    learning_rate: float = 1e-4,
-    gamma: float = 0.99,
-    gae_lambda: float = 0.95,
-    clip_range: float = 0.2,
-    ent_coef: float = 0.01,
-    vf_coef: float = 0.5,
-    max_grad_norm: float = 0.5,
-    critic_warmup: int = 0,
-    checkpoint_every: int = 10,
     name: str = "finetuned",
     weight_dtype: str = "float32",
     resume: bool = False,
@@ -487,8 +586,9 @@ def finetune(
     Args:
         start: The start network, a partner's ``PATH.json`` (its NPZ beside it).
         steps: Learner decisions to train in all (with ``resume``: the total, more than the
-            checkpoint's); rounded up to whole rollouts of ``envs * n_steps``.
+            checkpoint's); rounded up to whole rollouts of ``ppo.envs * ppo.n_steps``.
         out: The output folder (created; see the module docstring for its files).
+        ppo: PPO's settings (:class:`PPOSettings`; None: its defaults).
         partners: None or ``["self"]``: self-play; otherwise agent specs, the pool
             (:func:`agents.make`'s forms: ``"piers"``, ``"smartbot"``, ``"rl:ppo-sp1"``, ...).
         teacher: The regulariser's teacher, an agent spec (None: the start network, frozen).
@@ -496,24 +596,11 @@ def finetune(
         teacher_decay_steps: Steps over which the weight decays linearly to 0 (None: constant).
         other_play: Other-Play colour permutations (module docstring).
         seed: Seeds the deals, seats, partners, permutations, the critic, actions and batches.
-        envs: Games played side by side, ``[1, 4096]``.
-        n_steps: Decisions per game slot in a rollout, ``[2, 100000]``.
-        epochs: Passes over a rollout per update.
-        minibatches: Minibatches per pass.
-        learning_rate: Adam's step size, > 0.
-        gamma: Discount, ``[0, 1]``.
-        gae_lambda: GAE's lambda, ``[0, 1]``.
-        clip_range: PPO's ratio clip, > 0.
-        ent_coef: Entropy bonus weight, >= 0.
-        vf_coef: Value loss weight, >= 0.
-        max_grad_norm: Gradient norm clip, > 0.
-        critic_warmup: Updates that train the critic only, >= 0.
-        checkpoint_every: Updates between checkpoints (one is also written at the end).
         name: The exported partner's name and file stem (``out/NAME.json``).
         weight_dtype: The export's weights, ``"float32"`` (default) or ``"float16"``.
         resume: Continue ``out``'s run from its checkpoint (same settings and seed).
         progress: A tqdm bar over the steps.
-        threads: torch's CPU threads while training (None: torch's setting).
+        threads: torch's CPU threads while training, ``[1, 1024]`` (None: torch's setting).
         wait: Wait for another writer of ``out`` instead of refusing.
         say: Where notes go (default: none).
 
@@ -533,48 +620,61 @@ def finetune(
         import torch
     except ImportError:  # pragma: no cover - the rl extra
         raise ImportError('finetune needs torch: pip install "hanabi-adhoc[rl]"') from None
-    args = _check_args(dict(locals()))
+    job = _Job(
+        steps=steps, seed=seed, ppo=PPOSettings() if ppo is None else ppo, partners=partners,
+        teacher=teacher, teacher_coef=teacher_coef, teacher_decay_steps=teacher_decay_steps,
+        other_play=other_play, name=name, weight_dtype=weight_dtype, resume=resume,
+        progress=progress, threads=threads,
+    )  # fmt: skip
     partner, config, start_digest = _load_start(start)
-    settings = {"start": start_digest, **_settings(args)}
-    with OutputFolder(out, kind=KIND, config=settings, seed=args["seed"], wait=wait) as folder:
-        has_checkpoint = folder.entry(CHECKPOINT + ".json") is not None
-        if has_checkpoint and not args["resume"]:
-            raise ValueError(
-                f"{out} holds a fine-tuning run already; resume it (resume=True, --resume) "
-                "or use another folder"
-            )
-        if args["resume"] and not has_checkpoint:
-            raise ValueError(f"resume: {out} holds no checkpoint to continue")
+    settings = {"start": start_digest, **job.settings()}
+    with OutputFolder(out, kind=KIND, config=settings, seed=job.seed, wait=wait) as folder:
+        _check_folder(folder, out, job.resume)
         old_threads = torch.get_num_threads()
-        if args["threads"] is not None:
-            torch.set_num_threads(args["threads"])
+        if job.threads is not None:
+            torch.set_num_threads(job.threads)
         try:
-            return _train(torch, args, partner, config, settings, folder, say)
+            return _train(torch, job, _Start(partner, config, settings), folder, say)
         finally:
             torch.set_num_threads(old_threads)
 
 
-def _new_run(torch, args, partner, config) -> _Run:
-    seed = args["seed"]
-    n = args["envs"]
-    pool = _build_agents(args["partners"], n, config, seed, "partners")
-    teacher_net, teacher_agents = None, None
-    if args["teacher"] is not None:
-        from agents.rl.partners import RLPartner
+def _check_folder(folder: OutputFolder, out: str | Path, resume: bool) -> None:
+    """Refuse a new run in a folder that holds one, and a resume without a checkpoint."""
+    has_checkpoint = folder.entry(CHECKPOINT + ".json") is not None
+    if has_checkpoint and not resume:
+        raise ValueError(
+            f"{out} holds a fine-tuning run already; resume it (resume=True, --resume) "
+            "or use another folder"
+        )
+    if resume and not has_checkpoint:
+        raise ValueError(f"resume: {out} holds no checkpoint to continue")
 
-        built = _build_agents([args["teacher"]], n * config.players, config, seed, "teacher")[0]
-        if isinstance(built[0], RLPartner):
-            if built[0].observation_type != partner.observation_type:
-                raise ValueError(
-                    f"teacher: {args['teacher']!r} reads {built[0].observation_type!r} "
-                    f"observations, the start network {partner.observation_type!r}"
-                )
-            teacher_net = built[0]
-        else:
-            p = config.players
-            teacher_agents = [built[i * p : (i + 1) * p] for i in range(n)]
+
+def _build_teacher(job: _Job, start: _Start) -> tuple[Any, list[list[Policy]] | None]:
+    """``(network teacher or None, agent teacher [slot][seat] or None)`` of ``job.teacher``."""
+    if job.teacher is None:
+        return None, None
+    from agents.rl.partners import RLPartner
+
+    n, p, partner = job.ppo.envs, start.config.players, start.partner
+    built = _build_agents([job.teacher], n * p, start.config, job.seed, "teacher")[0]
+    if not isinstance(built[0], RLPartner):
+        return None, [built[i * p : (i + 1) * p] for i in range(n)]
+    if built[0].observation_type != partner.observation_type:
+        raise ValueError(
+            f"teacher: {job.teacher!r} reads {built[0].observation_type!r} "
+            f"observations, the start network {partner.observation_type!r}"
+        )
+    return built[0], None
+
+
+def _new_run(torch: Any, job: _Job, start: _Start) -> _Run:
+    partner, config, seed, n = start.partner, start.config, job.seed, job.ppo.envs
+    pool = _build_agents(job.partners or (), n, config, seed, "partners")
+    teacher_net, teacher_agents = _build_teacher(job, start)
     gen = np.random.default_rng(seed)
-    games = _Games(config, n, pool, teacher_agents, args["other_play"],
+    games = _Games(config, n, pool, teacher_agents, job.other_play,
                    partner.observation_type, gen)  # fmt: skip
     torch.manual_seed(derive_seed(seed, 2))
     actor = _load_actor(partner, torch)
@@ -582,39 +682,41 @@ def _new_run(torch, args, partner, config) -> _Run:
     arch = partner.config["architecture"]
     critic = _mlp([*arch["layers"][:-1], 1], arch["activation"], torch)
     params = list(actor.parameters()) + list(critic.parameters())
-    opt = torch.optim.Adam(params, lr=args["learning_rate"], eps=1e-5)
+    opt = torch.optim.Adam(params, lr=job.ppo.learning_rate, eps=1e-5)
     tgen = torch.Generator().manual_seed(derive_seed(seed, 1))
     return _Run(torch, actor, critic, frozen, opt, tgen, gen, games, teacher_net, curves=[])
 
 
-def _train(torch, args, partner, config, settings, folder, say) -> FinetuneResult:
-    run = _new_run(torch, args, partner, config)
-    if args["resume"]:
+def _train(
+    torch: Any, job: _Job, start: _Start, folder: OutputFolder, say: Callable[[str], None] | None
+) -> FinetuneResult:
+    run = _new_run(torch, job, start)
+    if job.resume:
         _load_checkpoint(run, folder)
         if say:
             say(f"resumed at step {run.steps} (update {run.updates})")
     else:
         for i in range(run.games.n):
             run.games.deal(i)
-    per_update = args["envs"] * args["n_steps"]
-    target = math.ceil(args["steps"] / per_update) * per_update
-    if target <= run.steps and args["resume"] and say:
-        say(f"{run.steps} steps trained already (asked: {args['steps']}); exporting")
-    bar = _bar(args["progress"], target, run.steps)
+    per_update = job.ppo.rollout_steps
+    target = math.ceil(job.steps / per_update) * per_update
+    if target <= run.steps and job.resume and say:
+        say(f"{run.steps} steps trained already (asked: {job.steps}); exporting")
+    bar = _bar(job.progress, target, run.steps)
     try:
         while run.steps < target:
             t_cpu = time.process_time()
-            row = _update(run, args)
+            row = _update(run, job)
             run.cpu_seconds += time.process_time() - t_cpu
             row["cpu_seconds"] = run.cpu_seconds
             assert run.curves is not None
             run.curves.append(row)
             bar(per_update)
-            if run.updates % args["checkpoint_every"] == 0 or run.steps >= target:
+            if run.updates % job.ppo.checkpoint_every == 0 or run.steps >= target:
                 _save_checkpoint(run, folder)
     finally:
         bar(0, close=True)
-    return _finish(run, args, config, partner, settings, folder)
+    return _finish(run, job, start, folder)
 
 
 # --------------------------------------------------------------------------------------------
@@ -622,17 +724,10 @@ def _train(torch, args, partner, config, settings, folder, say) -> FinetuneResul
 # --------------------------------------------------------------------------------------------
 
 
-def _teacher_coef(args: dict, steps: int) -> float:
-    coef = args["teacher_coef"]
-    decay = args["teacher_decay_steps"]
-    if decay is None:
-        return coef
-    return coef * max(0.0, 1.0 - steps / decay)
-
-
-def _rollout(run: _Run, args: dict) -> dict:
+def _rollout(run: _Run, ppo: PPOSettings) -> dict:
+    """One rollout of ``ppo.n_steps`` decisions in every game slot, with GAE's advantages."""
     torch, g = run.torch, run.games
-    t_len, n = args["n_steps"], g.n
+    t_len, n = ppo.n_steps, g.n
     buf: dict[str, Any] = {
         "obs": np.zeros((t_len, n, g.size), np.float32),
         "mask": np.zeros((t_len, n, g.n_actions), bool),
@@ -670,17 +765,24 @@ def _rollout(run: _Run, args: dict) -> dict:
     last = np.stack([g.observe(i)[0] for i in range(n)])
     with torch.no_grad():
         last_value = run.critic(torch.as_tensor(last))[:, 0].numpy()
+    buf["adv"] = _gae(buf, last_value, ppo)
+    buf["ret"] = buf["adv"] + buf["value"]
+    buf["scores"] = scores
+    return buf
+
+
+def _gae(buf: dict, last_value: np.ndarray, ppo: PPOSettings) -> np.ndarray:
+    """GAE's advantages ``(n_steps, envs)`` float32 of a rollout (``last_value``: ``(envs,)``)."""
+    t_len, n = buf["reward"].shape
     adv = np.zeros((t_len, n), np.float32)
     gae = np.zeros(n, np.float32)
     for t in reversed(range(t_len)):
         nxt = last_value if t == t_len - 1 else buf["value"][t + 1]
         live = 1.0 - buf["done"][t]
-        delta = buf["reward"][t] + args["gamma"] * nxt * live - buf["value"][t]
-        gae = delta + args["gamma"] * args["gae_lambda"] * live * gae
+        delta = buf["reward"][t] + ppo.gamma * nxt * live - buf["value"][t]
+        gae = delta + ppo.gamma * ppo.gae_lambda * live * gae
         adv[t] = gae
-    buf["adv"], buf["ret"] = adv, adv + buf["value"]
-    buf["scores"] = scores
-    return buf
+    return adv
 
 
 def _flat(buf: dict, torch: Any) -> dict:
@@ -701,18 +803,19 @@ def _teacher_terms(run: _Run, b: dict, logp_all: Any) -> tuple[Any, Any, Any]:
     return kl, (best == t_logp.argmax(1)).float(), kl
 
 
-def _update(run: _Run, args: dict) -> dict:
-    torch = run.torch
-    coef = _teacher_coef(args, run.steps)
-    buf = _rollout(run, args)
+def _update(run: _Run, job: _Job) -> dict:
+    """One update: a rollout, then PPO's epochs over it; the curves' row (no CPU seconds)."""
+    torch, ppo = run.torch, job.ppo
+    coef = job.teacher_coef_at(run.steps)
+    buf = _rollout(run, ppo)
     data = _flat(buf, torch)
     total = data["obs"].shape[0]
-    mb = max(1, total // args["minibatches"])
-    actor_on = run.updates >= args["critic_warmup"]
+    mb = max(1, total // ppo.minibatches)
+    actor_on = run.updates >= ppo.critic_warmup
     stats: dict[str, list[float]] = {k: [] for k in ("approx_kl", "clip_fraction", "value_loss",
                                                      "policy_loss")}  # fmt: skip
     params = list(run.actor.parameters()) + list(run.critic.parameters())
-    for _ in range(args["epochs"]):
+    for _ in range(ppo.epochs):
         order = torch.randperm(total, generator=run.tgen)
         for lo in range(0, total - mb + 1, mb):
             idx = order[lo : lo + mb]
@@ -722,19 +825,19 @@ def _update(run: _Run, args: dict) -> dict:
             adv = b["adv"]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(adv) > 1 else adv
             ratio = (logp - b["logp"]).exp()
-            clip = args["clip_range"]
+            clip = ppo.clip_range
             pg = -torch.min(adv * ratio, adv * ratio.clamp(1 - clip, 1 + clip)).mean()
             value = run.critic(b["obs"])[:, 0]
             v_loss = ((value - b["ret"]) ** 2).mean()
             ent = -(logp_all.exp() * logp_all).masked_fill(~b["mask"], 0.0).sum(1).mean()
-            loss = args["vf_coef"] * v_loss
+            loss = ppo.vf_coef * v_loss
             if actor_on:
-                loss = loss + pg - args["ent_coef"] * ent
+                loss = loss + pg - ppo.ent_coef * ent
                 if coef > 0:
                     loss = loss + coef * _teacher_terms(run, b, logp_all)[0].mean()
             run.opt.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, args["max_grad_norm"])
+            torch.nn.utils.clip_grad_norm_(params, ppo.max_grad_norm)
             run.opt.step()
             with torch.no_grad():
                 stats["approx_kl"].append(float(((ratio - 1) - (logp - b["logp"])).mean()))
@@ -857,22 +960,23 @@ def _write_curves(curves: list[dict], folder: OutputFolder) -> None:
     plt.close(fig)
 
 
-def _finish(run, args, config, partner, settings, folder) -> FinetuneResult:
+def _finish(run: _Run, job: _Job, start: _Start, folder: OutputFolder) -> FinetuneResult:
+    """Export the actor as ``NAME.json`` + ``NAME.npz`` with its ``training`` entry."""
     from agents.rl.export import export_network
 
-    torch = run.torch
-    name = args["name"]
+    torch, name = run.torch, job.name
+    partner, config, settings = start.partner, start.config, start.settings
     path = folder.path / f"{name}.json"
     last = (run.curves[-1] if run.curves else {}).items()
     training = {
         "algorithm": "PPO fine-tuning (agents.rl.finetune): clipped PPO on masked logits, "
         "Adam"
-        + (", teacher regulariser" if args["teacher_coef"] > 0 else "")
-        + (", Other-Play" if args["other_play"] else ""),
+        + (", teacher regulariser" if job.teacher_coef > 0 else "")
+        + (", Other-Play" if job.other_play else ""),
         "start": settings["start"],
         "start_name": partner.config.get("name"),
         "settings": {k: v for k, v in settings.items() if k != "start"},
-        "seed": args["seed"],
+        "seed": job.seed,
         "steps": run.steps,
         "updates": run.updates,
         "cpu_seconds": round(run.cpu_seconds, 3),
@@ -886,7 +990,7 @@ def _finish(run, args, config, partner, settings, folder) -> FinetuneResult:
         _arrays(run.actor, torch), partner.config["architecture"]["activation"], path,
         name=name, game=config, observation_type=partner.observation_type,
         description=f"{partner.config.get('name')} fine-tuned by PPO for {run.steps} steps",
-        weight_dtype=args["weight_dtype"], extra={"training": training},
+        weight_dtype=job.weight_dtype, extra={"training": training},
     )  # fmt: skip
     for stem in (f"{name}.json", f"{name}.npz"):
         folder.record(stem, stage="export")

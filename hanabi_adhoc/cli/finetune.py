@@ -124,19 +124,22 @@ def _finetune(args: argparse.Namespace) -> int:
         from agents.sb3.extra import RL_EXTRA_HINT
 
         raise CommandError(f"finetune needs torch: {RL_EXTRA_HINT}")
-    from agents.rl.finetune import finetune
+    from agents.rl.finetune import PPOSettings, finetune
 
     say = print
     what = "self-play" if pool is None else f"a pool of {', '.join(pool)}"
     say(f"fine-tuning {args.start} with PPO in {what} for {args.steps} steps"
         + (" (Other-Play)" if args.other_play else ""))  # fmt: skip
     with command_errors(ValueError, TypeError):  # an AgentFault is a ValueError
+        ppo = PPOSettings(
+            envs=args.envs, n_steps=args.n_steps, epochs=args.epochs,
+            learning_rate=args.learning_rate, ent_coef=args.ent_coef,
+            critic_warmup=args.critic_warmup,
+        )  # fmt: skip
         result = finetune(
-            args.start, args.steps, args.out, partners=pool, teacher=args.teacher,
+            args.start, args.steps, args.out, ppo=ppo, partners=pool, teacher=args.teacher,
             teacher_coef=args.teacher_coef, teacher_decay_steps=args.teacher_decay_steps,
-            other_play=args.other_play, seed=args.seed, envs=args.envs, n_steps=args.n_steps,
-            epochs=args.epochs, learning_rate=args.learning_rate, ent_coef=args.ent_coef,
-            critic_warmup=args.critic_warmup, name=args.name, resume=args.resume,
+            other_play=args.other_play, seed=args.seed, name=args.name, resume=args.resume,
             progress=not args.quiet, threads=args.torch_threads, wait=args.wait, say=say,
         )  # fmt: skip
     last = result.curves[-1] if result.curves else {}

@@ -14,9 +14,9 @@ from hanabi_env.outputs import ResultFileError
 
 torch = pytest.importorskip("torch", reason="fine-tuning needs torch (the rl extra)")
 
-from agents.rl.finetune import CURVE_FIELDS, finetune  # noqa: E402
+from agents.rl.finetune import CURVE_FIELDS, PPOSettings, finetune  # noqa: E402
 
-SMALL = {"envs": 4, "n_steps": 32, "epochs": 2, "minibatches": 2, "checkpoint_every": 1}
+SMALL = {"ppo": PPOSettings(envs=4, n_steps=32, epochs=2, minibatches=2, checkpoint_every=1)}
 
 
 @pytest.fixture(scope="module")
@@ -114,13 +114,13 @@ def test_a_pool_of_any_agents_and_an_agent_teacher(start, tmp_path):
     ("kwargs", "error", "match"),
     [
         ({"steps": 0}, ValueError, "steps"),
-        ({"envs": 0}, ValueError, "envs"),
+        ({"ppo": PPOSettings}, TypeError, "ppo"),
+        ({"ppo": {"envs": 4}}, TypeError, "PPOSettings"),
         ({"teacher_coef": -1.0}, ValueError, "teacher_coef"),
         ({"teacher": "iggi"}, ValueError, "teacher_coef"),
         ({"partners": "piers"}, TypeError, "partners"),
         ({"partners": ["self", "piers"]}, ValueError, "self"),
         ({"partners": ["no-such-agent"]}, ValueError, "no-such-agent"),
-        ({"learning_rate": 0.0}, ValueError, "learning_rate"),
         ({"name": "a/b"}, ValueError, "name"),
         ({"resume": True}, ValueError, "no checkpoint"),
     ],
@@ -129,6 +129,48 @@ def test_bad_arguments_are_named(start, tmp_path, kwargs, error, match):
     kw = {"steps": 64, **SMALL, **kwargs}
     with pytest.raises(error, match=match):
         finetune(start, out=tmp_path / "x", **kw)
+
+
+@pytest.mark.parametrize(
+    ("field", "bad", "error", "allowed"),
+    [
+        ("envs", 0, ValueError, "[1, 4096]"),
+        ("envs", 4097, ValueError, "[1, 4096]"),
+        ("envs", 4.0, TypeError, "an int"),
+        ("n_steps", 1, ValueError, "[2, 100000]"),
+        ("epochs", 0, ValueError, "[1, 1000]"),
+        ("minibatches", 10_001, ValueError, "[1, 10000]"),
+        ("checkpoint_every", 0, ValueError, "[1, 1000000000]"),
+        ("critic_warmup", -1, ValueError, "[0, 1000000000]"),
+        ("critic_warmup", True, TypeError, "an int"),
+        ("learning_rate", 0.0, ValueError, "> 0"),
+        ("learning_rate", "1e-4", TypeError, "a number"),
+        ("gamma", 1.5, ValueError, "[0.0, 1.0]"),
+        ("gae_lambda", -0.1, ValueError, "[0.0, 1.0]"),
+        ("clip_range", 0.0, ValueError, "> 0"),
+        ("ent_coef", -0.01, ValueError, ">= 0"),
+        ("vf_coef", float("nan"), ValueError, "finite"),
+        ("max_grad_norm", 0.0, ValueError, "> 0"),
+        ("max_grad_norm", None, TypeError, "a number"),
+    ],
+)
+def test_bad_ppo_settings_are_named_when_made(field, bad, error, allowed):
+    with pytest.raises(error) as caught:
+        PPOSettings(**{field: bad})
+    message = str(caught.value)
+    assert message.startswith(f"{field}=" if error is ValueError else f"{field} must be")
+    assert allowed in message
+
+
+def test_ppo_settings_store_plain_types_and_are_frozen():
+    ppo = PPOSettings(envs=np.int64(3), learning_rate=1, gamma=np.float32(0.5))
+    assert (type(ppo.envs), type(ppo.learning_rate), type(ppo.gamma)) == (int, float, float)
+    assert (ppo.envs, ppo.learning_rate, ppo.gamma, ppo.rollout_steps) == (3, 1.0, 0.5, 192)
+    assert PPOSettings() == PPOSettings(envs=16, n_steps=64, clip_range=0.2)
+    with pytest.raises(AttributeError):
+        ppo.envs = 4  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        PPOSettings(4)  # type: ignore[misc]  # keywords only
 
 
 def test_a_start_that_is_not_a_partner_is_refused(tmp_path):
