@@ -185,9 +185,9 @@ def _quiet_logger(model) -> None:
     """
     if getattr(model, "tensorboard_log", None):
         return
-    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+    from stable_baselines3.common.logger import HumanOutputFormat, KVWriter, Logger
 
-    formats = [HumanOutputFormat(sys.stdout)] if model.verbose >= 1 else []
+    formats: list[KVWriter] = [HumanOutputFormat(sys.stdout)] if model.verbose >= 1 else []
     model.set_logger(Logger(folder=None, output_formats=formats))
 
 
