@@ -26,6 +26,7 @@ from agents.rl.export import export_partner, move_agreement
 from agents.rl.finetune import FinetuneResult, PPOSettings, finetune
 from agents.rl.partners import (
     PARTNER_DIR,
+    RecurrentPartner,
     RLPartner,
     from_spec,
     load_partner,
@@ -40,6 +41,7 @@ __all__ = [
     "FinetuneResult",
     "PPOSettings",
     "RLPartner",
+    "RecurrentPartner",
     "export_partner",
     "finetune",
     "from_spec",
