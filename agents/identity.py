@@ -108,8 +108,8 @@ def agent_identity(spec: str) -> dict:
     """
     kind = spec_kind(spec)
     text = spec.strip()
-    if kind in ("baseline", "chromosome"):
-        return toolkit_identity(text, kind)
+    if kind in ("baseline", "chromosome"):  # spec_kind checked the spec: not again
+        return _identity(text, kind, [], __version__)
     head, _, rest = text.partition(":")
     key, arg = head.strip().lower(), rest.strip()
     if kind == "shipped":
