@@ -96,6 +96,7 @@ class Case:
 
 
 CLONE = ("--games", "6", "--epochs", "1", "--hidden", "8", "--eval-games", "2", "--quiet")
+FINETUNE = ("--steps", "64", "--envs", "2", "--n-steps", "16", "--epochs", "1", "--eval-games", "2")
 PIPELINE = (
     "--runs", "2", "--candidates", "60", "--me-games", "2", "--matchup-games", "2",
     "--train-games", "1", "--episodes", "1", "--games", "2", "--workers", "1", "--quiet",
@@ -207,6 +208,12 @@ COMMANDS: dict[str, Case] = {
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
     "hanabi-adhoc clone smartbot --out c.json": Case(
         CLONE, outputs=("c.json", "c.npz"), expect="clone self-play:", needs="torch"
+    ),
+    "hanabi-adhoc finetune c.json --steps 200000 --out ft": Case(
+        FINETUNE,
+        after="hanabi-adhoc clone smartbot --out c.json",
+        outputs=("ft/finetuned.json", "ft/finetuned.npz", "ft/curves.csv"),
+        needs="torch",
     ),
     "hanabi-adhoc clone smartbot --games 2000 --epochs 10 --out runs/clones/smartbot-clone.json": (
         Case(CLONE, outputs=("runs/clones/smartbot-clone.json",), expect="wrote", needs="torch")
