@@ -207,11 +207,16 @@ COMMANDS: dict[str, Case] = {
     "hanabi-adhoc meta-table --responses baselines:piers,iggi,outer --train-games 400 --out "
     "runs/t.csv": Case(("--train-games", "2"), outputs=("runs/t.csv",)),
     "hanabi-adhoc clone smartbot --out c.json": Case(
-        CLONE, outputs=("c.json", "c.npz"), expect="clone self-play:", needs="torch"
+        CLONE,
+        workspace="clone",
+        outputs=("c.json", "c.npz"),
+        expect="clone self-play:",
+        needs="torch",
     ),
     "hanabi-adhoc finetune c.json --steps 200000 --out ft": Case(
         FINETUNE,
         after="hanabi-adhoc clone smartbot --out c.json",
+        workspace="clone",
         outputs=("ft/finetuned.json", "ft/finetuned.npz", "ft/curves.csv"),
         needs="torch",
     ),
