@@ -85,6 +85,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.clone import _linear_arrays, _mlp
 from agents.policy import Policy
 from agents.rl.other_play import action_maps, colour_permutations, observation_index
 from hanabi_env.config import HanabiConfig
@@ -369,34 +370,16 @@ class _Games:
 # --------------------------------------------------------------------------------------------
 
 
-def _mlp(sizes: Sequence[int], activation: str, torch: Any) -> Any:
-    act = torch.nn.ReLU if activation == "relu" else torch.nn.Tanh
-    layers: list[Any] = []
-    for k in range(len(sizes) - 1):
-        layers.append(torch.nn.Linear(sizes[k], sizes[k + 1]))
-        if k < len(sizes) - 2:
-            layers.append(act())
-    return torch.nn.Sequential(*layers)
-
-
 def _load_actor(partner: Any, torch: Any) -> Any:
     """The start partner's MLP as a torch ``Sequential`` (float32)."""
     arch = partner.config["architecture"]
-    net = _mlp(arch["layers"], arch["activation"], torch)
+    net = _mlp(torch, arch["layers"], arch["activation"])
     linears = [m for m in net if isinstance(m, torch.nn.Linear)]
     with torch.no_grad():
         for lin, (w_t, b) in zip(linears, partner._layers, strict=True):
             lin.weight.copy_(torch.as_tensor(np.ascontiguousarray(w_t.T), dtype=torch.float32))
             lin.bias.copy_(torch.as_tensor(b, dtype=torch.float32))
     return net
-
-
-def _arrays(net: Any, torch: Any) -> list[np.ndarray]:
-    out = []
-    for m in net:
-        if isinstance(m, torch.nn.Linear):
-            out += [m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()]
-    return out
 
 
 def _masked(logits: Any, mask: Any) -> Any:
@@ -680,7 +663,7 @@ def _new_run(torch: Any, job: _Job, start: _Start) -> _Run:
     actor = _load_actor(partner, torch)
     frozen = copy.deepcopy(actor).requires_grad_(False)
     arch = partner.config["architecture"]
-    critic = _mlp([*arch["layers"][:-1], 1], arch["activation"], torch)
+    critic = _mlp(torch, [*arch["layers"][:-1], 1], arch["activation"])
     params = list(actor.parameters()) + list(critic.parameters())
     opt = torch.optim.Adam(params, lr=job.ppo.learning_rate, eps=1e-5)
     tgen = torch.Generator().manual_seed(derive_seed(seed, 1))
@@ -987,7 +970,7 @@ def _finish(run: _Run, job: _Job, start: _Start, folder: OutputFolder) -> Finetu
     for stem in (f"{name}.json", f"{name}.npz"):
         folder.expect(stem, stage="export")
     exported = export_network(
-        _arrays(run.actor, torch), partner.config["architecture"]["activation"], path,
+        _linear_arrays(torch, run.actor), partner.config["architecture"]["activation"], path,
         name=name, game=config, observation_type=partner.observation_type,
         description=f"{partner.config.get('name')} fine-tuned by PPO for {run.steps} steps",
         weight_dtype=job.weight_dtype, extra={"training": training},
