@@ -26,6 +26,7 @@ from hanabi_adhoc.cli.options import (
     check_out_file,
     command_errors,
     output_files,
+    rate_float,
     unit_float,
 )
 
@@ -42,14 +43,6 @@ def _widths(text: str) -> list[int]:
     if not widths or not all(1 <= w <= 4096 for w in widths):
         raise argparse.ArgumentTypeError(f"{text!r}: every width must be in [1, 4096]")
     return widths
-
-
-def _rate(text: str) -> float:
-    """An ``argparse`` type: a step size in ``(0, 1]``."""
-    value = unit_float(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("0.0 is out of range; allowed: (0, 1]")
-    return value
 
 
 def _fraction(text: str) -> float:
@@ -86,7 +79,7 @@ def add_subcommands(sub) -> None:
          "fastest on a loaded machine)", None),
         ("--epochs", "N", "passes over the decisions (default 10)", 10),
         ("--batch-size", "N", "decisions per step (default 1024)", 1024),
-        ("--learning-rate", {"type": _rate, "metavar": "LR"}, "Adam's step size (default "
+        ("--learning-rate", {"type": rate_float, "metavar": "LR"}, "Adam's step size (default "
          "0.001)", 1e-3),
         ("--holdout", {"type": _fraction, "metavar": "FRACTION"}, "share of games held out "
          "for the accuracy (default 0.1)", 0.1),

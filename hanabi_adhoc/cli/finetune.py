@@ -26,19 +26,12 @@ from hanabi_adhoc.cli.options import (
     check_out_dir,
     command_errors,
     int_range,
+    rate_float,
     seconds_float,
     unit_float,
 )
 
 __all__ = ["add_subcommand"]
-
-
-def _rate(text: str) -> float:
-    """An ``argparse`` type: a step size in ``(0, 1]``."""
-    value = unit_float(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("0.0 is out of range; allowed: (0, 1]")
-    return value
 
 
 def add_subcommand(sub) -> None:
@@ -68,7 +61,7 @@ def add_subcommand(sub) -> None:
          "in a rollout (default 64)", 64),
         ("--epochs", {"type": int_range(1, 1000), "metavar": "N"}, "PPO passes over a "
          "rollout (default 4)", 4),
-        ("--learning-rate", {"type": _rate, "metavar": "LR"}, "Adam's step size (default "
+        ("--learning-rate", {"type": rate_float, "metavar": "LR"}, "Adam's step size (default "
          "0.0001)", 1e-4),
         ("--ent-coef", {"type": unit_float, "metavar": "C"}, "entropy bonus weight (default "
          "0.01)", 0.01),

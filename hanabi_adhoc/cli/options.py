@@ -54,6 +54,7 @@ __all__ = [
     "output_files",
     "parse_players",
     "positive_int",
+    "rate_float",
     "require_extra",
     "scheduler_address",
     "seconds_float",
@@ -173,6 +174,14 @@ def unit_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0.0 <= value <= 1.0:  # NaN fails too
         raise argparse.ArgumentTypeError(f"{value} is out of range; allowed: [0, 1]")
+    return value
+
+
+def rate_float(text: str) -> float:
+    """An ``argparse`` type: a step size (a learning rate), a float in ``(0, 1]``."""
+    value = unit_float(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("0.0 is out of range; allowed: (0, 1]")
     return value
 
 
