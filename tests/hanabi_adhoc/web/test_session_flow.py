@@ -123,10 +123,12 @@ def test_every_offered_partner_is_ready_when_the_address_is_printed(tmp_path):
 
 
 def _play_some(client: Client, state: dict, moves: int, rng: random.Random) -> dict:
+    """A few random legal hints and discards (never a play, so no bomb can end the game early)."""
     sid = state["session"]
     for _ in range(moves):
         if state["your_turn"]:
-            move = rng.choice([m["id"] for m in state["menu"] if m["legal"]])
+            safe = [m["id"] for m in state["menu"] if m["legal"] and m["kind"] != "play"]
+            move = rng.choice(safe)
             status, state = client.call("POST", f"api/sessions/{sid}/move",
                                         {"action": move, "turn": state["turn"]})  # fmt: skip
         else:
