@@ -12,7 +12,10 @@ and an export check. This tool adds them and writes ``DEST/NAME.json`` and ``DES
         --clone-command "hanabi-adhoc clone --records ... --out runs/hgroup/clone-hgroup-l1.json" \
         --clone-wall-s 120 --clone-cpu-s 200 --name clone-hgroup-l1
 
-Measured and recorded (2 players, lenient scoring, the clone's masked argmax):
+A clone of a teacher's games (``hanabi-adhoc clone smartbot ...``) needs no
+``--records-provenance``: its JSON already names its teacher, the deals' seed and the
+teacher's mean score. Measured and recorded (the clone's game size, lenient scoring, the
+clone's masked argmax):
 
 * ``self_play``: ``--games`` mirror games (``agents.evaluate.evaluate``, seed ``--seed``),
   mean ± s.e.m.;
@@ -84,8 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--records-provenance",
         type=Path,
         action="append",
-        required=True,
-        help="provenance.json of tools/hgroup_records.py (repeat per folder)",
+        default=None,
+        help="provenance.json of tools/hgroup_records.py (repeat per folder; for a clone "
+        "of records; a clone of a teacher's games records its teacher itself)",
     )
     p.add_argument("--clone-command", required=True, help="the hanabi-adhoc clone command")
     p.add_argument("--clone-wall-s", type=_seconds, required=True, help="its wall time")
@@ -124,7 +128,8 @@ def export_check(
 
     from hanabi_env.vector import HanabiVectorEnv
 
-    env = HanabiVectorEnv(n_games, players=2, observation_dtype="float32",
+    players = int(partner.config["game"]["players"])
+    env = HanabiVectorEnv(n_games, players=players, observation_dtype="float32",
                           autoreset_mode="same_step")  # fmt: skip
     obs, info = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -155,18 +160,19 @@ def export_check(
 
 
 def measure(partner, args: argparse.Namespace) -> tuple[dict, dict]:
-    """Self-play and play with each of ``args.partners`` (2 players, lenient)."""
+    """Self-play and play with each of ``args.partners`` (the partner's game size, lenient)."""
     import agents
     from agents.evaluate import evaluate
 
-    mirror = evaluate(partner, "mirror", players=[2], games=args.games, seed=args.seed,
+    players = [int(partner.config["game"]["players"])]
+    mirror = evaluate(partner, "mirror", players=players, games=args.games, seed=args.seed,
                       workers=1)  # fmt: skip
     metrics = {k: round(float(mirror.rows[0][k]), 4)
                for k in ("communicativeness", "ipp", "risk_aversion")}  # fmt: skip
     self_play = {**_row(mirror.rows[0]), "seed": args.seed, "deterministic": True, **metrics}
     withs = {}
     for spec in args.partners.split(","):
-        mixed = evaluate(partner, "mixed", players=[2], games=args.partner_games,
+        mixed = evaluate(partner, "mixed", players=players, games=args.partner_games,
                          pool=[agents.make(spec)], seed=args.seed, workers=1)  # fmt: skip
         withs[spec] = _row(mixed.rows[0])
     return self_play, withs
@@ -188,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         check_str("--name", args.name)
         partner = load_partner(str(args.clone))
-        records = [json.loads(p.read_text(encoding="utf-8")) for p in args.records_provenance]
+        provenance = args.records_provenance or []
+        records = [json.loads(p.read_text(encoding="utf-8")) for p in provenance]
     except (OSError, ValueError, TypeError) as err:
         parser.error(str(err))
     t0 = time.perf_counter()
@@ -196,9 +203,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = config["training"]["settings"]
     steps = args_steps(settings)
     self_play, withs = measure(partner, args)
-    withs["records_mean"] = round(
-        sum(r["mean_score"] * r["valid"] for r in records) / sum(r["valid"] for r in records), 3
-    )
+    if records:
+        withs["records_mean"] = round(
+            sum(r["mean_score"] * r["valid"] for r in records) / sum(r["valid"] for r in records),
+            3,
+        )
+    else:
+        withs["teacher_mean"] = round(float(config["training"]["teacher_mean_score"]), 3)
     config["name"] = args.name
     if args.description:
         config["description"] = args.description
@@ -209,8 +220,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": f"{args.clone_command} && {ship}",
         "seed": settings["seed"], "commit": _commit(), "steps": steps,
         "wall_s": args.clone_wall_s, "cpu_s": args.clone_cpu_s,
-        "records": records,
     })  # fmt: skip
+    if records:
+        config["training"]["records"] = records
     with np.load(npz, allow_pickle=False) as data:
         arrays = [data[k] for k in config["weights"]["arrays"]]
     config["export_check"] = export_check(partner, arrays)

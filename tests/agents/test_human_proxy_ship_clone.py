@@ -106,3 +106,40 @@ def test_a_bad_option_is_one_error_line(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ")
     assert "none.json" in proc.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the export check: torch")
+def test_a_clone_of_a_teachers_games_at_3_players_needs_no_records(tmp_path):
+    """A clone of SimpleBot's own games (its JSON names the teacher) at 3 players."""
+    from agents.clone import play_demonstrations
+
+    demos = play_demonstrations("simplebot", 3, config=HanabiConfig(players=3, scoring="lenient"))
+    rng = np.random.default_rng(1)
+    sizes = [demos.obs_size, 8, demos.legal.shape[1]]
+    arrays = []
+    for a, b in itertools.pairwise(sizes):
+        arrays += [rng.normal(0, 0.3, (b, a)).astype(np.float32), np.zeros(b, np.float32)]
+    settings = {"hidden": [8], "activation": "relu", "epochs": 2, "batch_size": 32,
+                "learning_rate": 1e-3, "holdout": 0.0, "seed": 5, "decisions": len(demos),
+                "train_decisions": len(demos), "holdout_decisions": 0}  # fmt: skip
+    clone = tmp_path / "runs" / "simple3.json"
+    clone.parent.mkdir()
+    export_clone(CloneResult(arrays, "relu", [], settings), demos, clone, name="simple3")
+    dest = tmp_path / "partners"
+    args = [TOOL, "--clone", str(clone), "--name", "clone-simple3", "--clone-command",
+            "hanabi-adhoc clone simplebot --players 3 --out x.json", "--clone-wall-s", "1",
+            "--clone-cpu-s", "1", "--games", "20", "--partner-games", "4", "--partners",
+            "IGGI", "--dest", str(dest)]  # fmt: skip
+    proc = run_python(args, cwd=tmp_path, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    cfg = json.loads((dest / "clone-simple3.json").read_text())
+    assert cfg["game"]["players"] == 3
+    assert "records" not in cfg["training"]
+    teacher_mean = float(demos.scores.mean())
+    assert cfg["with_partners"]["teacher_mean"] == pytest.approx(teacher_mean, abs=1e-3)
+    assert cfg["export_check"]["same_moves"] == cfg["export_check"]["observations"]
+    partner = load_partner(str(dest / "clone-simple3.json"))
+    mirror = evaluate(partner, "mirror", players=[3], games=20, seed=0, workers=1).rows[0]
+    assert cfg["self_play"]["mean"] == pytest.approx(mirror["mean"], abs=1e-3)
+    mixed = evaluate(partner, "mixed", players=[3], games=4, pool=["IGGI"], seed=0, workers=1)
+    assert cfg["with_partners"]["IGGI"]["mean"] == pytest.approx(mixed.rows[0]["mean"], abs=1e-3)
