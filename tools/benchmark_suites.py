@@ -1,8 +1,8 @@
 """Build the benchmark's suite files: partners, deals, self-play and best-response scores.
 
 docs/benchmark.md §2–3. Writes every shipped suite, ``pool``, ``published``, ``own``, ``dev``,
-``test``, ``rl`` and ``strong`` (version ``--version``), into ``hanabi_adhoc/benchmark/data/``,
-with the one command::
+``test``, ``rl``, ``strong`` and ``neural`` (version ``--version``), into
+``hanabi_adhoc/benchmark/data/``, with the one command::
 
     python3 tools/benchmark_suites.py --upstream /path/to/Hanabi-Map-Elites --workers 2
 
@@ -11,28 +11,40 @@ the commits of :data:`UPSTREAM` (runs 2 and 3 of the published populations are r
 with ``git show``; run 1 ships in ``qd/data/``). The project's own populations are the three
 ``--config paper`` MAP-Elites runs of ``docs/results/pipeline-paper/populations/``. The shipped
 version 1 files were made so, suite family by suite family (:data:`ERAS`): ``pool``,
-``published``, ``own``, ``dev``, ``test`` first, then ``rl`` and ``strong`` with::
+``published``, ``own``, ``dev``, ``test`` first, then ``rl``, ``strong`` and ``neural`` with::
 
     python3 tools/benchmark_suites.py --only rl --workers 2
     python3 tools/benchmark_suites.py --only strong --workers 2
+    python3 tools/benchmark_suites.py --only neural --workers 2
 
 which read the other groups' partners from the shipped suite files of ``--version`` instead of
 the upstream clone (the same candidates in the same order as a full build) and write only
-``rl.v<version>.json`` or ``strong.v<version>.json``. Every result is deterministic: the same
-files for any ``--workers``.
+``rl.v<version>.json``, ``strong.v<version>.json`` or ``neural.v<version>.json``. Every result
+is deterministic: the same files for any ``--workers``.
+
+The ``rl`` group holds the five PPO partners of version 1 (:data:`RL_V1`), whatever else is
+shipped. The ``neural`` groups are computed from the shipped files (:func:`neural_groups`): every
+network of ``agents/data/rl_partners/`` (``agents.rl.partner_specs(clones=True)``: the PPO
+partners and the behaviour clones), one group ``neural-<P>p`` per game size P that some network
+plays (its JSON's ``game.players``), so rerunning ``--only neural`` after a network is added
+rebuilds the suite with no change to this script (as a new version of the file: ``--version``).
 
 **Best known response** of a partner e at a game size (docs/benchmark.md §3): the candidates
 are every distinct agent of the groups of e's era and the eras before it (:data:`ERAS`: 925 for
 ``pool``/``published``/``own``, those and the 5 RL partners for ``rl``, those and the 5
-reference bots for ``strong``), rule agents played in e's group's ruleset. A candidate that
-refuses the game size (its ``check_game`` raises ``ValueError``, the clear error of every entry
-point: an RL partner at 3–5 players) is left out at that size, and the group's
+reference bots for ``strong``, those and every other shipped network for ``neural``), rule
+agents played in e's group's ruleset. A candidate that refuses the game size (its
+``check_game`` raises ``ValueError``, the clear error of every entry point: a network trained
+at another number of players) is left out at that size, and the group's
 ``best_response.refused_by_players`` counts them; a partner that refuses one of its group's
-sizes is an error. Stage 0 (``strong`` only, :data:`PRESCREEN`: the bots are slow in mixed
-games) plays every candidate once with e, and keeps the best 24. Stage 1 (screening) plays every
+sizes is an error. Stage 0 (``strong`` only, :data:`PRESCREEN`: its partners, the bots, play
+in the Python game loop in mixed games) plays every candidate once with e, and keeps the best
+24. Stage 1 (screening) plays every
 (kept) candidate with e on ``--screen-deals`` deals of their own seed, in every seat; stage 2
 replays the ``--finalists`` best candidates on the group's own deals (every seat) and keeps the
-best mean: ``br`` and ``br_agent``. Choosing on other deals than those that measure keeps the
+best mean: ``br`` and ``br_agent``. The pairs whose games need the Python loop (a bot among the
+candidates of ``neural``) play apart from the compiled ones (:func:`_play_pairs`), so ``neural``
+screens every candidate without a stage 0. Choosing on other deals than those that measure keeps the
 maximum's upward bias small. The meta-agent is not a candidate (it is not a partner of any
 suite; it plays 2 players with an episode's memory).
 
@@ -53,8 +65,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agents.batch import BatchPolicy  # noqa: E402
 from agents.bots import BOTS  # noqa: E402
 from agents.evaluate import game_seeds, play_games  # noqa: E402
+from agents.policy import RuleAgent  # noqa: E402
 from agents.registry import make_policy  # noqa: E402
 from agents.rulebase import TEST_POOL  # noqa: E402
 from hanabi_adhoc.benchmark.protocol import deal_schedule, game_config  # noqa: E402
@@ -84,19 +98,26 @@ PROTOCOL = {  # group kind -> episodes, games per episode
     "own": (5, 10),
     "rl": (10, 10),
     "strong": (5, 10),
+    "neural": (10, 10),
 }
 
-ERAS = (("pool", "published-", "own-"), ("rl",), ("strong",))
+ERAS = (("pool", "published-", "own-"), ("rl",), ("strong",), ("neural-",))
 """The groups known when each suite family was built, in order: the best-response candidates of
 a group are the partners of its era's groups and of every earlier era's (so a full build gives
 the shipped version 1 files: 925 candidates for ``pool``, ``published``, ``own``, 930 for
-``rl``, 935 for ``strong``)."""
+``rl``, 935 for ``strong``, and for ``neural`` those and the shipped networks not in ``rl``:
+936 with the behaviour clone ``rl:clone-hgroup-l1``)."""
+
+RL_V1 = ("ppo-piers", "ppo-pool", "ppo-sp1", "ppo-sp2", "ppo-vdb")
+"""The partners of the ``rl`` group (``rl:NAME``): the five PPO partners of ``rl.v1.json``,
+fixed whatever else ships in ``agents/data/rl_partners/`` (the ``neural`` groups hold every
+shipped network)."""
 
 PRESCREEN = {"strong": (1, 24)}
-"""Group kind -> (deals, kept): a first screening before stage 1, for partners whose games are
-slow (the reference bots play in the Python game loop in mixed games). Each candidate plays
-``deals`` deals of their own seed (``derive_seed(seed, 3, players)``), deal k with the candidate
-in seat k mod players; the ``kept`` best go on to stage 1."""
+"""Group kind (:func:`group_kind`) -> (deals, kept): a first screening before stage 1, for
+partners whose games are slow (the reference bots play in the Python game loop in mixed games).
+Each candidate plays ``deals`` deals of their own seed (``derive_seed(seed, 3, players)``), deal k
+with the candidate in seat k mod players; the ``kept`` best go on to stage 1."""
 
 CHUNK = 250
 """Games per task of the calls that may hold Python policies (a reference bot), so that
@@ -132,17 +153,53 @@ def _population_group(name, label, archive, ruleset, kind, source) -> dict:
     }  # fmt: skip
 
 
-def rl_group() -> dict:
-    """The group of the shipped RL partners (``rl:NAME``; 2 players, no grid)."""
-    from agents.rl import partner_specs
+def group_kind(name: str) -> str:
+    """The kind of the group named ``name`` (:data:`PROTOCOL`, :data:`PRESCREEN`).
 
+    ``"neural"`` for every ``neural-<P>p`` group, else the name itself.
+    """
+    return "neural" if name.startswith("neural-") else name
+
+
+def rl_group() -> dict:
+    """The group of the five RL partners of ``rl.v1.json`` (:data:`RL_V1`; 2 players, no grid)."""
     episodes, games = PROTOCOL["rl"]
     return {
         "name": "rl", "label": "the shipped RL partners (MaskablePPO, docs/rl_partners.md)",
         "players": [2], "ruleset": "corrected", "scoring": "lenient", "seed": SEED,
         "episodes": episodes, "games": games, "grid": None, "source": "agents/data/rl_partners",
-        "partners": [{"id": spec, "spec": spec, "cell": None} for spec in partner_specs()],
+        "partners": [{"id": f"rl:{n}", "spec": f"rl:{n}", "cell": None} for n in RL_V1],
     }  # fmt: skip
+
+
+def neural_players() -> dict[int, list[str]]:
+    """Game size → the specs of the shipped networks that play it, in ``partner_specs`` order.
+
+    Every ``rl:NAME`` of ``agents.rl.partner_specs(clones=True)``, at the ``game.players`` of
+    its JSON config (:func:`agents.rl.partner_config`).
+    """
+    from agents.rl import partner_config, partner_specs
+
+    out: dict[int, list[str]] = {}
+    for spec in partner_specs(clones=True):
+        players = int(partner_config(spec.removeprefix("rl:"))["game"]["players"])
+        out.setdefault(players, []).append(spec)
+    return dict(sorted(out.items()))
+
+
+def neural_groups() -> list[dict]:
+    """The ``neural`` suite's groups: ``neural-<P>p`` per game size P of :func:`neural_players`.
+
+    Corrected ruleset (HLE's hand order, the networks' game), lenient scoring, no grid.
+    """
+    episodes, games = PROTOCOL["neural"]
+    return [{
+        "name": f"neural-{p}p", "label": f"the shipped networks that play {p} players "
+        "(agents/data/rl_partners: MaskablePPO partners and behaviour clones)",
+        "players": [p], "ruleset": "corrected", "scoring": "lenient", "seed": SEED,
+        "episodes": episodes, "games": games, "grid": None, "source": "agents/data/rl_partners",
+        "partners": [{"id": spec, "spec": spec, "cell": None} for spec in specs],
+    } for p, specs in neural_players().items()]  # fmt: skip
 
 
 def strong_group() -> dict:
@@ -165,16 +222,25 @@ BOT_IDS = {"simplebot": "SimpleBot", "valuebot": "ValueBot", "holmesbot": "Holme
 
 
 def shipped_groups(version: int) -> list[dict]:
-    """The groups of the shipped ``pool``, ``published``, ``own`` files, then ``rl``, ``strong``.
+    """The shipped ``pool``, ``published``, ``own`` groups, then ``rl``, ``strong``, ``neural``.
 
     Their partners are those :func:`source_groups` reads from the upstream clone, in the same
     order, so the best-response candidates of a partial build (``--only``) are a full build's.
+    Each file is read at the highest shipped version up to ``version`` (``--only neural
+    --version 2`` reads ``pool.v1.json`` while there is no ``pool.v2.json``).
+
+    Raises:
+        FileNotFoundError: No shipped version of a file up to ``version``.
     """
+    data = ROOT / "hanabi_adhoc" / "benchmark" / "data"
     groups = []
     for name in ("pool", "published", "own"):
-        path = ROOT / "hanabi_adhoc" / "benchmark" / "data" / f"{name}.v{version}.json"
+        paths = [data / f"{name}.v{v}.json" for v in range(version, 0, -1)]
+        path = next((q for q in paths if q.is_file()), None)
+        if path is None:
+            raise FileNotFoundError(f"no shipped {name}.v1..v{version}.json in {data}")
         groups += json.loads(path.read_text())["groups"]
-    return [*groups, rl_group(), strong_group()]
+    return [*groups, rl_group(), strong_group(), *neural_groups()]
 
 
 def era(name: str) -> int:
@@ -219,7 +285,7 @@ def source_groups(clone: Path, tmp: Path) -> list[dict]:
         src = f"docs/results/pipeline-paper/populations/run{run}"
         label = f"this project's paper population, run {run}"
         groups.append(_population_group(f"own-run{run}", label, archive, "corrected", "own", src))
-    return [*groups, rl_group(), strong_group()]
+    return [*groups, rl_group(), strong_group(), *neural_groups()]
 
 
 def _as_group(doc: dict) -> Group:
@@ -238,19 +304,47 @@ def _deals(group: Group, players: int):
     return s["deal"], s["seeds"]
 
 
-def _play_pairs(cands, partners, pairs, group, players, deals, seeds, workers, bar, chunk=2000):
-    """Mean score of each (candidate c, partner e) pair in ``pairs``, over deals and seats."""
-    policies = [*cands, *partners]
+def _compiled(policy) -> bool:
+    """Whether ``policy`` plays in a compiled path (a rule agent or a batch policy)."""
+    return isinstance(policy, (RuleAgent, BatchPolicy))
+
+
+def _play_pairs(cands, partners, pairs, group, players, deals, seeds, workers, bar):
+    """Mean score of each (candidate c, partner e) pair in ``pairs``, over deals and seats.
+
+    The pairs of compiled policies (rule agents, networks) play in one call, the pairs with a
+    policy of the Python game loop (a reference bot) in another, so that one bot among the
+    candidates does not send every game to the Python loop; each game's score depends on its
+    seats and seeds only (:func:`agents.evaluate.play_games`), so the split changes no result.
+    """
+    cfg = game_config(group, players, [*cands, *partners])
+    fast = [k for k, (c, e) in enumerate(pairs) if _compiled(cands[c]) and _compiled(partners[e])]
+    slow = sorted(set(range(len(pairs))) - set(fast))
+    means = np.empty(len(pairs))
+    for ks, size in ((fast, 2000), (slow, CHUNK)):
+        if ks:
+            some = [pairs[k] for k in ks]
+            means[ks] = _play_some(cands, partners, some, players, (deals, seeds, cfg), workers,
+                                   bar, size)  # fmt: skip
+    return means
+
+
+def _play_some(cands, partners, pairs, players, game, workers, bar, chunk):
+    """:func:`_play_pairs` of pairs that play in one call: only the policies they use."""
+    deals, seeds, cfg = game
+    used = list(dict.fromkeys(x for c, e in pairs for x in (c, len(cands) + e)))
+    where = {x: k for k, x in enumerate(used)}
+    everyone = [*cands, *partners]
+    policies = [everyone[x] for x in used]
     d = len(deals)
     rows = []
     for c, e in pairs:
         for s in range(players):
-            block = np.full((d, players), len(cands) + e, dtype=np.int64)
-            block[:, s] = c
+            block = np.full((d, players), where[len(cands) + e], dtype=np.int64)
+            block[:, s] = where[c]
             rows.append(block)
     seat_agents = np.concatenate(rows)
     reps = len(rows)
-    cfg = game_config(group, players, policies)
     batch = play_games(policies, seat_agents, np.tile(deals, reps), np.tile(seeds, (reps, 1)),
                        cfg, workers=workers, chunk_size=chunk, progress=bar.update)  # fmt: skip
     return batch.scores.reshape(len(pairs), players * d).mean(axis=1)
@@ -307,7 +401,7 @@ def measure_group(doc: dict, cand_specs: list[str], args, bar) -> None:
         ValueError: A partner refuses one of its group's game sizes (the message names it).
     """
     group = _as_group(doc)
-    kind = group.name if group.name in PRESCREEN else ""
+    kind_ = group_kind(group.name) if group_kind(group.name) in PRESCREEN else ""
     cands = [make_policy(s, 0, ruleset=group.ruleset) for s in cand_specs]
     partners = [make_policy(p.spec, 0, ruleset=group.ruleset) for p in group.partners]
     for pd in doc["partners"]:
@@ -331,7 +425,7 @@ def measure_group(doc: dict, cand_specs: list[str], args, bar) -> None:
         if len(ok) < len(cands):
             refused[str(players)] = len(cands) - len(ok)
         best = _best_responses(group, players, [cands[c] for c in ok], partners, (deals, seeds),
-                               args, bar, kind)  # fmt: skip
+                               args, bar, kind_)  # fmt: skip
         for pd, (score, c) in zip(doc["partners"], best, strict=True):
             pd["br"][str(players)] = score
             pd["br_agent"][str(players)] = cand_specs[ok[c]]
@@ -340,9 +434,9 @@ def measure_group(doc: dict, cand_specs: list[str], args, bar) -> None:
         "screen_seed": f"derive_seed({group.seed}, 2, players)", "finalists": args.finalists,
         "tool": "tools/benchmark_suites.py",
     }  # fmt: skip
-    if kind:
+    if kind_:
         doc["best_response"]["prescreen"] = {
-            "deals": PRESCREEN[kind][0], "kept": PRESCREEN[kind][1],
+            "deals": PRESCREEN[kind_][0], "kept": PRESCREEN[kind_][1],
             "seed": f"derive_seed({group.seed}, 3, players)", "seats": "deal k: seat k mod players",
         }  # fmt: skip
     if refused:
@@ -357,18 +451,17 @@ def _best_responses(group, players, cands, partners, own, args, bar, kind):
                                 players, False)[1:]  # fmt: skip
     width = max(len(v) for v in kept.values())
     step = max(1, args.chunk // width)
-    chunk = CHUNK if kind else 2000
     out = []
     for lo in range(0, len(partners), step):
         es = range(lo, min(len(partners), lo + step))
         pairs = [(c, e) for e in es for c in kept[e]]
         means = _play_pairs(cands, partners, pairs, group, players, sdeals, sseeds,
-                            args.workers, bar, chunk).reshape(len(es), width)  # fmt: skip
+                            args.workers, bar).reshape(len(es), width)  # fmt: skip
         order = np.argsort(-means, axis=1, kind="stable")[:, : args.finalists]
         tops = [[kept[e][int(i)] for i in order[k]] for k, e in enumerate(es)]
         finals = [(c, e) for k, e in enumerate(es) for c in tops[k]]
         final = _play_pairs(cands, partners, finals, group, players, deals, seeds,
-                            args.workers, bar, chunk).reshape(len(es), -1)  # fmt: skip
+                            args.workers, bar).reshape(len(es), -1)  # fmt: skip
         for k in range(len(es)):
             best = int(np.argmax(final[k]))
             out.append((round(float(final[k, best]), 4), tops[k][best]))
@@ -400,12 +493,25 @@ SUITES = {
                "Quuxplusone/Hanabi as this project's agents, docs/bots.md) at 2–5 players, "
                "corrected ruleset (their own game: HLE's hand order, lenient scoring); best "
                "responses over every agent of the other suites and the bots.", ["strong"]),
+    "neural": ("Every network shipped with the package (agents/data/rl_partners/: the MaskablePPO "
+               "partners of docs/rl_partners.md and the behaviour clones of "
+               "docs/human_proxies.md), one group per game size they play, corrected ruleset "
+               "(HLE's hand order, the networks' own game); best responses over every agent of "
+               "the other suites, the bots and the networks.", []),
 }  # fmt: skip
+"""Suite name -> (description, its groups' names); ``neural``'s groups are
+:func:`neural_groups`' (:func:`suite_table`)."""
+
+
+def suite_table() -> dict[str, tuple[str, list[str]]]:
+    """:data:`SUITES` with the ``neural`` suite's groups read from the shipped networks."""
+    desc = SUITES["neural"][0]
+    return {**SUITES, "neural": (desc, [g["name"] for g in neural_groups()])}
 
 
 def _games(g: dict, n_cands: int, args) -> int:
     """About how many games measuring group ``g`` plays (for the progress bar)."""
-    pre = PRESCREEN.get(g["name"])
+    pre = PRESCREEN.get(group_kind(g["name"]))
     screened = n_cands if pre is None else pre[1]
     out = 0
     for p in g["players"]:
@@ -447,9 +553,10 @@ def main(argv=None) -> int:
     else:
         ap.error("--upstream CLONE is needed for a full build (or --only SUITES)")
     cands = {g["name"]: candidates_for(g, groups) for g in groups}
+    table = suite_table()
     if args.groups or only:
         keep = set(args.groups.split(",")) if args.groups else set()
-        keep |= {m for n in only for m in SUITES[n][1]}
+        keep |= {m for n in only for m in table[n][1]}
         groups = [g for g in groups if g["name"] in keep]
     total = sum(_games(g, len(cands[g["name"]]), args) for g in groups)
     print(f"{len(groups)} groups, {max(len(c) for c in cands.values())} candidates, "
@@ -461,7 +568,7 @@ def main(argv=None) -> int:
     by_name = {g["name"]: g for g in groups}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for name, (desc, members) in SUITES.items():
+    for name, (desc, members) in table.items():
         if not all(m in by_name for m in members) or (only and name not in only):
             continue
         doc = {"format": FORMAT, "name": name, "version": args.version, "description": desc,

@@ -15,7 +15,8 @@ A config of ``architecture.kind`` ``"gru"`` (a recurrent clone, docs/cloning.md 
 of :mod:`agents.rl.recurrent`, one hidden state per game and seat.
 
 The shipped partners live in ``agents/data/rl_partners/`` (:func:`partner_names`; the
-behaviour clones shipped there, ``clone-*``, are listed with ``clones=True``, not in ``rl:all``);
+behaviour clones shipped there, ``clone-*``, are listed with ``clones=True``; ``rl:all``,
+:func:`load_partners` ``("all")``, is every shipped network, clones included);
 the agent spec ``rl:NAME`` (:func:`from_spec`, registered in :mod:`agents.registry`) names one
 of them, ``rl:PATH.json`` a partner a user exported (:func:`agents.rl.export.export_partner`).
 
@@ -126,8 +127,9 @@ def partner_names(clones: bool = False) -> list[str]:
 
     Args:
         clones: Also list the shipped behaviour clones (names starting with
-            :data:`CLONE_PREFIX`, docs/human_proxies.md §4). Without it, the trained RL
-            partners only: the ``rl`` benchmark suite's partners and ``rl:all``.
+            :data:`CLONE_PREFIX`, docs/human_proxies.md §4): every shipped network, the
+            partners of ``rl:all`` and of the ``neural`` benchmark suite. Without it, the
+            networks trained by RL only (not clones).
 
     Raises:
         TypeError: ``clones`` is not a bool.
@@ -727,14 +729,19 @@ def load_partner(name: str, seed: int = 0, deterministic: bool = True) -> RLPart
 def load_partners(names: str | Sequence[str] = "all", seed: int = 0) -> list[RLPartner]:
     """Several partners, for pools: ``"all"`` (every shipped one) or names (a list or ``"a,b"``).
 
+    ``"all"`` (the pool SOURCE ``rl:all``, docs/rl_partners.md §2) is every shipped network,
+    the behaviour clones included (:func:`partner_names` with ``clones=True``), in name order;
+    it grows with every network shipped.
+
     Raises:
         ValueError: An unknown name, or no name at all.
     """
     if isinstance(names, str):
         text = names.strip()
-        names = partner_names() if text == "all" else [n for n in text.split(",") if n.strip()]
+        every = partner_names(clones=True)
+        names = every if text == "all" else [n for n in text.split(",") if n.strip()]
     if not names:
-        raise ValueError(f"no RL partner named; shipped: {', '.join(partner_names())}")
+        raise ValueError(f"no RL partner named; shipped: {', '.join(partner_names(clones=True))}")
     return [load_partner(n.strip(), seed=seed) for n in names]
 
 

@@ -70,9 +70,11 @@ __all__ = [
 FORMAT = "hanabi-adhoc/benchmark-suite"
 """The ``format`` field of a suite file."""
 
-SUITES = ("pool", "published", "own", "dev", "test", "rl", "strong")
-"""The shipped suites (docs/benchmark.md §2); ``rl`` holds the RL partners (docs/rl_partners.md),
-``strong`` the five reference bots (docs/bots.md)."""
+SUITES = ("pool", "published", "own", "dev", "test", "rl", "strong", "neural")
+"""The shipped suites (docs/benchmark.md §2); ``rl`` holds the five PPO partners of version 1
+(docs/rl_partners.md), ``strong`` the five reference bots (docs/bots.md), ``neural`` every
+network shipped in ``agents/data/rl_partners/`` (PPO partners and behaviour clones), one group
+per game size they play."""
 
 BENCHMARK_VERSIONS: dict[int, tuple[str, ...]] = {
     1: ("pool@1", "published@1", "own@1"),
@@ -95,6 +97,7 @@ SUITE_SHA256: dict[str, str] = {
     "test.v1.json": "79eb77156e9654a84370a7eece428db1413925b1ba561879dadbabf895ebdb23",
     "rl.v1.json": "671183303155e98ada20bc4d1129a0e321ff64b8e3f70503bef7b7d9773df47b",
     "strong.v1.json": "9b1e28cb9f236963f8cba3d07e6a45cb5b4d35f1dd4d21316fb8b5f276aaa855",
+    "neural.v1.json": "948e696772ccc4d85a40666a497fe9b0d25f83429c8988fe8c050fcfb0ceec7a",
 }
 """``"<name>.v<version>.json"`` → the SHA-256 of the shipped file (its content is frozen)."""
 
@@ -318,8 +321,8 @@ def load_suite(name: str | Path, *, trust_code: bool = False) -> Suite:
 
     Args:
         name: ``"pool"``, ``"published"``, ``"own"``, ``"dev"``, ``"test"``, ``"rl"``,
-            ``"strong"``, ``"pool@1"``, or the path of a suite JSON file of your own (same
-            format).
+            ``"strong"``, ``"neural"``, ``"pool@1"``, or the path of a suite JSON file of your
+            own (same format).
         trust_code: Allow a file of your own to name partners whose building runs code or
             reads a model file (``file.py:Name``, ``module:Name``, ``sb3:PATH``,
             ``rl:PATH.json``, ...); refused otherwise (docs/benchmark.md §2).

@@ -166,7 +166,7 @@ def _what_rows() -> tuple:
         (
             "--suite",
             {},
-            "comma-separated suites: pool, published, own, dev, test, rl, strong, "
+            "comma-separated suites: pool, published, own, dev, test, rl, strong, neural, "
             "NAME@VERSION, a benchmark version (v1: pool,published,own; v2: "
             "pool,published,own,strong) or a suite JSON file (default v2)",
             "v2",

@@ -1,8 +1,9 @@
 """The shipped partner cloned from H-group play, ``rl:clone-hgroup-l1`` (docs/human_proxies.md §4).
 
 It loads and plays without torch, replays the games recorded when it was shipped, states where
-its records came from, is listed among the shipped partners with ``clones=True`` but stays out
-of ``rl:all`` and of the ``rl`` suite (whose partners are fixed, ``rl@1``).
+its records came from, is listed among the shipped partners with ``clones=True``, is in
+``rl:all`` and the ``neural`` suite (every shipped network) but not in the ``rl`` suite (whose
+partners are fixed, ``rl@1``).
 """
 
 from __future__ import annotations
@@ -21,14 +22,15 @@ from tests.helpers import ROOT, run_python
 NAME = "clone-hgroup-l1"
 
 
-def test_it_is_listed_with_the_clones_but_not_in_rl_all_nor_the_rl_suite():
+def test_it_is_listed_with_the_clones_in_rl_all_and_neural_but_not_the_rl_suite():
     assert NAME in partner_names(clones=True)
     assert NAME not in partner_names()
     assert all(not n.startswith(CLONE_PREFIX) for n in partner_names())
     assert set(partner_names(clones=True)) - set(partner_names()) >= {NAME}
-    assert f"rl:{NAME}" not in [p.name for p in load_partners("all")]
+    assert f"rl:{NAME}" in [p.name for p in load_partners("all")]
     (group,) = load_suite("rl").groups
     assert f"rl:{NAME}" not in [p.spec for p in group.partners]
+    assert f"rl:{NAME}" in [p.spec for g in load_suite("neural").groups for p in g.partners]
     with pytest.raises(ValueError, match=re.escape(NAME)):
         agents.make("rl:no-such-partner")
     with pytest.raises(TypeError, match="clones"):

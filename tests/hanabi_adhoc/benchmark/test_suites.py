@@ -86,16 +86,22 @@ def test_versions_names_and_files(tmp_path):
         load_suite(tmp_path / "missing.json")
 
 
-def test_rl_suite_holds_the_shipped_rl_partners_with_their_best_responses():
+RL_V1 = ["rl:ppo-piers", "rl:ppo-pool", "rl:ppo-sp1", "rl:ppo-sp2", "rl:ppo-vdb"]
+"""The partners of ``rl@1``: frozen, whatever networks ship later (the ``neural`` suite holds
+every shipped network: test_neural_suite.py)."""
+
+
+def test_rl_suite_holds_the_five_frozen_rl_partners_with_their_best_responses():
     from agents.rl import partner_specs
     from hanabi_adhoc.benchmark import run_benchmark
 
     (group,) = load_suite("rl").groups
-    assert [p.spec for p in group.partners] == partner_specs()
+    assert [p.spec for p in group.partners] == RL_V1
+    assert set(RL_V1) <= set(partner_specs())  # each still shipped
     assert (group.players, group.ruleset) == ((2,), "corrected")
     for p in group.partners:
         assert 0 < p.self_play[2] <= p.br[2] <= 25  # the partner itself is a candidate
         make_policy(p.br_agent[2], 0, ruleset=group.ruleset)
     assert "rl" not in DEFAULT_SUITES
     bench = run_benchmark(["piers"], ["rl"], deals=2, workers=1, progress=False)
-    assert {r["partner"] for r in bench.rows} == {f"rl/{s}" for s in partner_specs()}
+    assert {r["partner"] for r in bench.rows} == {f"rl/{s}" for s in RL_V1}
