@@ -3,7 +3,8 @@
 A SOURCE is ``5x5``/``20x20``/a population or archive JSON path/a MAP-Elites run folder (its
 elites, ids ``"[i,j]"``; docs/rules.md §9.1; :func:`qd.io.load_archive_source`),
 ``baselines:NAME,NAME,...`` (baseline agents, docs/rules.md §4), ``rl:NAME,NAME,...`` /
-``rl:all`` (the shipped RL partners, :mod:`agents.rl`; docs/rl_partners.md), whose ids are
+``rl:all`` (the shipped networks that play 2-player games, the meta-agent's game;
+:mod:`agents.rl`; docs/rl_partners.md), whose ids are
 their names ``"rl:NAME"``, or ``policy:SPEC``: one policy of any agent spec of
 :mod:`agents.registry`, e.g. your own ``policy:my_agents.py:MyPolicy`` or
 ``policy:my_package.agents:MyPolicy`` (a pool of one). :func:`named_source` tells the named
@@ -142,7 +143,10 @@ def load_pool(
     if source.startswith("rl:"):
         from agents.rl import load_partners
 
-        partners = load_partners(source.split(":", 1)[1])
+        names = source.split(":", 1)[1]
+        partners = load_partners(names)
+        if names.strip() == "all":  # the meta-agent's game is 2-player: the networks that play it
+            partners = [p for p in partners if int(p.config["game"]["players"]) == 2]
         return list(partners), [prefix + p.name for p in partners]
     archive = load_archive_source(source)
     if len(archive) == 0:

@@ -62,7 +62,7 @@ def add_subcommands(sub) -> None:
         ("--records", {"action": "append", "metavar": "PATH"}, "learn from the hanab.live "
          "records in this JSON file (one record or a list; hanab.live exports, the browser "
          "app's *.hanablive.json); repeat for more files"),
-        ("--games", "N", "games the teacher plays (default 2000)", 2000),
+        ("--games", "N", "games the teacher plays (default 3000)", 3000),
         ("--players", "PLAYERS", "players per game (default 2)", 2),
         ("--record-seats", {"metavar": "SEATS"}, "comma-separated seats whose decisions are "
          "learnt (default: every seat)"),
@@ -77,8 +77,8 @@ def add_subcommands(sub) -> None:
          "a teacher whose moves depend on the history (default: an MLP)"),
         ("--threads", "N", "torch's CPU threads for training (default: torch's; 1 is "
          "fastest on a loaded machine)", None),
-        ("--epochs", "N", "passes over the decisions (default 10)", 10),
-        ("--batch-size", "N", "decisions per step (default 1024)", 1024),
+        ("--epochs", "N", "passes over the decisions (default 12)", 12),
+        ("--batch-size", "N", "decisions per step (default 128)", 128),
         ("--learning-rate", {"type": rate_float, "metavar": "LR"}, "Adam's step size (default "
          "0.001)", 1e-3),
         ("--holdout", {"type": _fraction, "metavar": "FRACTION"}, "share of games held out "

@@ -32,6 +32,7 @@ from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = partner_names()
+EVERY = partner_names(clones=True)
 HAVE_RL = all(importlib.util.find_spec(m) for m in ("torch", "stable_baselines3", "sb3_contrib"))
 NEEDS_RL = 'needs the rl extra (torch, stable-baselines3, sb3-contrib): pip install ".[rl]"'
 TWO = HanabiConfig(players=2, scoring="lenient")
@@ -71,6 +72,29 @@ def test_at_least_four_partners_are_shipped_with_their_provenance():
     assert total < 5_000_000  # a few MB at most for all of them
 
 
+def test_every_shipped_network_has_its_provenance_and_all_fit_in_10_mb():
+    """Issue 44 item 3: the shipped networks, clones included, ≤ 10 MB in all."""
+    total = 0
+    for name in EVERY:
+        cfg = partner_config(name)
+        assert cfg["name"] == name
+        assert cfg["game"]["scoring"] == "lenient"
+        assert 2 <= cfg["game"]["players"] <= 5
+        for key in ("command", "seed", "commit", "steps", "wall_s"):
+            assert training_value(cfg, key), (name, key)
+        assert name in cfg["training"]["command"]
+        assert cfg["self_play"]["games"] >= 1000
+        total += (agents.rl.PARTNER_DIR / cfg["weights"]["file"]).stat().st_size
+        total += (agents.rl.PARTNER_DIR / f"{name}.json").stat().st_size
+    assert total <= 10_000_000
+
+
+def training_value(cfg: dict, key: str):
+    """``cfg["training"][key]``; a seed of 0 counts as given."""
+    value = cfg["training"].get(key)
+    return value is not None and (value != "" or key == "seed")
+
+
 def test_partners_load_and_play_without_torch():
     """A fresh interpreter where torch cannot be imported loads every partner and plays."""
     code = (
@@ -85,12 +109,13 @@ def test_partners_load_and_play_without_torch():
     assert out.stdout.split() == ["3", "False"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", EVERY)
 def test_partner_plays_the_recorded_games_of_its_trained_model(name):
-    """The numpy network on the shipped weights chooses the SB3 model's moves (its record)."""
+    """The numpy network on the shipped weights chooses the trained model's moves (its record)."""
     cfg = partner_config(name)
     check = cfg["check"]
-    record = self_play_record(load_partner(name), check["games"], check["seed"])
+    game = HanabiConfig(players=cfg["game"]["players"], scoring="lenient")
+    record = self_play_record(load_partner(name), check["games"], check["seed"], game)
     assert record == check
     assert cfg["export_check"]["same_moves"] == cfg["export_check"]["observations"]
 
@@ -98,6 +123,11 @@ def test_partner_plays_the_recorded_games_of_its_trained_model(name):
 def test_moves_are_legal_and_do_not_depend_on_the_batch():
     obs, mask = _observations()
     for partner in load_partners("all"):
+        if (
+            partner.config["game"]["players"] != 2
+            or partner.config["architecture"]["kind"] != "mlp"
+        ):
+            continue  # these observations are 2-player ones, one per decision
         assert isinstance(partner, BatchPolicy)
         draws = np.zeros(len(obs))
         seats = np.zeros(len(obs), dtype=np.int64)
