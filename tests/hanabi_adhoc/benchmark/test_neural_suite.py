@@ -110,10 +110,13 @@ def test_the_rl_suite_stays_the_five_frozen_partners(neural):
 
 
 def test_rl_all_is_every_shipped_network_clones_included():
+    from agents.rl import load_partners
     from meta.pools import load_pool
 
-    policies, ids = load_pool("rl:all")
-    assert ids == [f"rl:{n}" for n in partner_names(clones=True)]
+    every = load_partners("all")
+    assert [p.name for p in every] == [f"rl:{n}" for n in partner_names(clones=True)]
+    policies, ids = load_pool("rl:all")  # the meta-agent's game: the 2-player networks
+    assert ids == [p.name for p in every if p.config["game"]["players"] == 2]
     assert set(RL_V1) < set(ids)
     assert any(i.startswith(f"rl:{CLONE_PREFIX}") for i in ids)
     assert len(policies) == len(ids)
@@ -173,9 +176,11 @@ def test_the_tool_reads_the_networks_from_the_shipped_files(tmp_path, monkeypatc
     monkeypatch.setattr(partners, "PARTNER_DIR", folder)
     tool = _tool()
     groups = {g["name"]: g for g in tool.neural_groups()}
-    assert [p["spec"] for p in groups["neural-2p"]["partners"]] == [
-        f"rl:{n}" for n in partner_names(clones=True)
-    ]
+    players = {n: partners.partner_config(n)["game"]["players"] for n in partner_names(True)}
+    for size in sorted(set(players.values())):  # each network in the group of its game size
+        assert [p["spec"] for p in groups[f"neural-{size}p"]["partners"]] == [
+            f"rl:{n}" for n in partner_names(clones=True) if players[n] == size
+        ]
     assert "rl:ppo-new" in [p["spec"] for p in groups["neural-2p"]["partners"]]
     assert tool.suite_table()["neural"][1] == list(groups)
     assert [p["spec"] for p in tool.rl_group()["partners"]] == RL_V1  # rl@1 stays frozen
