@@ -65,6 +65,7 @@ sys.path.insert(0, str(ROOT))
 
 from hanabi_env.outputs import atomic_write_json  # noqa: E402
 from hanabi_env.records import from_hanablive, hanablive_end  # noqa: E402
+from tools.cli_common import OneLineParser, positive_int  # noqa: E402
 
 BOT_REPO = "https://github.com/WillFlame14/hanabi-bot"
 """Where the bot comes from (recorded in ``provenance.json``)."""
@@ -101,23 +102,6 @@ syncBuiltinESMExports();
 """The node preload module (``node --import``) that serves the two JSON files locally."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line: ``error: ...`` (exit code 2)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: an integer >= 1")
-    return value
-
-
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -130,7 +114,7 @@ def _seed(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line (module docstring)."""
-    p = _Parser(
+    p = OneLineParser(
         prog="tools/hgroup_records.py",
         description="Run WillFlame14/hanabi-bot's self-play (H-group conventions) offline and "
         "collect its valid hanab.live records. docs/human_proxies.md.",
@@ -139,11 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--node", type=Path, required=True, help=f"a node binary, v{MIN_NODE} or later")
     p.add_argument("--variants-json", type=Path, required=True, help="hanab.live's variants.json")
     p.add_argument("--suits-json", type=Path, required=True, help="hanab.live's suits.json")
-    p.add_argument("--games", type=_positive, default=100, help="games (default 100)")
+    p.add_argument("--games", type=positive_int, default=100, help="games (default 100)")
     p.add_argument("--seed", type=_seed, default=0, help="first game's seed (default 0)")
-    p.add_argument("--level", type=_positive, default=1, help=f"H-group level, 1-{MAX_LEVEL}")
-    p.add_argument("--players", type=_positive, default=2, help="players, 2-5 (default 2)")
-    p.add_argument("--chunk", type=_positive, default=50, help="games per node process (50)")
+    p.add_argument("--level", type=positive_int, default=1, help=f"H-group level, 1-{MAX_LEVEL}")
+    p.add_argument("--players", type=positive_int, default=2, help="players, 2-5 (default 2)")
+    p.add_argument("--chunk", type=positive_int, default=50, help="games per node process (50)")
     p.add_argument("--bot-commit", help="the checkout's commit (default: git rev-parse HEAD)")
     p.add_argument("--work", type=Path, help="where the bot writes (default OUT/work); resumes")
     p.add_argument("--keep-notes", action="store_true", help="keep the bot's notes per card")

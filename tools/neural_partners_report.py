@@ -36,35 +36,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hanabi_env.outputs import atomic_write_json  # noqa: E402
+from tools.cli_common import OneLineParser, positive_int  # noqa: E402
 
 BOTS = ("simplebot", "valuebot", "holmesbot", "smartbot", "infobot")
 
 
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line: ``error: ...`` (exit code 2)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: an integer >= 1")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command line (module docstring)."""
-    p = _Parser(prog="tools/neural_partners_report.py",
+    p = OneLineParser(prog="tools/neural_partners_report.py",
                 description="Self-play, cross-play and play with the test pool and the strong "
                 "bots of the shipped neural partners. docs/rl_partners.md §7.")  # fmt: skip
     p.add_argument("--partners", default=None,
                    help="comma-separated rl: specs (default: every shipped network)")  # fmt: skip
-    p.add_argument("--games", type=_positive, default=500, help="games per cell (default 500)")
+    p.add_argument("--games", type=positive_int, default=500, help="games per cell (default 500)")
     p.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
     p.add_argument("--out", type=Path, default=None, help="write every number here (JSON)")
     p.add_argument("--no-pools", action="store_true", help="self-play only (no pools)")

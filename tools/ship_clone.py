@@ -46,25 +46,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hanabi_env.outputs import atomic_write_bytes, atomic_write_json  # noqa: E402
+from tools.cli_common import OneLineParser, positive_int  # noqa: E402
 
 DEST = ROOT / "agents" / "data" / "rl_partners"
-
-
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line: ``error: ...`` (exit code 2)."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"error: {message} (see: {self.prog} --help)\n")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: an integer >= 1")
-    return value
 
 
 def _seconds(text: str) -> float:
@@ -79,7 +63,7 @@ def _seconds(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line (module docstring)."""
-    p = _Parser(prog="tools/ship_clone.py", description="Ship a behaviour clone as a partner "
+    p = OneLineParser(prog="tools/ship_clone.py", description="Ship a behaviour clone as a partner "
                 "with its provenance and measurements. docs/human_proxies.md.")  # fmt: skip
     p.add_argument("--clone", type=Path, required=True, help="the clone's JSON (clone --out)")
     p.add_argument("--name", required=True, help="the shipped name (rl:NAME)")
@@ -95,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--clone-wall-s", type=_seconds, required=True, help="its wall time")
     p.add_argument("--clone-cpu-s", type=_seconds, required=True, help="its CPU time")
     p.add_argument("--description", default="", help="one or two sentences")
-    p.add_argument("--games", type=_positive, default=1000, help="self-play games (1000)")
-    p.add_argument("--partner-games", type=_positive, default=200, help="games per partner")
+    p.add_argument("--games", type=positive_int, default=1000, help="self-play games (1000)")
+    p.add_argument("--partner-games", type=positive_int, default=200, help="games per partner")
     p.add_argument("--partners", default="IGGI,smartbot", help="comma-separated agent specs")
     p.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
     p.add_argument("--dest", type=Path, default=DEST, help="where partners are shipped")
