@@ -143,9 +143,9 @@ def load_pool(
     if source.startswith("rl:"):
         from agents.rl import load_partners
 
-        names = source.split(":", 1)[1]
-        partners = load_partners(names)
-        if names.strip() == "all":  # the meta-agent's game is 2-player: the networks that play it
+        listed = source.split(":", 1)[1]
+        partners = load_partners(listed)
+        if listed.strip() == "all":  # the meta-agent's game is 2-player: the networks that play it
             partners = [p for p in partners if int(p.config["game"]["players"]) == 2]
         return list(partners), [prefix + p.name for p in partners]
     archive = load_archive_source(source)

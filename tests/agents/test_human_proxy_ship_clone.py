@@ -27,6 +27,15 @@ from tests.helpers import ROOT, run_python
 TOOL = str(ROOT / "tools" / "ship_clone.py")
 
 
+def _random_mlp(sizes: list[int], seed: int) -> list[np.ndarray]:
+    """``[w0, b0, ...]`` of an MLP with these layer sizes: random weights, zero biases."""
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for a, b in itertools.pairwise(sizes):
+        arrays += [rng.normal(0, 0.3, (b, a)).astype(np.float32), np.zeros(b, np.float32)]
+    return arrays
+
+
 def _clone(tmp_path):
     """A tiny clone (random weights) of records of random games, and its records' provenance."""
     records = []
@@ -38,11 +47,7 @@ def _clone(tmp_path):
             game.step(int(rng.choice(np.flatnonzero(game.legal_mask()))))
         records.append(to_hanablive(game))
     demos = record_demonstrations(records)
-    rng = np.random.default_rng(0)
-    sizes = [demos.obs_size, 8, 20]
-    arrays = []
-    for a, b in itertools.pairwise(sizes):
-        arrays += [rng.normal(0, 0.3, (b, a)).astype(np.float32), np.zeros(b, np.float32)]
+    arrays = _random_mlp([demos.obs_size, 8, 20], seed=0)
     settings = {"hidden": [8], "activation": "relu", "epochs": 3, "batch_size": 64,
                 "learning_rate": 1e-3, "holdout": 0.0, "seed": 4, "decisions": len(demos),
                 "train_decisions": len(demos), "holdout_decisions": 0}  # fmt: skip
@@ -114,11 +119,7 @@ def test_a_clone_of_a_teachers_games_at_3_players_needs_no_records(tmp_path):
     from agents.clone import play_demonstrations
 
     demos = play_demonstrations("simplebot", 3, config=HanabiConfig(players=3, scoring="lenient"))
-    rng = np.random.default_rng(1)
-    sizes = [demos.obs_size, 8, demos.legal.shape[1]]
-    arrays = []
-    for a, b in itertools.pairwise(sizes):
-        arrays += [rng.normal(0, 0.3, (b, a)).astype(np.float32), np.zeros(b, np.float32)]
+    arrays = _random_mlp([demos.obs_size, 8, demos.legal.shape[1]], seed=1)
     settings = {"hidden": [8], "activation": "relu", "epochs": 2, "batch_size": 32,
                 "learning_rate": 1e-3, "holdout": 0.0, "seed": 5, "decisions": len(demos),
                 "train_decisions": len(demos), "holdout_decisions": 0}  # fmt: skip
