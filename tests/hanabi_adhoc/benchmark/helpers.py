@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -70,3 +71,14 @@ def tiny_suite(path: Path, *, pool_players=(2, 3), episodes: int = 2, games: int
     }
     path.write_text(json.dumps(doc, indent=1))
     return path
+
+
+def suites_tool():
+    """``tools/benchmark_suites.py`` loaded as a module (the tool is a script, not a package)."""
+    root = Path(__file__).resolve().parents[3]
+    spec = importlib.util.spec_from_file_location(
+        "benchmark_suites", root / "tools" / "benchmark_suites.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -29,7 +28,8 @@ from hanabi_adhoc.benchmark.suites import (
     load_suites,
 )
 from hanabi_env.config import HanabiConfig
-from tests.helpers import ROOT, run_python
+from tests.hanabi_adhoc.benchmark.helpers import suites_tool
+from tests.helpers import run_python
 
 OTHERS = ("pool", "published", "own", "rl", "strong")
 """The suites whose agents are the best-response candidates of ``neural`` (with the networks)."""
@@ -156,15 +156,6 @@ def test_an_unknown_suite_lists_neural(tmp_path):
     assert "neural" in line.split("allowed:")[1]
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location(
-        "benchmark_suites", ROOT / "tools" / "benchmark_suites.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_tool_reads_the_networks_from_the_shipped_files(tmp_path, monkeypatch):
     import agents.rl.partners as partners
 
@@ -174,7 +165,7 @@ def test_the_tool_reads_the_networks_from_the_shipped_files(tmp_path, monkeypatc
     config["name"] = "ppo-new"
     (folder / "ppo-new.json").write_text(json.dumps(config))  # a network shipped later
     monkeypatch.setattr(partners, "PARTNER_DIR", folder)
-    tool = _tool()
+    tool = suites_tool()
     groups = {g["name"]: g for g in tool.neural_groups()}
     players = {n: partners.partner_config(n)["game"]["players"] for n in partner_names(True)}
     for size in sorted(set(players.values())):  # each network in the group of its game size
@@ -187,7 +178,7 @@ def test_the_tool_reads_the_networks_from_the_shipped_files(tmp_path, monkeypatc
 
 
 def test_the_tool_builds_a_neural_group_alike_for_any_workers(tmp_path, monkeypatch):
-    tool = _tool()
+    tool = suites_tool()
     monkeypatch.setitem(tool.PROTOCOL, "neural", (1, 2))
     every = tool.candidates_for
 

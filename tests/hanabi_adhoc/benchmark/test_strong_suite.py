@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
@@ -29,7 +28,8 @@ from hanabi_adhoc.benchmark.suites import (
     load_suites,
 )
 from hanabi_env.config import HanabiConfig
-from tests.helpers import ROOT, run_python
+from tests.hanabi_adhoc.benchmark.helpers import suites_tool
+from tests.helpers import run_python
 
 OTHERS = ("pool", "published", "own", "rl")
 """The suites whose agents are the best-response candidates of ``strong`` (with the bots)."""
@@ -191,17 +191,8 @@ def test_version_1_stays_playable_by_name(tmp_path):
     assert "Suites: benchmark v1 (pool@1" in (out / "summary.md").read_text()
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location(
-        "benchmark_suites", ROOT / "tools" / "benchmark_suites.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_tool_builds_the_strong_group_alike_for_any_workers(tmp_path, monkeypatch):
-    tool = _tool()
+    tool = suites_tool()
     monkeypatch.setitem(tool.PROTOCOL, "strong", (1, 2))
     monkeypatch.setitem(tool.PRESCREEN, "strong", (1, 3))
     monkeypatch.setattr(tool, "BOTS", {k: BOTS[k] for k in ("smartbot", "infobot")})  # quick
