@@ -38,6 +38,7 @@ from agents.bad.matrix_train import resolve_device
 from agents.bad.net import NumpyNet, param_shapes, torch_net
 from agents.bad.public import Layout
 from agents.bad.runner import Games, decide, evaluate, public_features
+from agents.rl.advantages import gae
 from agents.sb3._threads import _torch_threads
 from hanabi_env import stats
 from hanabi_env.config import HLE_PRESETS, hle_preset
@@ -235,7 +236,7 @@ class _Run:
         logits, value = self.net(pub, priv)
         with torch.no_grad():
             values = value.detach().cpu().numpy().reshape(n, b)
-        adv = _gae(batch["reward"], batch["done"], values, bootstrap, s.gamma, s.gae_lambda)
+        adv = gae(batch["reward"], batch["done"], values, bootstrap, s.gamma, s.gae_lambda)
         ret = torch.tensor((adv + values).reshape(-1), dtype=torch.float32, device=self.dev)
         adv_t = torch.tensor(adv.reshape(-1), dtype=torch.float32, device=self.dev)
         adv_t = (adv_t - adv_t.mean()) / (adv_t.std() + 1e-8)
@@ -306,19 +307,6 @@ class _Run:
         self.opt.load_state_dict(state)
         self.chunk, self.steps, self.wall = meta["chunk"], meta["steps"], meta["wall_seconds"]
         self.curve = meta["curve"]
-
-
-def _gae(reward, done, values, bootstrap, gamma, lam) -> np.ndarray:
-    """``(n, B)`` generalised advantages of ``(n, B)`` rewards, dones and values."""
-    adv = np.zeros_like(values)
-    running = np.zeros(values.shape[1])
-    for t in range(len(values) - 1, -1, -1):
-        nxt = bootstrap if t == len(values) - 1 else values[t + 1]
-        alive = 1.0 - done[t]
-        delta = reward[t] + gamma * nxt * alive - values[t]
-        running = delta + gamma * lam * alive * running
-        adv[t] = running
-    return adv
 
 
 def _command() -> str:

@@ -87,6 +87,7 @@ import numpy as np
 
 from agents.clone import _linear_arrays, _mlp
 from agents.policy import Policy
+from agents.rl.advantages import gae
 from agents.rl.other_play import action_maps, colour_permutations, observation_index
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
@@ -748,24 +749,11 @@ def _rollout(run: _Run, ppo: PPOSettings) -> dict:
     last = np.stack([g.observe(i)[0] for i in range(n)])
     with torch.no_grad():
         last_value = run.critic(torch.as_tensor(last))[:, 0].numpy()
-    buf["adv"] = _gae(buf, last_value, ppo)
+    buf["adv"] = gae(buf["reward"], buf["done"], buf["value"], last_value, ppo.gamma,
+                     ppo.gae_lambda, accumulate=np.float32)  # fmt: skip
     buf["ret"] = buf["adv"] + buf["value"]
     buf["scores"] = scores
     return buf
-
-
-def _gae(buf: dict, last_value: np.ndarray, ppo: PPOSettings) -> np.ndarray:
-    """GAE's advantages ``(n_steps, envs)`` float32 of a rollout (``last_value``: ``(envs,)``)."""
-    t_len, n = buf["reward"].shape
-    adv = np.zeros((t_len, n), np.float32)
-    gae = np.zeros(n, np.float32)
-    for t in reversed(range(t_len)):
-        nxt = last_value if t == t_len - 1 else buf["value"][t + 1]
-        live = 1.0 - buf["done"][t]
-        delta = buf["reward"][t] + ppo.gamma * nxt * live - buf["value"][t]
-        gae = delta + ppo.gamma * ppo.gae_lambda * live * gae
-        adv[t] = gae
-    return adv
 
 
 def _flat(buf: dict, torch: Any) -> dict:
