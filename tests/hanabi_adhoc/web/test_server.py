@@ -143,8 +143,10 @@ def _refused(client, path, body, status, text):
 def test_forged_and_replayed_requests_are_refused_and_change_nothing(tmp_path):
     app = make_app(tmp_path)
     alice, bob = app.test_client(), app.test_client()
-    a = start(alice, partners=["Piers"], seat=1)  # Piers moves first
-    b = start(bob, partners=["Piers"])
+    a = start(alice, partners=["Piers"], seat=1, seed=1)  # Piers moves first
+    b = start(bob, partners=["Piers"], seed=2)
+    # seeded: Piers' hand lacks a rank, so a rank hint touches nothing (an unseeded deal
+    # can hold all five ranks)
     pa, pb = (f"/api/sessions/{s['session']}" for s in (a, b))
     before = _snapshot(alice, app, tmp_path, a["session"])
     _refused(alice, pa + "/move", {"action": 5, "turn": 0}, 409, "not your turn: Piers")
