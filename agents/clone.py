@@ -43,6 +43,7 @@ import numpy as np
 from agents.policy import Policy
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
+from hanabi_env.safe_npz import arrays_sha256
 from hanabi_env.seeding import derive_seed
 from hanabi_env.validate import check_bool, check_choice, check_int, check_seed, type_error
 
@@ -459,6 +460,7 @@ def train_clone(
     progress: bool = False,
     on_epoch: Callable[[dict], None] | None = None,
     recurrent: str | None = None,
+    init: Sequence[np.ndarray] | None = None,
 ) -> CloneResult:
     """Train a network to choose the teacher's moves (masked cross-entropy, Adam).
 
@@ -479,6 +481,11 @@ def train_clone(
         recurrent: None (an MLP on each observation) or ``"gru"``: a GRU over each seat's
             observations in a game, one step per decision, trained on whole games (padded
             and masked; docs/cloning.md §5).
+        init: Start from these weights instead of random ones (an MLP only): ``[w0, b0, w1,
+            b1, ...]``, ``w_i`` of shape ``(out, in)``, as a partner stores them
+            (:func:`agents.rl.partners.partner_weights`), shapes equal to the network's
+            (``[obs_size, *hidden, n_actions]``). To train a clone further on more epochs or a
+            smaller ``learning_rate``; their SHA-256 goes into the settings.
 
     Returns:
         The :class:`CloneResult`.
@@ -494,6 +501,8 @@ def train_clone(
     s = _training_settings(demos, hidden, activation, epochs, batch_size, learning_rate, seed)
     if recurrent is not None:
         check_choice("recurrent", recurrent, RECURRENT)
+    if init is not None and recurrent is not None:
+        raise ValueError("init: starting weights are for an MLP clone, not a recurrent one")
     train, held = demos.split(holdout, s["seed"])
     if not len(train):
         raise ValueError("demos: no training decisions (more games, or a smaller holdout)")
@@ -501,6 +510,8 @@ def train_clone(
         torch.set_num_threads(check_int("threads", threads, 1, 1024))
     torch.manual_seed(s["seed"])
     task = (_GruTask if recurrent else _MlpTask)(torch, demos, s, train, held)
+    if init is not None:
+        s["init_sha256"] = task.load(init)
     opt = torch.optim.Adam(task.net.parameters(), lr=s["learning_rate"])
     rng = np.random.default_rng(derive_seed(s["seed"], 1))
     history: list[dict] = []
@@ -574,6 +585,26 @@ class _MlpTask:
         sizes = [demos.obs_size, *s["hidden"], demos.legal.shape[1]]
         self.net = _mlp(torch, sizes, s["activation"])
         self.steps = math.ceil(len(train) / self.batch)
+
+    def load(self, init: Sequence[np.ndarray]) -> str:
+        """Copy ``init`` (``[w0, b0, ...]``, ``w_i`` ``(out, in)``) into the layers; its digest."""
+        linears = [m for m in self.net if isinstance(m, self.torch.nn.Linear)]
+        if isinstance(init, (str, bytes)) or not isinstance(init, Sequence):
+            raise type_error("init", "a sequence of weight arrays", init)
+        digest = arrays_sha256([np.asarray(a) for a in init])
+        arrays = [np.asarray(a, dtype=np.float32) for a in init]
+        want = [tuple(t.shape) for m in linears for t in (m.weight, m.bias)]
+        got = [a.shape for a in arrays]
+        if got != want:
+            raise ValueError(
+                f"init: shapes {got} do not fit the network's {want} (the same "
+                "hidden widths, observation type and game size are needed)"
+            )
+        with self.torch.no_grad():
+            for m, w, b in zip(linears, arrays[::2], arrays[1::2], strict=True):
+                m.weight.copy_(self.torch.as_tensor(w))
+                m.bias.copy_(self.torch.as_tensor(b))
+        return digest
 
     def logits(self, idx: np.ndarray) -> Any:
         torch, demos = self.torch, self.demos

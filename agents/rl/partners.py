@@ -66,6 +66,7 @@ __all__ = [
     "partner_config",
     "partner_names",
     "partner_specs",
+    "partner_weights",
     "self_play_record",
     "weights_digest",
 ]
@@ -724,6 +725,29 @@ def load_partner(name: str, seed: int = 0, deterministic: bool = True) -> RLPart
     arrays = _read_weights(path.parent / config["weights"]["file"], config, label)
     _verify(arrays, config, (json_sha, config["weights"]["sha256"]), path, label)
     return make_partner(arrays, config, deterministic=deterministic, seed=seed)
+
+
+def partner_weights(name: str) -> tuple[dict, list[np.ndarray]]:
+    """A partner's config and weights as stored, checked as :func:`load_partner` checks them.
+
+    For training further from a partner (``agents.clone.train_clone(..., init=arrays)``,
+    ``hanabi-adhoc clone --init``; docs/cloning.md §4.1).
+
+    Args:
+        name: A shipped name or ``path/to/NAME.json`` (as :func:`load_partner`).
+
+    Returns:
+        ``(config, arrays)``: the JSON config and ``[w0, b0, w1, b1, ...]`` in the stored dtype
+        (``w_i`` of shape ``(out, in)``); their digest is ``config["weights"]["sha256"]``.
+
+    Raises:
+        ValueError: As :func:`load_partner`.
+    """
+    path, config, json_sha = _read_config(name)
+    label = f"rl:{name.strip()}"
+    arrays = _read_weights(path.parent / config["weights"]["file"], config, label)
+    _verify(arrays, config, (json_sha, config["weights"]["sha256"]), path, label)
+    return config, arrays
 
 
 def load_partners(names: str | Sequence[str] = "all", seed: int = 0) -> list[RLPartner]:

@@ -77,6 +77,9 @@ def add_subcommands(sub) -> None:
          "a teacher whose moves depend on the history (default: an MLP)"),
         ("--threads", "N", "torch's CPU threads for training (default: torch's; 1 is "
          "fastest on a loaded machine)", None),
+        ("--init", {"metavar": "PARTNER"}, "start from this partner's weights (rl:NAME, a "
+         "shipped NAME or PATH.json; an MLP with the same --hidden, observation type and "
+         "game size) instead of random ones: to train a clone further (default: random)"),
         ("--epochs", "N", "passes over the decisions (default 12)", 12),
         ("--batch-size", "N", "decisions per step (default 128)", 128),
         ("--learning-rate", {"type": rate_float, "metavar": "LR"}, "Adam's step size (default "
@@ -119,6 +122,7 @@ def _clone(args: argparse.Namespace) -> int:
     if out.suffix != ".json":
         raise OptionError("--out", f"{args.out!r} is not allowed; allowed: a PATH.json")
     check_out_file("--out", args.out)
+    init = _init_weights(args)
     demos, teacher = _demonstrations(args)
     say = print  # --quiet drops the progress bars only
     level = f"mean score {np.mean(demos.scores):.2f}" if len(demos.scores) else "no games"
@@ -128,7 +132,7 @@ def _clone(args: argparse.Namespace) -> int:
             demos, hidden=args.hidden, activation=args.activation, epochs=args.epochs,
             batch_size=args.batch_size, learning_rate=args.learning_rate,
             holdout=args.holdout, seed=args.seed, progress=not args.quiet,
-            recurrent=args.recurrent, threads=args.threads, on_epoch=
+            recurrent=args.recurrent, threads=args.threads, init=init, on_epoch=
             lambda e: say(f"epoch {e['epoch']}: loss {e['loss']:.4f}, accuracy "
                           f"{e['train_accuracy']:.4f} (held-out games "
                           f"{e['holdout_accuracy']:.4f}), {e['seconds']:.1f} s"),
@@ -142,6 +146,32 @@ def _clone(args: argparse.Namespace) -> int:
     if args.eval_games and teacher is not None:
         _report(partner, teacher, demos.config, args.eval_games, args.seed, say)
     return 0
+
+
+def _init_weights(args: argparse.Namespace) -> list | None:
+    """``--init``'s weights, checked against the clone's settings before any game is played."""
+    if args.init is None:
+        return None
+    from agents.rl.partners import partner_weights
+
+    name = args.init[3:] if args.init.startswith("rl:") else args.init
+    try:
+        config, arrays = partner_weights(name)
+    except ValueError as err:
+        raise OptionError("--init", str(err).splitlines()[0]) from None
+    if args.recurrent is not None:
+        raise OptionError("--init", "starts an MLP clone; not with --recurrent")
+    arch, game = config["architecture"], config["game"]
+    got = (arch["layers"][1:-1], arch["activation"], config["observation"]["type"], game["players"])
+    want = (list(args.hidden), args.activation, args.observation_type, args.players)
+    if arch["kind"] != "mlp" or got != want:
+        raise OptionError(
+            "--init",
+            f"{args.init!r} is an {arch['kind']} with hidden {got[0]}, {got[1]}, "
+            f"{got[2]} observations, {got[3]} players; this clone: hidden {want[0]}, {want[1]}, "
+            f"{want[2]}, {want[3]} players",
+        )
+    return arrays
 
 
 def _demonstrations(args: argparse.Namespace):

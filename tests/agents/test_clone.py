@@ -161,3 +161,49 @@ def _exit_code(main, argv: list[str]) -> int:
         return main(argv)
     except SystemExit as exc:  # argparse's usage errors
         return int(exc.code or 0)
+
+
+def test_training_further_starts_from_the_partners_weights(tmp_path, capsys):
+    """``init=`` / ``--init``: the run starts where the partner ends (a zero-size step keeps
+    its held-out accuracy), records the starting weights' digest, and refuses a partner of
+    another shape before any game is played."""
+    from agents.clone import export_clone, train_clone
+    from agents.rl.partners import partner_weights
+    from hanabi_adhoc.cli import main
+
+    demos = play_demonstrations("iggi", 40, config=CONFIG, seed=0)
+    first = train_clone(demos, hidden=(32,), epochs=2, seed=0, learning_rate=3e-3)
+    export_clone(first, demos, tmp_path / "a.json", name="a")
+    config, arrays = partner_weights(str(tmp_path / "a.json"))
+    still = train_clone(demos, hidden=(32,), epochs=1, seed=0, learning_rate=1e-12, init=arrays)
+    fresh = train_clone(demos, hidden=(32,), epochs=1, seed=0, learning_rate=1e-12)
+    assert still.history[0]["holdout_accuracy"] == pytest.approx(
+        first.history[-1]["holdout_accuracy"], abs=0.02)  # float16 storage aside  # fmt: skip
+    assert fresh.history[0]["holdout_accuracy"] < still.history[0]["holdout_accuracy"]
+    assert still.settings["init_sha256"] == config["weights"]["sha256"]
+    with pytest.raises(ValueError, match="init: shapes"):
+        train_clone(demos, hidden=(64,), epochs=1, init=arrays)
+    with pytest.raises(ValueError, match="init: starting weights are for an MLP"):
+        train_clone(demos, hidden=(32,), epochs=1, init=arrays, recurrent="gru")
+    out = tmp_path / "b.json"
+    code = main(["clone", "iggi", "--games", "20", "--epochs", "1", "--hidden", "32",
+                 "--eval-games", "0", "--quiet", "--init", f"rl:{tmp_path / 'a.json'}",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr()
+    doc = json.loads(out.read_text())
+    assert doc["training"]["settings"]["init_sha256"] == config["weights"]["sha256"]
+    for argv, text in (
+        (["--hidden", "64"], "hidden [32]"),
+        (["--init", "rl:nope"], "no such RL partner"),
+        (["--recurrent", "gru"], "not with --recurrent"),
+    ):
+        if "--init" not in argv:
+            argv = [*argv, "--init", str(tmp_path / "a.json")]
+        if "--hidden" not in argv:
+            argv = [*argv, "--hidden", "32"]
+        code = _exit_code(main, ["clone", "iggi", "--out", str(tmp_path / "c.json"), *argv])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2, err
+        assert "--init" in err[-1], err
+        assert text in err[-1], err
+    assert not (tmp_path / "c.json").exists()
