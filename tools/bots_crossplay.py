@@ -11,9 +11,10 @@ of the partner in the others, lenient scoring, the rulebook's hand sizes; [CIG18
 Writes into ``--out`` (default ``docs/results/bots-crossplay``), every file atomically:
 
 * ``cells.csv``: one row per cell: ``agent, partner, players, games, mean, sem`` (points),
-  ``seed`` and ``cpu_s`` (the CPU seconds the cell took in its worker). It is rewritten after
-  every finished cell; a second run with the same ``--games`` and ``--seed`` keeps the cells
-  it holds and plays only the missing ones (resume).
+  ``seed``, ``cpu_s`` (the CPU seconds the cell took in its worker) and both agents'
+  identities (:func:`identity`). It is rewritten after every finished cell; a second run
+  with the same ``--games`` and ``--seed`` keeps the cells it holds whose agents are still the
+  same and plays the others (resume).
 * ``tables.md``: per game size, [CIG18] Table III's layout: rows are agents, columns partners,
   each cell mean ± s.e.m.
 * ``heatmap-<P>p.png``: the same table as a heatmap (matplotlib), one per game size.
@@ -49,8 +50,9 @@ from agents.bots import BOTS, bot_key, make_bot  # noqa: E402
 from agents.evaluate import evaluate  # noqa: E402
 from hanabi_env.outputs import atomic_path, atomic_write_text  # noqa: E402
 
-FIELDS = ("agent", "partner", "players", "games", "mean", "sem", "seed", "cpu_s", "error")
-"""The columns of ``cells.csv``."""
+FIELDS = ("agent", "partner", "players", "games", "mean", "sem", "seed", "cpu_s", "error",
+          "agent_identity", "partner_identity")  # fmt: skip
+"""The columns of ``cells.csv`` (the identities: :func:`identity`)."""
 DEFAULT_OUT = ROOT / "docs" / "results" / "bots-crossplay"
 
 
@@ -123,10 +125,25 @@ def _cost(agent: str, partner: str, players: int, bots: set[str]) -> int:
     return players * ((agent in bots) + (partner in bots) * (players - 1))
 
 
-def read_cells(path: Path, games: int, seed: int) -> dict[tuple, dict]:
+def identity(spec: str) -> str:
+    """The first 16 hex digits of :func:`agents.identity.agent_identity` of ``spec``.
+
+    A cell is kept on resume only while both its agents' identities are the same: a network
+    shipped again, an edited bot file, or another toolkit version plays its cells again.
+    """
+    from agents.identity import agent_identity
+
+    return str(agent_identity(spec)["sha256"])[:16]
+
+
+def read_cells(
+    path: Path, games: int, seed: int, identities: dict[str, str] | None = None
+) -> dict[tuple, dict]:
     """The cells of an earlier run in ``path`` played with ``games`` and ``seed`` (resume).
 
-    Failed cells (an ``error``) are left out: a resume plays them again.
+    Failed cells (an ``error``) are left out: a resume plays them again; so are cells whose
+    agent or partner is not the same any more (``identities``: name -> :func:`identity`; a row
+    without identities counts as changed).
     """
     if not path.exists():
         return {}
@@ -144,12 +161,18 @@ def read_cells(path: Path, games: int, seed: int) -> dict[tuple, dict]:
                     "seed": int(row["seed"]),
                     "cpu_s": float(row["cpu_s"]),
                     "error": "",
+                    "agent_identity": row.get("agent_identity") or "",
+                    "partner_identity": row.get("partner_identity") or "",
                 }
                 if row["error"]:
                     continue
             except (KeyError, TypeError, ValueError):
                 continue  # not a row of this tool's, or a failed cell: played again
-            if cell["games"] == games and cell["seed"] == seed:
+            same = identities is None or (
+                cell["agent_identity"] == identities.get(cell["agent"])
+                and cell["partner_identity"] == identities.get(cell["partner"])
+            )
+            if cell["games"] == games and cell["seed"] == seed and same:
                 cells[(cell["agent"], cell["partner"], cell["players"])] = cell
     return cells
 
@@ -278,7 +301,7 @@ def readme_md(
             "| [`tables.md`](tables.md) | per game size: rows agents, columns partners, mean ± "
             "s.e.m. ([CIG18] Table III's layout) |",
             "| [`cells.csv`](cells.csv) | every cell: agent, partner, players, games, mean, sem, "
-            "seed, cpu_s |",
+            "seed, cpu_s, the agents' identities |",
             "| `heatmap-<P>p.png` | the tables as heatmaps |",
             "",
             "Made with:",
@@ -366,7 +389,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     csv_path = out / "cells.csv"
     bots = {n for n in args.names if bot_key(n)}
     order = [(a, b, p) for p in args.sizes for a in args.names for b in args.names]
-    cells = {k: v for k, v in read_cells(csv_path, args.games, args.seed).items() if k in order}
+    ids = {name: identity(args.specs[name]) for name in args.names}
+    found = read_cells(csv_path, args.games, args.seed, ids)
+    cells = {k: v for k, v in found.items() if k in order}
     todo = sorted(
         (k for k in order if k not in cells), key=lambda k: -_cost(k[0], k[1], k[2], bots)
     )
@@ -393,6 +418,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 for fut in as_completed(futures):
                     row = fut.result()
+                    row.update(
+                        agent_identity=ids[row["agent"]], partner_identity=ids[row["partner"]]
+                    )
                     cells[(row["agent"], row["partner"], row["players"])] = row
                     write_cells(csv_path, cells, order)
                     bar.update(args.games)

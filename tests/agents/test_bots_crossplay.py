@@ -80,6 +80,41 @@ def test_resume_keeps_cells_and_plays_missing(tmp_path):
     ]
 
 
+FIRST_LEGAL = """
+from agents.policy import Policy
+
+
+class Mine(Policy):
+    name = "Mine"
+
+    def act(self, view):
+        return int(view.legal_actions()[{index}])
+"""
+
+
+def test_a_changed_agent_plays_its_cells_again(tmp_path):
+    """Resume keeps a cell only while both agents are the same (agents.identity): editing the
+    agent's file replays every cell it sits in, and only those."""
+    mine = tmp_path / "mine.py"
+    mine.write_text(FIRST_LEGAL.format(index=0))
+    out = tmp_path / "xplay"
+    args = [TOOL, "--games", "2", "--players", "2", "--agents", f"Piers,{mine}:Mine"]
+    run = [*args, "--workers", "1", "--out", str(out)]
+    assert run_python(run, cwd=ROOT, timeout=600).returncode == 0
+    first = {(r["agent"], r["partner"]): r for r in _cells(out)}
+    assert all(len(r["agent_identity"]) == len(r["partner_identity"]) == 16 for r in first.values())
+    proc = run_python(run, cwd=ROOT, timeout=600)
+    assert "4 already in" in proc.stderr, proc.stderr
+    mine.write_text(FIRST_LEGAL.format(index=-1))  # another agent under the same name
+    proc = run_python(run, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "1 already in" in proc.stderr, proc.stderr  # Piers with Piers only
+    assert "3 to play" in proc.stderr, proc.stderr
+    again = {(r["agent"], r["partner"]): r for r in _cells(out)}
+    assert again[("Piers", "Piers")] == first[("Piers", "Piers")]
+    assert again[("Mine", "Mine")]["agent_identity"] != first[("Mine", "Mine")]["agent_identity"]
+
+
 BAD_POLICY = """
 from agents.policy import Policy
 
