@@ -501,17 +501,13 @@ def train_clone(
     s = _training_settings(demos, hidden, activation, epochs, batch_size, learning_rate, seed)
     if recurrent is not None:
         check_choice("recurrent", recurrent, RECURRENT)
-    if init is not None and recurrent is not None:
-        raise ValueError("init: starting weights are for an MLP clone, not a recurrent one")
     train, held = demos.split(holdout, s["seed"])
     if not len(train):
         raise ValueError("demos: no training decisions (more games, or a smaller holdout)")
     if threads is not None:
         torch.set_num_threads(check_int("threads", threads, 1, 1024))
     torch.manual_seed(s["seed"])
-    task = (_GruTask if recurrent else _MlpTask)(torch, demos, s, train, held)
-    if init is not None:
-        s["init_sha256"] = task.load(init)
+    task = _task(torch, demos, s, (train, held), recurrent, init)
     opt = torch.optim.Adam(task.net.parameters(), lr=s["learning_rate"])
     rng = np.random.default_rng(derive_seed(s["seed"], 1))
     history: list[dict] = []
@@ -528,6 +524,16 @@ def train_clone(
                 "train_decisions": len(train), "holdout_decisions": len(held),
                 "torch": torch.__version__}  # fmt: skip
     return CloneResult(task.arrays(), activation, history, settings, recurrent or "mlp")
+
+
+def _task(torch: Any, demos: Demonstrations, s: dict, split: tuple, recurrent, init) -> Any:
+    """The MLP or GRU task of :func:`train_clone`, started from ``init`` (its digest into ``s``)."""
+    if init is not None and recurrent is not None:
+        raise ValueError("init: starting weights are for an MLP clone, not a recurrent one")
+    task = (_GruTask if recurrent else _MlpTask)(torch, demos, s, *split)
+    if init is not None:
+        s["init_sha256"] = task.load(init)
+    return task
 
 
 def _training_settings(
