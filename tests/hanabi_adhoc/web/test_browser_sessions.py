@@ -49,6 +49,8 @@ def test_sessions_flow_between_tabs_restarts_and_pages(browser, tmp_path):  # no
         first = context.new_page()
         first.on("pageerror", lambda e: errors.append(str(e)))
         first.goto(url)
+        # the page fills the partner list from the server after it loads: wait for it
+        first.wait_for_selector("#partners datalist option", state="attached")
         offered = first.eval_on_selector_all(
             "#partners datalist option", "os => os.map(o => o.value)"
         )
