@@ -720,10 +720,7 @@ def load_partner(name: str, seed: int = 0, deterministic: bool = True) -> RLPart
             not a partner: one line naming the file (a bad or incomplete config, missing,
             damaged, oversized or mismatched weights, a failed check).
     """
-    path, config, json_sha = _read_config(name)
-    label = f"rl:{name.strip()}"
-    arrays = _read_weights(path.parent / config["weights"]["file"], config, label)
-    _verify(arrays, config, (json_sha, config["weights"]["sha256"]), path, label)
+    config, arrays = partner_weights(name)
     return make_partner(arrays, config, deterministic=deterministic, seed=seed)
 
 
