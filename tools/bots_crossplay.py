@@ -136,9 +136,7 @@ def identity(spec: str) -> str:
     return str(agent_identity(spec)["sha256"])[:16]
 
 
-def read_cells(
-    path: Path, games: int, seed: int, identities: dict[str, str] | None = None
-) -> dict[tuple, dict]:
+def read_cells(path: Path, games: int, seed: int, identities: dict[str, str]) -> dict[tuple, dict]:
     """The cells of an earlier run in ``path`` played with ``games`` and ``seed`` (resume).
 
     Failed cells (an ``error``) are left out: a resume plays them again; so are cells whose
@@ -168,10 +166,9 @@ def read_cells(
                     continue
             except (KeyError, TypeError, ValueError):
                 continue  # not a row of this tool's, or a failed cell: played again
-            same = identities is None or (
-                cell["agent_identity"] == identities.get(cell["agent"])
-                and cell["partner_identity"] == identities.get(cell["partner"])
-            )
+            same = cell["agent_identity"] == identities.get(cell["agent"]) and cell[
+                "partner_identity"
+            ] == identities.get(cell["partner"])
             if cell["games"] == games and cell["seed"] == seed and same:
                 cells[(cell["agent"], cell["partner"], cell["players"])] = cell
     return cells
