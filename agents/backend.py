@@ -40,10 +40,10 @@ import numpy as np
 
 from agents.rule_games import play_rule_table, rule_table
 from agents.rules import reference as RR
-from hanabi_env import _engine as E
-from hanabi_env._workers import dask_worker_plugin, process_pool
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.deprecation import moved_names
+from hanabi_env.workers import dask_worker_plugin, process_pool
 
 __all__ = [
     "Backend",

@@ -55,11 +55,11 @@ import numpy as np
 from agents import hand_order as HO
 from agents.faults import agent_label, check_moves
 from agents.policy import Policy
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._rng import new_rng, rng_next, rng_seed
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
+from hanabi_env.rng import new_rng, rng_next, rng_seed
 from hanabi_env.validate import check_bool, check_choice, check_seed, check_str
 
 __all__ = [
@@ -97,7 +97,7 @@ def policy_observation_type(policy: object, cfg: np.ndarray) -> str:
     Args:
         policy: A :class:`BatchPolicy` (its :meth:`~BatchPolicy.observation_type_for`), or
             any policy with an ``observation_type`` attribute.
-        cfg: The engine's config array of the game (:mod:`hanabi_env._engine`).
+        cfg: The engine's config array of the game (:mod:`hanabi_env.engine`).
 
     Returns:
         ``"card_knowledge"`` or ``"minimal"``.
@@ -132,7 +132,7 @@ def shows_age_order(policy: object, cfg: np.ndarray) -> bool:
 
     Args:
         policy: Any policy.
-        cfg: The engine's config array of the game (:mod:`hanabi_env._engine`).
+        cfg: The engine's config array of the game (:mod:`hanabi_env.engine`).
 
     Raises:
         ValueError: ``observation_hand_order`` is neither ``"age"`` nor ``"game"`` (the message
@@ -169,7 +169,7 @@ def check_policy_observations(policies: Sequence[object], config: HanabiConfig) 
 
 
 def draw_uniform(rng: np.ndarray) -> float:
-    """One uniform number in [0, 1) from a :mod:`hanabi_env._rng` generator (one 32-bit draw).
+    """One uniform number in [0, 1) from a :mod:`hanabi_env.rng` generator (one 32-bit draw).
 
     The draw of a batch decision (:class:`BatchPolicy`): ``next 32-bit value / 2**32``.
     """

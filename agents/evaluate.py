@@ -38,8 +38,7 @@ from agents.registry import make, make_policy
 from agents.rule_games import play_rule_chunk, rule_table
 from agents.rulebase import TEST_POOL
 from agents.rules import reference as RR
-from hanabi_env import _engine as E
-from hanabi_env._workers import one_thread_worker
+from hanabi_env import engine as E
 from hanabi_env.config import (
     HAND_ORDERS,
     SCORING_VARIANTS,
@@ -66,6 +65,7 @@ from hanabi_env.validate import (
     settings_keywords,
     type_error,
 )
+from hanabi_env.workers import one_thread_worker
 
 __all__ = [
     "GAME_BYTES",
@@ -119,7 +119,7 @@ class GameBatch:
     Attributes:
         scores: ``(n_games,)`` int64 final scores (points, 0–25 for the standard deck).
         counters: ``(n_games, n_players, N_COUNTERS)`` float64 behaviour counters per seat
-            (columns :data:`hanabi_env._engine.COUNTER_NAMES`).
+            (columns :data:`hanabi_env.engine.COUNTER_NAMES`).
         seat_agents: ``(n_games, n_players)`` int64 index of the policy in each seat.
         moves: Total moves played.
         actions: ``(n_games, max_moves)`` int16 move uids (-1 padded) if recorded, else None.

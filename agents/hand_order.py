@@ -57,8 +57,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.game import PlayerView
 
 __all__ = [
@@ -87,7 +87,7 @@ class Hands(NamedTuple):
             for empty slots.
         hand_len: ``(B, players)`` integer cards held.
         last: ``(B, HIST_FIELDS)`` integer record of each game's most recent move
-            (``hanabi_env._engine.H_*``), a row of -1 before the first move.
+            (``hanabi_env.engine.H_*``), a row of -1 before the first move.
     """
 
     uids: np.ndarray
@@ -123,7 +123,7 @@ def hands_of_view(view: PlayerView) -> Hands:
 
 
 def hands_of_batch(b, games: np.ndarray) -> Hands:
-    """The :class:`Hands` of games ``games`` of a :class:`hanabi_env._batch.Batch`.
+    """The :class:`Hands` of games ``games`` of a :class:`hanabi_env.batch.Batch`.
 
     Args:
         b: The batch.
@@ -175,7 +175,7 @@ def show_by_age(
         obs: ``(B, obs_dim)`` canonical observations in the game's slot order, any dtype (the
             length tells the observation type: ``minimal`` or with the card-knowledge section).
         mask: ``(B, n_actions)`` legal masks in the game's slot order.
-        cfg: The engine's config array of the game (``hanabi_env._engine``).
+        cfg: The engine's config array of the game (``hanabi_env.engine``).
         seats: ``(B,)`` integer absolute seats of the observers (the movers).
         hands: The games' :class:`Hands`.
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.policy import Policy
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.game import COLOR_NAMES, PlayerView, card_name, describe_move
 
 __all__ = [

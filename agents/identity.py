@@ -30,7 +30,7 @@ from pathlib import Path
 
 from agents.registry import spec_kind
 from hanabi_env import __version__
-from hanabi_env._files import sha256_file
+from hanabi_env.files import sha256_file
 from hanabi_env.validate import check_str
 
 __all__ = ["MAX_PACKAGE_FILES", "agent_identity", "policy_identity", "toolkit_identity"]

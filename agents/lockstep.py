@@ -1,6 +1,6 @@
 """The lockstep player: a pool of rule agents and batch policies plays many games at once.
 
-All games of a chunk advance together (a :class:`hanabi_env._batch.Batch`). One step:
+All games of a chunk advance together (a :class:`hanabi_env.batch.Batch`). One step:
 
 1. a kernel (:func:`advance_rules`) plays every game forward while its seat to move is a rule
    agent (the compiled rules, as :func:`agents.rule_games.play_rule_games_kernel` plays them),
@@ -49,13 +49,13 @@ from agents.faults import (
 from agents.policy import Policy, RuleAgent
 from agents.rule_games import apply_rule_choice, rule_table
 from agents.rules import reference as RR
-from hanabi_env import _batch as B
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import njit
-from hanabi_env._rng import rng_next, rng_seed
+from hanabi_env import batch as B
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
+from hanabi_env.jit import njit
+from hanabi_env.rng import rng_next, rng_seed
 
 __all__ = ["CHUNK", "advance_rules", "lockstep_playable", "play_lockstep"]
 
@@ -98,7 +98,7 @@ def advance_rules(
     """Play games ``games`` forward while a rule agent is to move; report who moves next.
 
     Args:
-        b: The :class:`~hanabi_env._batch.Batch`.
+        b: The :class:`~hanabi_env.batch.Batch`.
         games: ``(k,)`` int64 game indices.
         mask: ``(n_actions,)`` int8 scratch.
         tab: The rules' scratch table (:func:`agents.rules.scratch_shape`).
@@ -265,7 +265,7 @@ class _Player:
 
     def _view(self, b: B.Batch, g: int, seat: int) -> PlayerView:
         """The :class:`~hanabi_env.PlayerView` of ``seat`` in game ``g`` (a copy)."""
-        s = E._state_over(b.cfg, b.scal[g], b.deck[g], b.counters[g], b.rng[g], b.packed[g])
+        s = E.state_over(b.cfg, b.scal[g], b.deck[g], b.counters[g], b.rng[g], b.packed[g])
         if self._view_buf is None:
             self._view_buf = V.new_view(s)
         V.fill_view(s, seat, self._view_buf, False)

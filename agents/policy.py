@@ -29,11 +29,11 @@ from agents.faults import (
 )
 from agents.reference import RULESETS, WRAPPERS, baseline_rules
 from agents.rules import reference as RR
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._rng import new_rng, rng_seed
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.deprecation import moved_names
 from hanabi_env.game import PlayerView
+from hanabi_env.rng import new_rng, rng_seed
 from hanabi_env.validate import check_choice, check_seed, check_str, type_error
 
 __all__ = [

@@ -19,11 +19,11 @@ import numpy as np
 
 from agents import rules as R
 from agents.rules import reference as RR
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import njit
-from hanabi_env._rng import rng_seed
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
+from hanabi_env.jit import njit
+from hanabi_env.rng import rng_seed
 
 __all__ = [
     "apply_rule_choice",
@@ -75,7 +75,7 @@ def play_rule_games_kernel(
     """Play ``len(deal_seeds)`` games of rule agents entirely in compiled code.
 
     Args:
-        s: A :class:`hanabi_env._engine.State` for the configuration (its scoring variant is used).
+        s: A :class:`hanabi_env.engine.State` for the configuration (its scoring variant is used).
         mask: ``(n_actions,)`` int8 scratch.
         tab: ``(agents.rules.TAB_ROWS, W)`` int64 scratch table of the rules
             (:func:`agents.rules.scratch_shape`).

@@ -2,7 +2,7 @@
 
 Measured in one process and one run (compare ratios, not absolute numbers), for docs/bad.md §4:
 
-1. **Anchor**: the engine's compiled random-play loop (``_engine.play_random_games``), moves/s.
+1. **Anchor**: the engine's compiled random-play loop (``engine.play_random_games``), moves/s.
 2. **Rollouts** on HLE's small presets with the shipped network size: moves/s of BAD (V2
    belief, partial policy over every partner hand, counterfactual update) and of the baseline
    (V1 belief, the real hand only), sampled moves, ``--batch`` games side by side, no learning;
@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 from agents.bad.net import NumpyNet, param_shapes
 from agents.bad.public import Layout
 from agents.bad.runner import Games, decide
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig, hle_preset
 
 

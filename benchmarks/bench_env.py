@@ -9,7 +9,7 @@ system for ``--seconds`` of wall time after a short warm-up, all in one process 
 2. ``hanabi_env.raw_env()`` vs ``hanabi_v5`` ``raw_env()``: the same loop without wrappers;
 3. our engine without the AEC layer vs ``pyspiel`` (OpenSpiel's ``hanabi``, i.e. HLE):
    (a) :class:`hanabi_env.HanabiGame` stepped from Python (``legal_actions`` + ``step``),
-   (b) the fully compiled loop ``_engine.play_random_games`` (numba compile time excluded),
+   (b) the fully compiled loop ``engine.play_random_games`` (numba compile time excluded),
    (c) pyspiel from Python with random legal actions and random chance outcomes, no
    observation, and (d) pyspiel with the current player's ``observation_tensor`` each step
    vs ``HanabiGame.observation(seat)`` each step.
@@ -51,7 +51,7 @@ try:
 except ImportError:  # run from a checkout without installing: use the repository's package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import hanabi_env
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 
 # One game of a Python-driven system: ``play(game_index) -> (moves, truncated)``.
 PlayOne = Callable[[int], tuple[int, bool]]
@@ -246,7 +246,7 @@ def measure(name: str, make_play: Callable[[int], PlayOne], seconds: float, seed
 
 
 def measure_compiled(config: dict, seconds: float, seed: int) -> Result:
-    """Time ``_engine.play_random_games`` in batches (after compiling/loading it).
+    """Time ``engine.play_random_games`` in batches (after compiling/loading it).
 
     Args:
         config: ``HanabiConfig`` keyword arguments.
@@ -371,7 +371,7 @@ def print_report(results: dict[str, Result], args: argparse.Namespace) -> dict:
         )
     print(
         "  ours: 1 hanabi_env.env(), 2 hanabi_env.raw_env(), 3a/3d HanabiGame "
-        "(3d + observation(seat)), 3b _engine.play_random_games"
+        "(3d + observation(seat)), 3b engine.play_random_games"
     )
     print(
         "  ref:  1 hanabi_v5 env(), 2 hanabi_v5 raw_env(), 3a/3b pyspiel + chance_outcomes, "

@@ -1,19 +1,9 @@
 """Moved to :mod:`hanabi_adhoc.study.report`; this path is removed in 0.4.0.
 
-Importing ``hanabi_adhoc.report`` warns once (a ``DeprecationWarning``) and gives the module
-``hanabi_adhoc.study.report`` itself, so every name of it (and a patch of one) is the same object.
+Importing ``hanabi_adhoc.report`` warns once and gives the module ``hanabi_adhoc.study.report``
+itself.
 """
 
-from __future__ import annotations
+from hanabi_env.deprecation import moved_module
 
-import sys
-import warnings
-
-from hanabi_adhoc.study import report as moved
-
-warnings.warn(
-    "hanabi_adhoc.report moved to hanabi_adhoc.study.report; the old path goes in 0.4",
-    DeprecationWarning,
-    stacklevel=2,
-)
-sys.modules[__name__] = moved
+moved_module(__name__, "hanabi_adhoc.study.report", "0.4")

@@ -1,7 +1,7 @@
 """Compile every numba kernel once, up front, and say how long it took.
 
 The first use of a compiled kernel in a fresh environment compiles it (minutes on 2 cores for
-all of them); later uses load the machine code from the on-disk cache (:mod:`hanabi_env._jit`)
+all of them); later uses load the machine code from the on-disk cache (:mod:`hanabi_env.jit`)
 in seconds. :func:`warm_up` pays that cost explicitly, so that it is visible and paid once:
 ``hanabi-adhoc warmup`` runs it, and the test suite runs it in a session fixture
 (``tests/conftest.py``) instead of charging it to whichever test happens to run first.
@@ -22,7 +22,7 @@ toolkit uses is compiled (or loaded):
 **A first run that says so.** :func:`ensure_compiled` is what the commands call before their
 work: it runs only the steps they need that the cache has not recorded yet (a small
 ``warmup.json`` in the cache folder, which is keyed on the kernel sources,
-:func:`hanabi_env._jit.cache_root`), and on the first run announces the compilation with an
+:func:`hanabi_env.jit.cache_root`), and on the first run announces the compilation with an
 estimate (:data:`ESTIMATE_S`, measured on the 2-core development machine) and one line per
 step as it finishes. Later runs say nothing and lose nothing.
 """
@@ -141,7 +141,7 @@ def _run_steps(names: Iterable[str], say: Callable[[str], None] | None) -> dict[
 
 
 def _marker_path() -> Path | None:
-    from hanabi_env._jit import cache_root
+    from hanabi_env.jit import cache_root
 
     root = cache_root()
     return None if root is None else root / MARKER
@@ -175,7 +175,7 @@ def _mark_done(name: str, seconds: float) -> None:
         tmp.write_text(json.dumps({"steps": steps}, indent=1))
         tmp.replace(path)
     except OSError:
-        pass  # a read-only cache: kernels compile in memory and _jit has said so once
+        pass  # a read-only cache: kernels compile in memory and hanabi_env.jit has said so once
 
 
 def ensure_compiled(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from hanabi_env._engine import n_cards_of
+from hanabi_env.engine import n_cards_of
 from hanabi_env.validate import check_bool, check_choice, check_int, out_of_range
 
 __all__ = [

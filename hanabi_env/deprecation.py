@@ -9,16 +9,21 @@ module-level ``__getattr__`` (PEP 562) built here::
 warn once per access with both spellings and the release that removes the old one, and return
 the same object. The names moved in 0.1.0 and kept until 0.3.0 are listed in the changelog
 (``CHANGELOG.md``, "Deprecated").
+
+A whole module that moved keeps its old path as a file of one call, :func:`moved_module`::
+
+    moved_module(__name__, "hanabi_adhoc.study.pipeline", "0.4")
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["moved_names", "moved_to"]
+__all__ = ["moved_module", "moved_names", "moved_to"]
 
 
 def moved_names(module: str, moves: Mapping[str, str], removed_in: str) -> Callable[[str], Any]:
@@ -65,3 +70,25 @@ def moved_to(
         A function to assign to the old module's ``__getattr__``.
     """
     return moved_names(module, {n: f"{new_module}:{n}" for n in names}, removed_in)
+
+
+def moved_module(old: str, new: str, removed_in: str) -> None:
+    """Make the module being imported as ``old`` the module ``new``, with one warning.
+
+    Called from the old path's file, at module level: it imports ``new``, warns once (a
+    :class:`DeprecationWarning` pointing at the line that imported ``old``) and puts ``new``
+    in ``sys.modules`` under ``old``, so every name of it (and a patch of one) is the same
+    object by either path.
+
+    Args:
+        old: The old module's ``__name__``.
+        new: Where it lives now, e.g. ``"hanabi_env.engine"``.
+        removed_in: The release that removes the old path, e.g. ``"0.4"``.
+    """
+    module = importlib.import_module(new)
+    warnings.warn(
+        f"{old} moved to {new}; the old path goes in {removed_in}",
+        DeprecationWarning,
+        stacklevel=3,  # this function, the old module's body, then its importer
+    )
+    sys.modules[old] = module

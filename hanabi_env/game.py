@@ -1,8 +1,8 @@
 """Python face of the engine: :class:`HanabiGame`, the read-only :class:`PlayerView` and moves.
 
-:class:`HanabiGame` drives the compiled kernels of :mod:`hanabi_env._engine` one move at a
+:class:`HanabiGame` drives the compiled kernels of :mod:`hanabi_env.engine` one move at a
 time, with validation, for users who want the engine without the AEC layer. Bulk evaluation
-plays whole games in compiled loops (:func:`hanabi_env._engine.play_random_games`, the
+plays whole games in compiled loops (:func:`hanabi_env.engine.play_random_games`, the
 rule-game loop of :mod:`agents.rule_games`).
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.metrics import info_metrics, metric_ratios  # noqa: F401 - metric_ratios: re-exported
 from hanabi_env.validate import (
@@ -228,7 +228,7 @@ def _field(
     """A read-only property reading one of the engine's arrays of its owner.
 
     The property returns ``cast(<owner>.<source>.<array>[index])``, or ``<source>.<array>`` as
-    it is when ``index`` is None (``source``: ``"raw"``, a :class:`hanabi_env._view.View`, or
+    it is when ``index`` is None (``source``: ``"raw"``, a :class:`hanabi_env.view.View`, or
     ``"state"``, an engine state). A plain :class:`property`, so that reading it costs what a
     hand-written one does; the class annotates the attribute with its type.
     """
@@ -285,7 +285,7 @@ class PlayerView:
 
     Attributes:
         seat: The viewer's absolute seat.
-        raw: The underlying :class:`hanabi_env._view.View` arrays (for compiled policies).
+        raw: The underlying :class:`hanabi_env.view.View` arrays (for compiled policies).
     """
 
     def __init__(self, raw: V.View, observation_type: int = V.OBS_CARD_KNOWLEDGE):
@@ -521,7 +521,7 @@ class PlayerView:
     def legal_mask(self) -> np.ndarray:
         """This seat's legal moves, computed from the view alone.
 
-        The engine's legality kernel (:func:`hanabi_env._engine.legal_moves`) on this view:
+        The engine's legality kernel (:func:`hanabi_env.engine.legal_moves`) on this view:
         equal to :meth:`HanabiGame.legal_mask` when this seat is on turn. Like the AEC env's
         ``action_mask``, all zeros when this seat is not on turn or the game is over.
 

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanabi_env._engine import (
+from hanabi_env.engine import (
     C_DISCARDS,
     C_HINT_OPPORTUNITIES,
     C_HINTS_GIVEN,

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hanabi_env._files import (
+from hanabi_env.files import (
     OutputWriteError,
     ResultFileError,
     _csv_text,

@@ -26,7 +26,7 @@ docs/browser.md §4)::
   (:attr:`hanabi_env.Move.uid`), so plays and discards name cards, not slots, and a record
   does not depend on the hand order. A misplay is a play (type 0): the server finds it fails.
 * Cards are dealt from the top, each player a full hand before the next, player 0 first
-  (the engine deals the same way, :mod:`hanabi_env._engine`). The hand size is hanab.live's
+  (the engine deals the same way, :mod:`hanabi_env.engine`). The hand size is hanab.live's
   table (``DefaultNumCardsPerHand`` in ``server/src/constants.go``): 5 cards at 2–3 players, 4
   at 4–5 (:data:`HANABLIVE_HAND_SIZE`, the rulebook's); one card more or less is the option
   ``oneExtraCard``/``oneLessCard`` (``server/src/game.go``, ``GetHandSize``), so a 5-card game at
@@ -72,7 +72,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig, rulebook_hand_size
 from hanabi_env.game import HanabiGame
 from hanabi_env.validate import check_choice, type_error

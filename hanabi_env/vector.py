@@ -6,7 +6,7 @@
 the games. Hanabi is turn-based: each game's observation is that of its **seat to move**, and
 one action per game is the move of that seat, so one policy plays every seat (self-play), as
 through PettingZoo's AEC loop, but with one kernel call per step of all games instead of a
-Python loop per move (:mod:`hanabi_env._batch`).
+Python loop per move (:mod:`hanabi_env.batch`).
 
 | Property | Value |
 |---|---|
@@ -71,10 +71,10 @@ from gymnasium.error import ClosedEnvironmentError
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from hanabi_env import _batch as B
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import batch as B
+from hanabi_env import engine as E
 from hanabi_env import validate
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.metrics import INFO_METRICS, RATIOS
 from hanabi_env.seeding import SEED_LIMIT
@@ -124,7 +124,7 @@ def bytes_per_game(
 ) -> int:
     """Bytes of memory one game of a :class:`HanabiVectorEnv` takes at most (an estimate).
 
-    The game's state (:class:`hanabi_env._batch.Batch`), its rows of the env's buffers and of
+    The game's state (:class:`hanabi_env.batch.Batch`), its rows of the env's buffers and of
     the batched observation space's bounds, the outputs of a step (copies of the observation,
     the mask and the infos) twice, for a training loop still holds the previous step's while
     the next one is made, a ``"same_step"`` reset's final observation and info, and 8 KiB for

@@ -11,17 +11,17 @@ Everything else of the meta-agent evaluation (the Bayesian variants and the resp
 variants whose response is fixed for a game) runs through the rule-game kernel of
 :mod:`agents.rule_games`; :mod:`meta.compiled` drives both.
 
-This file defines kernels: ``hanabi_env._jit.kernel_sources()`` finds it (it imports the
-``_jit`` decorators), so a change here gives a fresh kernel cache.
+This file defines kernels: ``hanabi_env.jit.kernel_sources()`` finds it (it imports the
+``hanabi_env.jit`` decorators), so a change here gives a fresh kernel cache.
 """
 
 from __future__ import annotations
 
 from agents.rules import reference as RR
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import njit
-from hanabi_env._rng import rng_seed
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import njit
+from hanabi_env.rng import rng_seed
 
 __all__ = ["N_OBSERVED", "play_response_games_kernel", "response_choice"]
 
@@ -90,7 +90,7 @@ def play_response_games_kernel(
     0's previous move (:attr:`meta.response.NicheRecord.by_response`).
 
     Args:
-        s: A 2-player :class:`hanabi_env._engine.State` (its scoring variant is used).
+        s: A 2-player :class:`hanabi_env.engine.State` (its scoring variant is used).
         mask: ``(n_actions,)`` int8 scratch.
         tab: ``(agents.rules.TAB_ROWS, W)`` int64 scratch (:func:`agents.rules.scratch_shape`).
         rngs: ``(2, 4)`` int64 scratch for the seats' generators.

@@ -47,7 +47,7 @@ from agents.evaluate import game_seeds
 from agents.lockstep import play_lockstep
 from agents.policy import Policy, RuleAgent
 from agents.rule_games import kernel_scratch, play_rule_table, rule_table
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.metrics import ratio
 from hanabi_env.seeding import derive_seed

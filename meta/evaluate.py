@@ -42,14 +42,14 @@ from agents.backend import Backend, ProcessBackend, SerialBackend
 from agents.evaluate import check_games, game_seeds, play_policies
 from agents.policy import Policy, play_out
 from agents.reference import hand_order_for
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env import validate
-from hanabi_env._workers import one_thread_worker
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
 from hanabi_env.metrics import metric_ratios
 from hanabi_env.seeding import derive_seed
 from hanabi_env.stats import nanmean
+from hanabi_env.workers import one_thread_worker
 from meta.bayes import VARIANTS, BayesianMetaAgent
 from meta.compiled import (
     compiled_variants,

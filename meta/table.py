@@ -55,7 +55,7 @@ from agents.backend import Backend
 from agents.evaluate import check_games, game_seeds, play_policies
 from agents.policy import Policy, RuleAgent
 from agents.reference import hand_order_for
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env import stats
 from hanabi_env.config import HanabiConfig
 from hanabi_env.metrics import metric_ratios

@@ -32,7 +32,7 @@ from agents.evaluate import check_games, game_seeds, play_games
 from agents.faults import policy_move
 from agents.policy import ReferenceGameEnd, RuleAgent
 from agents.reference import RULESETS
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env import stats
 from hanabi_env.config import SCORING_VARIANTS, HanabiConfig
 from hanabi_env.game import HanabiGame

@@ -40,7 +40,7 @@ from agents.backend import (
 from agents.evaluate import check_games, game_seeds
 from agents.reference import RULESETS
 from agents.rulebase import N_RULE_IDS
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.seeding import derive_seed
 from hanabi_env.validate import check_choice, type_error

@@ -376,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tqdm.auto import tqdm
 
     from agents.backend import warm_up
-    from hanabi_env._workers import one_thread_worker, process_pool
+    from hanabi_env.workers import one_thread_worker, process_pool
 
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)

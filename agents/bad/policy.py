@@ -32,9 +32,9 @@ from agents.bad.net import NumpyNet, param_shapes
 from agents.bad.public import Layout, PublicState
 from agents.bad.runner import Decision, decide, decision_noise, observe
 from agents.batch import BatchPolicy
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
 from hanabi_env import safe_npz
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_bool, check_seed, check_str, type_error

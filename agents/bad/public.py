@@ -6,7 +6,7 @@ games, exactly what a third party watching the table would know: fireworks, disc
 deck size, hand lengths, every slot's hint knowledge (the hint masks HM of docs/papers.md §5),
 the last move, and BAD's likelihood factors ``L`` (its Equations 6–8, updated by
 :mod:`agents.bad.belief`). It is advanced by the engine's move records
-(``hanabi_env._engine.H_*`` fields, the rows of ``PlayerView.raw.hist``), so the trainer (which
+(``hanabi_env.engine.H_*`` fields, the rows of ``PlayerView.raw.hist``), so the trainer (which
 reads them from its engine states) and a playing agent (which reads them from its
 :class:`hanabi_env.PlayerView`) follow the same code. A test checks it against the engine's own
 public arrays at every move.
@@ -26,7 +26,7 @@ import itertools
 
 import numpy as np
 
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.validate import type_error
 
@@ -199,7 +199,7 @@ class PublicState:
 
         Args:
             game: Index of the game in the batch.
-            rec: ``(HIST_FIELDS,)`` ints, the ``hanabi_env._engine.H_*`` fields of the move.
+            rec: ``(HIST_FIELDS,)`` ints, the ``hanabi_env.engine.H_*`` fields of the move.
         """
         lay = self.layout
         actor, kind = int(rec[E.H_ACTOR]), int(rec[E.H_KIND])

@@ -25,7 +25,7 @@ from agents.bad.belief import ALPHA, ITERATIONS, PartialPolicy, bayes_update, be
 from agents.bad.belief import partial_policy as _partial_policy
 from agents.bad.net import NumpyNet
 from agents.bad.public import Layout, PublicState
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.seeding import derive_seed
 
 __all__ = [
@@ -137,7 +137,7 @@ class Games:
         n_games: Games played side by side, ``B``.
 
     Attributes:
-        states: The engine states (``hanabi_env._engine.State``), one per game.
+        states: The engine states (``hanabi_env.engine.State``), one per game.
         public: Their :class:`PublicState`.
     """
 

@@ -143,7 +143,7 @@ def belief_cross_entropy(agent, games: int = 200, seed: int = 0) -> dict:
     """
     from agents.bad.belief import ALPHA, ITERATIONS, belief_v0, self_consistent
     from agents.bad.runner import Games, decide
-    from hanabi_env import _engine as E
+    from hanabi_env import engine as E
     from hanabi_env.seeding import derive_seed
 
     table = Games(agent.layout, 1)

@@ -20,9 +20,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hanabi_env import _engine as E
-from hanabi_env._jit import kernel, njit
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
+from hanabi_env.jit import kernel, njit
 from hanabi_env.validate import type_error
 
 MOVE_PLAY, MOVE_DISCARD, MOVE_COLOUR, MOVE_RANK = 0, 1, 2, 3

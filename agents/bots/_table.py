@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.policy import Policy
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_seed
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from agents.bots import infobot_core as K
 from agents.policy import Policy
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_seed, check_str, type_error

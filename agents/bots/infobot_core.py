@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanabi_env._jit import inline, kernel, njit
+from hanabi_env.jit import inline, kernel, njit
 
 NC = 5
 NV = 5

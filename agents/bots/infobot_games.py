@@ -14,9 +14,9 @@ import numpy as np
 from agents.bots import _games as G
 from agents.bots import infobot_core as K
 from agents.bots.infobot import check_infobot_game
-from hanabi_env import _engine as E
-from hanabi_env._jit import kernel, njit
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
+from hanabi_env.jit import kernel, njit
 from hanabi_env.validate import check_int
 
 __all__ = ["infobot_config", "play_infobot_games"]
@@ -135,7 +135,7 @@ def play_infobot_games_kernel(s, decks, out_scores, out_actions, per_seat=False)
     own from the first move that could teach seats different things (:func:`_turn`).
 
     Args:
-        s: An engine state (:func:`hanabi_env._engine.new_state`) of the games' configuration.
+        s: An engine state (:func:`hanabi_env.engine.new_state`) of the games' configuration.
         decks: ``(n_games, n_cards)`` int32 decks.
         out_scores: ``(n_games,)`` int64, the scores (the state's scoring), written.
         out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanabi_env import _engine as E
-from hanabi_env._jit import inline, kernel, njit
+from hanabi_env import engine as E
+from hanabi_env.jit import inline, kernel, njit
 
 SIMPLE, VALUE, HOLMES = 0, 1, 2
 F_COL, F_VAL, F_PLAY, F_VALU, F_WORTH, F_CANT, F_NOVAL = 0, 1, 2, 3, 4, 5, 6
@@ -716,7 +716,7 @@ def replay_and_decide(bot, me, kn, g, pub, hl, scr, hands, view_cards, hist, sta
         scr: ``(SCR_SIZE,)`` scratch.
         hands: ``(n, h)`` scratch: the partners' cards, written.
         view_cards: ``(n, h)`` the view's card ids (own row unused).
-        hist: The view's ``(max_moves, fields)`` move records (``hanabi_env._engine.H_*``).
+        hist: The view's ``(max_moves, fields)`` move records (``hanabi_env.engine.H_*``).
         start: The first row to replay.
         stop: The row after the last to replay.
         out: ``(3,)`` int64, the decision, written.

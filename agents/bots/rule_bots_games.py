@@ -19,11 +19,11 @@ import numpy as np
 
 from agents.bots import rule_bots_core as K
 from agents.bots._table import BotPolicy, check_config_game, check_raw_game
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import inline, njit
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import PlayerView
+from hanabi_env.jit import inline, njit
 from hanabi_env.validate import type_error
 
 __all__ = [

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from agents.bots import BOTS, COMPILED_SELF_PLAY
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 
 __all__ = ["compiled_self_play", "play_compiled_self_play"]

@@ -43,7 +43,7 @@ from agents.bots._table import (
     Table,
     check_raw_game,
 )
-from hanabi_env import _view as V
+from hanabi_env import view as V
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import type_error
 

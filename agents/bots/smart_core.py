@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanabi_env import _engine as E
-from hanabi_env._jit import inline, kernel, njit
+from hanabi_env import engine as E
+from hanabi_env.jit import inline, kernel, njit
 
 NO, MAYBE, YES = 0, 1, 2
 CANT, POSS, COL, VAL, PLAY, VALU, WORTH = 0, 1, 2, 3, 4, 5, 6
@@ -849,7 +849,7 @@ def replay_and_decide(me, seat, view_cards, view_uids, view_len, hist, start, st
         view_cards: ``(n, h)`` the view's card ids (own row unused).
         view_uids: ``(n, h)`` the view's card identities (own row unused).
         view_len: ``(n,)`` the view's hand lengths.
-        hist: The view's ``(max_moves, fields)`` move records (``hanabi_env._engine.H_*``).
+        hist: The view's ``(max_moves, fields)`` move records (``hanabi_env.engine.H_*``).
         start: The first row to replay.
         stop: The row after the last to replay.
         out: ``(3,)`` int64, the decision, written.

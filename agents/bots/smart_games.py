@@ -15,9 +15,9 @@ import numpy as np
 from agents.bots import _games as G
 from agents.bots import smart_core as K
 from agents.bots._table import check_config_game
-from hanabi_env import _engine as E
-from hanabi_env._jit import kernel, njit
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
+from hanabi_env.jit import kernel, njit
 from hanabi_env.validate import type_error
 
 __all__ = ["play_smartbot_games"]
@@ -77,7 +77,7 @@ def play_smartbot_games_kernel(s, decks, out_scores, out_actions):
     """Play one game per row of ``decks`` (card ids, first dealt first; seat 0 starts).
 
     Args:
-        s: An engine state (:func:`hanabi_env._engine.new_state`) of the games' configuration.
+        s: An engine state (:func:`hanabi_env.engine.new_state`) of the games' configuration.
         decks: ``(n_games, n_cards)`` int32 decks.
         out_scores: ``(n_games,)`` int64, the scores (the state's scoring), written.
         out_actions: ``(n_games, max_moves)`` int16 move uids, -1 padded, written when it has

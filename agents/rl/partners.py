@@ -46,7 +46,7 @@ import numpy as np
 from agents import hand_order as HO
 from agents.batch import BatchPolicy, draw_uniform, masked_choice
 from agents.rl import recurrent as RNN
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.safe_npz import MAX_JSON_BYTES, MAX_NPZ_BYTES, arrays_sha256, read_npz
 from hanabi_env.validate import check_bool, check_seed, check_str
 
@@ -430,7 +430,7 @@ class RLPartner(BatchPolicy):
         """The partner's observation type, after checking that ``cfg`` is its game.
 
         Args:
-            cfg: The engine's config array of the game (:mod:`hanabi_env._engine`).
+            cfg: The engine's config array of the game (:mod:`hanabi_env.engine`).
 
         A partner trained in HLE's hand order plays fixed-slot games too: it is shown them in
         age order (:mod:`agents.hand_order`). One trained with fixed slots plays only those.

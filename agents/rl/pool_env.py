@@ -38,9 +38,9 @@ from agents.registry import make
 from agents.rule_games import rule_table
 from agents.rules import reference as RR
 from agents.sb3.vec_env import GamesVecEnv
-from hanabi_env import _batch as B
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import batch as B
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.seeding import SEED_LIMIT
 from hanabi_env.validate import check_int, check_seed

@@ -3,8 +3,8 @@
 Every rule reads a player's view (the acting seat is ``v.scal[V_SEAT]``) and returns an HLE
 move uid, or -1 when the rule does not fire. A rule never raises and only returns moves that
 are legal for the viewer (docs/rules.md §0.3.2, §0.3.4). The compiled kernels take the view
-*packed* into one int32 array and expand it on entry (:func:`hanabi_env._view.expand_view`,
-fields as :class:`hanabi_env._view.View`); the public functions take a ``View``.
+*packed* into one int32 array and expand it on entry (:func:`hanabi_env.view.expand_view`,
+fields as :class:`hanabi_env.view.View`); the public functions take a ``View``.
 
 Modules, by the seams of the alphabet:
 
@@ -39,7 +39,7 @@ Conventions:
   hint ``n_ranks + c`` the colour hint ``c``.
 * **RNG** (docs/rules.md §0.3.5, §2.9): the randomised rules (TellPlayableCard, TellRandomly,
   DiscardRandomly, LegalRandom) and the fallback of :func:`choose_action` make exactly one
-  :func:`hanabi_env._rng.rng_below` draw when they fire and none otherwise; no other rule
+  :func:`hanabi_env.rng.rng_below` draw when they fire and none otherwise; no other rule
   touches the generator.
 
 Compile-time notes (numba re-optimises every callee inside each caller, so code size matters):

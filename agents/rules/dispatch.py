@@ -17,9 +17,9 @@ from agents.rules.discard import apply_discard
 from agents.rules.other import apply_other, draw_legal
 from agents.rules.play import apply_play
 from agents.rules.tell import apply_tell
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import inline, kernel, njit
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import inline, kernel, njit
 
 
 @inline
@@ -105,7 +105,7 @@ def apply_rule(rule_id, v, rng):
     Args:
         rule_id: an alphabet index ``0..104`` or an extra rule id (``RULE_X1``–``RULE_X6``
             of :mod:`agents.rulebase`).
-        v: the acting seat's view (:class:`hanabi_env._view.View`).
+        v: the acting seat's view (:class:`hanabi_env.view.View`).
         rng: the agent's generator (int64[4]); drawn from exactly once iff a randomised rule
             fires.
 
@@ -172,8 +172,8 @@ def choose_action(rules, n_rules, v, rng, mask):
 def choose_action_table(rules, n_rules, v, rng, mask, tab):
     """:func:`choose_action` for compiled loops: a packed view and a caller-owned scratch table.
 
-    ``v``: the acting seat's packed view (:class:`~hanabi_env._view.ExpandedView`; e.g. a
-    :func:`~hanabi_env._view.live_view`; :func:`~hanabi_env._view.pack_view` packs a ``View``).
+    ``v``: the acting seat's packed view (:class:`~hanabi_env.view.ExpandedView`; e.g. a
+    :func:`~hanabi_env.view.live_view`; :func:`~hanabi_env.view.pack_view` packs a ``View``).
 
     ``tab``: ``(TAB_ROWS, max(n_colors * n_ranks, 4 * n_colors, hand_size))`` int64 scratch
     (rows 0–1 get the card table, the others are the rules' work buffers and per-decision
@@ -187,7 +187,7 @@ def choose_action_table(rules, n_rules, v, rng, mask, tab):
 def legal_mask_view(v, out):
     """Fill ``out`` with the viewer's legal moves, computed from the view.
 
-    :func:`hanabi_env._view.view_legal_mask` on a :class:`~hanabi_env._view.View`: the
+    :func:`hanabi_env.view.view_legal_mask` on a :class:`~hanabi_env.view.View`: the
     engine's legality kernel, for the viewer as if it were to move; all zeros once the game
     is over.
 

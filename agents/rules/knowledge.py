@@ -4,9 +4,9 @@ The vocabulary every rule kernel is written in: the kernel decorators, what a pl
 about a slot, the card predicates of §2.3, hint enumeration and simulation (§2.5), the move
 builders (§2.6), turn order and history queries (§2.7), and the Java (fixed) slots that the
 reference rules reconstruct. Helpers take the *expanded* view ``v``
-(:class:`hanabi_env._view.ExpandedView`); the few kernels (:data:`hanabi_env._jit.kernel`)
-take a packed view ``pv``. The inlined helpers (:data:`hanabi_env._jit.inline`) are also
-callable from Python with a :class:`hanabi_env._view.View` (their fields are the same): several
+(:class:`hanabi_env.view.ExpandedView`); the few kernels (:data:`hanabi_env.jit.kernel`)
+take a packed view ``pv``. The inlined helpers (:data:`hanabi_env.jit.inline`) are also
+callable from Python with a :class:`hanabi_env.view.View` (their fields are the same): several
 are public functions of :mod:`agents.rules`.
 """
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import inline, kernel, njit
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import inline, kernel, njit
 
 # Non-literal constants. numba compiles one specialisation of a kernel per *literal* argument
 # value, and also for the literal a variable starts with (``best = -1``) while types are still
@@ -431,7 +431,7 @@ def slot_of_java(v, p, js):
 
 @njit(inline="always")
 def expanded(v):
-    """The :class:`~hanabi_env._view.ExpandedView` of a :class:`~hanabi_env._view.View` (copies).
+    """The :class:`~hanabi_env.view.ExpandedView` of a :class:`~hanabi_env.view.View` (copies).
 
     The public functions take a ``View`` and expand it once; the kernels take packed views.
     """

@@ -5,10 +5,10 @@ from __future__ import annotations
 from agents.rules import knowledge as K
 from agents.rules import pools as P
 from agents.rules import table as T
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import inline, kernel
-from hanabi_env._rng import rng_below
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import inline, kernel
+from hanabi_env.rng import rng_below
 
 
 @inline
@@ -17,7 +17,7 @@ def draw_legal(v, rng, mask):
 
     One draw over the ascending legal-move list (docs/rules.md §0.3.3, §2.9): LegalRandom
     and the fallback of a rule list. ``mask``: ``(n_actions,)`` scratch, left holding the
-    legal-move mask (:func:`hanabi_env._view.view_legal_mask`).
+    legal-move mask (:func:`hanabi_env.view.view_legal_mask`).
     """
     n = V.view_legal_mask(v.packed, mask)
     if n == 0:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from agents.rules import knowledge as K
 from agents.rules import pools as P
 from agents.rules import table as T
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import inline, kernel
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import inline, kernel
 
 
 @kernel

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from agents.rules import knowledge as K
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import alloc, inline, kernel, njit
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import alloc, inline, kernel, njit
 
 # --- card table rows and class bits (docs/rules.md §2.3, §2.4) ------------------------------------
 TAB_COUNT = 0

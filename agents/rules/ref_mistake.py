@@ -28,9 +28,9 @@ from agents.rules import knowledge as K
 from agents.rules import pools as P
 from agents.rules import table as T
 from agents.rules.tell import mistake_slot
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import kernel
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import kernel
 
 GENES: tuple[int, ...] = tuple(range(83, 105))
 """The alphabet indices implemented here."""

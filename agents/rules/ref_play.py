@@ -48,9 +48,9 @@ from agents.rules import pools as P
 from agents.rules import table as T
 from agents.rules.play import finesse_target, just_hinted_play, mark_recent_hints
 from agents.rules.tell import finesse_tell
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import inline, kernel
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import inline, kernel
 
 GENES: tuple[int, ...] = (0, 9, 16, 41, 42, *range(50, 67))
 """The alphabet indices implemented here."""

@@ -48,9 +48,9 @@ from agents.rules.tell import (
     rule_tell_unambiguous,
     unambiguous2_hint,
 )
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import inline, kernel
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import inline, kernel
 
 GENES: tuple[int, ...] = (12, 14, *range(67, 83))
 """The alphabet indices implemented here."""

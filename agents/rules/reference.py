@@ -55,9 +55,9 @@ from agents.rules.table import (
     RULE_REJECTED,
     RULE_REJECTED_PLAY,
 )
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import inline, kernel, njit
+from hanabi_env import engine as E
+from hanabi_env import view as V
+from hanabi_env.jit import inline, kernel, njit
 
 MODE_FALLBACK = 0
 """Corrected rules; no rule fires: a random legal move (the default, docs/rules.md §2.9)."""
@@ -165,14 +165,14 @@ def choose_reference_table(rules, n_rules, v, rng, mask, tab, mode):
 
 @njit
 def choose_reference(rules, n_rules, v, rng, mask, mode):
-    """:func:`choose_reference_table` on a :class:`~hanabi_env._view.View` (allocates a table)."""
+    """:func:`choose_reference_table` on a :class:`~hanabi_env.view.View` (allocates a table)."""
     v = K.expanded(v)
     return _choose_reference(rules, n_rules, v.packed, rng, mask, P.new_table(v), mode)
 
 
 @njit
 def apply_reference_gene(rule_id, v, rng):
-    """Evaluate one rule in reference mode on a :class:`~hanabi_env._view.View`.
+    """Evaluate one rule in reference mode on a :class:`~hanabi_env.view.View`.
 
     Returns:
         A legal move uid, -1 (does not fire), or :data:`RULE_RAISED`, :data:`RULE_NULL`,

@@ -24,7 +24,7 @@ from agents.rulebase import (
     RULE_X5,
     RULE_X6,
 )
-from hanabi_env._jit import njit
+from hanabi_env.jit import njit
 
 # --- rule kinds, the token-gating classes (docs/rules.md §2.8) ------------------------------------
 KIND_PLAY = 0

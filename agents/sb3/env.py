@@ -77,9 +77,9 @@ from agents.evaluate import hle_hand_size
 from agents.faults import policy_move
 from agents.policy import Policy, RuleAgent
 from agents.registry import make
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
 from hanabi_env import spaces as hs
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame, PlayerView
 from hanabi_env.seeding import SEED_LIMIT

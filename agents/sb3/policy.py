@@ -44,7 +44,7 @@ from agents.batch import BatchPolicy, masked_choice, shows_age_order
 from agents.sb3._threads import _check_torch_threads, _torch_threads
 from agents.sb3.env import legal_mask
 from agents.sb3.extra import RL_EXTRA_HINT
-from hanabi_env import _view as V
+from hanabi_env import view as V
 from hanabi_env.game import PlayerView
 from hanabi_env.validate import check_choice
 

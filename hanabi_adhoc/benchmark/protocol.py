@@ -39,10 +39,10 @@ from agents.reference import hand_order_for
 from agents.registry import make_policy
 from hanabi_adhoc.benchmark.results import Results
 from hanabi_adhoc.benchmark.suites import Group, episode_deals
-from hanabi_env import _engine as E
-from hanabi_env._workers import one_thread_worker
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
+from hanabi_env.workers import one_thread_worker
 
 __all__ = [
     "UNIT_PARTNERS",

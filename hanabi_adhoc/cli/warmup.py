@@ -28,7 +28,7 @@ def _warmup(args: argparse.Namespace) -> int:
     import time
 
     from hanabi_adhoc.warmup import ESTIMATE_S, STEPS, compiled_steps, warm_up
-    from hanabi_env._jit import cache_root
+    from hanabi_env.jit import cache_root
 
     print(f"numba cache: {cache_root() or 'none (compiled in memory)'}")
     todo = [name for name, _ in STEPS if name not in compiled_steps()]

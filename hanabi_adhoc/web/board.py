@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.game import COLOR_NAMES, HanabiGame, Move, PlayerView, card_name
 
 __all__ = ["board_json", "move_command", "move_menu", "move_text"]

@@ -22,8 +22,8 @@ import numpy as np
 
 from agents import rules as R
 from agents.reference import FROM_JAVA_COLOUR, TO_JAVA_COLOUR, reference_rule_list, to_java_card
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 
 

@@ -29,7 +29,7 @@ from agents.faults import check_move_time_limit
 from agents.lockstep import play_lockstep
 from agents.policy import Policy, play_out
 from hanabi_env import HanabiConfig, HanabiGame
-from hanabi_env._rng import new_rng
+from hanabi_env.rng import new_rng
 
 CFG = HanabiConfig(players=2, scoring="lenient")
 

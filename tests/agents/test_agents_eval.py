@@ -13,7 +13,7 @@ from agents.evaluate import evaluate, game_seeds, play, play_games
 from agents.policy import RuleAgent, rule_ids
 from agents.registry import make
 from agents.rulebase import BASELINES, N_RULE_IDS, TEST_POOL
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 from tests.helpers import Wrapped
 

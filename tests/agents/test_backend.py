@@ -12,8 +12,8 @@ from threadpoolctl import threadpool_info
 from agents import backend as B
 from agents.evaluate import game_seeds, play_games
 from agents.registry import make
-from hanabi_env._workers import one_thread_worker
 from hanabi_env.config import HanabiConfig
+from hanabi_env.workers import one_thread_worker
 from tests.helpers import Wrapped
 
 

@@ -18,7 +18,7 @@ from agents.bad.belief import (
 from agents.bad.net import NumpyNet, param_shapes
 from agents.bad.public import Layout, PublicState
 from agents.bad.runner import Decision, Games, decide
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import hle_preset
 
 PRESETS = ("Hanabi-Very-Small", "Hanabi-Small")

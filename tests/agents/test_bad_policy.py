@@ -21,7 +21,7 @@ from agents.bad.runner import evaluate
 from agents.policy import play_out
 from agents.registry import make
 from hanabi_env import HanabiGame
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import hle_preset
 from hanabi_env.seeding import derive_seed
 from tests.helpers import ROOT, run_python

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agents.hand_order import age_order, move_to_game, moves_to_game, observe_by_age, show_by_age
 from hanabi_env import HanabiGame
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 
 OBS_TYPES = ("minimal", "card_knowledge", "seer")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from agents.bots.infobot_games import infobot_config, play_infobot_games_kernel
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from tests.agents.helpers import oracle as _oracle
 
 DEALS = 300

@@ -38,8 +38,8 @@ def _mixed(players: int, n: int, seed: int):
 
 def _dims(players: int) -> tuple[HanabiConfig, int, int]:
     cfg = HanabiConfig(players=players, hand_size=rulebook_hand_size(players), scoring="lenient")
-    from hanabi_env import _view as V
-    from hanabi_env._engine import new_state
+    from hanabi_env import view as V
+    from hanabi_env.engine import new_state
 
     s = new_state(cfg)
     return cfg, V.observation_size(s.cfg, V.OBS_CARD_KNOWLEDGE), int(s.cfg[9])

@@ -24,7 +24,7 @@ import pytest
 from scipy import stats
 
 from agents.rules import reference as RRef
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from tests.agents import reference_replay as RR
 
 # the recorded per-seat counters (ReportAgent's) and our counter columns

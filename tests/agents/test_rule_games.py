@@ -8,7 +8,7 @@ from agents.evaluate import game_seeds
 from agents.rule_games import kernel_scratch, play_rule_chunk, play_rule_table, rule_table
 from agents.rulebase import BASELINES
 from agents.rules import reference as RR
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
 
 CFG = HanabiConfig(players=2, scoring="lenient")

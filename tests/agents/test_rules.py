@@ -16,10 +16,10 @@ from agents import rulebase as RB
 from agents import rules as R
 from agents.published import data_path
 from agents.rules import knowledge as K
-from hanabi_env import _engine as E
-from hanabi_env._rng import new_rng, rng_below
-from hanabi_env._view import fill_view, new_view
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
+from hanabi_env.rng import new_rng, rng_below
+from hanabi_env.view import fill_view, new_view
 
 COLOURS = "RYGWB"
 FIXTURE = data_path("rulebase.json")

@@ -12,12 +12,12 @@ import numpy as np
 
 from agents import rulebase
 from agents import rules as R
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
-from hanabi_env._jit import njit
-from hanabi_env._rng import new_rng
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
+from hanabi_env.jit import njit
+from hanabi_env.rng import new_rng
 
 
 @njit

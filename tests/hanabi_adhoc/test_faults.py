@@ -419,7 +419,7 @@ def test_process_pool_any_start_method(method, tmp_path):
     script = textwrap.dedent(
         f"""
         import multiprocessing, time
-        from hanabi_env._workers import process_pool
+        from hanabi_env.workers import process_pool
         if __name__ == "__main__":
             pool = process_pool(2, mp_context=multiprocessing.get_context("{method}"))
             list(pool.map(time.sleep, [0.01] * 8))
@@ -444,7 +444,7 @@ def test_process_pool_any_start_method(method, tmp_path):
 
 def test_worker_whose_parent_already_died_exits():
     """The race: a parent gone before prctl leaves a re-parented worker, which must exit."""
-    from hanabi_env._workers import die_with_parent
+    from hanabi_env.workers import die_with_parent
 
     if not sys.platform.startswith("linux"):
         pytest.skip("Linux only")

@@ -34,7 +34,7 @@ def test_first_run_announces_then_later_runs_are_silent(fake_steps):
     assert lines[1].startswith("  [1/2] env: ")
     assert lines[2].startswith("  [2/2] rule games: ")
     # recorded in the cache folder (keyed on the kernel sources): silent from now on
-    from hanabi_env._jit import cache_root
+    from hanabi_env.jit import cache_root
 
     marker = json.loads((cache_root() / warmup.MARKER).read_text())
     assert set(marker["steps"]) == {"env", "rule games"}
@@ -61,7 +61,7 @@ def test_warm_up_records_every_step(fake_steps):
 
 
 def test_an_unreadable_marker_means_not_compiled(fake_steps):
-    from hanabi_env._jit import cache_root
+    from hanabi_env.jit import cache_root
 
     (cache_root()).mkdir(parents=True)
     (cache_root() / warmup.MARKER).write_text("{not json")

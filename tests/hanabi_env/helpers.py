@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 
 
 def play_aec(e, policy, max_steps=10_000, on_step=None):

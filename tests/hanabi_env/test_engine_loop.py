@@ -1,4 +1,4 @@
-"""The compiled random-game loop (``_engine.play_random_games``) plays the games of its docstring.
+"""The compiled random-game loop (``engine.play_random_games``) plays the games of its docstring.
 
 It is compiled without reference counting (``_nrt=False``): a game replayed from Python with
 the same kernels, one move per call, must end with the same score after the same moves.
@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanabi_env import _engine as E
-from hanabi_env._rng import rng_seed
+from hanabi_env import engine as E
 from hanabi_env.config import HanabiConfig
+from hanabi_env.rng import rng_seed
 
 
 def _replay(config: HanabiConfig, seed: int) -> tuple[int, int]:

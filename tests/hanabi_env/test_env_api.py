@@ -20,7 +20,7 @@ from gymnasium import spaces
 from pettingzoo.test import api_test, seed_test
 
 import hanabi_env
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from tests.hanabi_env.helpers import play_aec, snapshot, state_arrays
 from tests.helpers import run_python
 
@@ -1039,7 +1039,7 @@ def test_reset_options_deck_and_start_player():
 
 
 def _scripted_deck_for(players):
-    from hanabi_env import _engine as E
+    from hanabi_env import engine as E
     from hanabi_env.config import HanabiConfig
 
     s = E.new_state(HanabiConfig(players=players))

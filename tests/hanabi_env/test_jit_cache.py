@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from numba.core.dispatcher import Dispatcher
 
-from hanabi_env import _jit
+from hanabi_env import jit
 from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ SCRIPT = """
 import warnings
 warnings.simplefilter("always")
 from hanabi_env.game import HanabiGame
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 g = HanabiGame(players=2)
 g.reset(3)
 print("deck", int(g.state.deck[0]), "hits", sum(E.reset_state.stats.cache_hits.values()))
@@ -35,17 +35,24 @@ def run(env_extra: dict, tmp_path: Path) -> subprocess.CompletedProcess:
     return run_python(["-c", SCRIPT], tmp_path, timeout=600, env=env)
 
 
+RENAMED = frozenset(
+    f"hanabi_env._{m}" for m in ("engine", "view", "batch", "jit", "rng", "workers", "files")
+)
+"""The shared modules' old private paths, forwards to the public ones until 0.4.0."""
+
 _CACHE_VARS = ("HANABI_ADHOC_CACHE", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "NUMBA_DISABLE_JIT")
 
 
 def _project_modules():
     """Every importable module of the project's packages (optional extras may be missing)."""
-    for package in _jit._package_dirs(ROOT):
+    for package in jit._package_dirs(ROOT):
         for path in sorted(package.rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
             if parts[-1] == "__main__":
                 continue
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            if name in RENAMED:  # a forward to its new path (it defines nothing)
+                continue
             try:
                 yield path, importlib.import_module(name)
             except ImportError:  # an optional extra (torch, ribs, ...) is not installed
@@ -54,8 +61,8 @@ def _project_modules():
 
 def test_every_kernel_module_is_in_the_staleness_key():
     """A module defining kernels that is missing from the key could keep stale machine code."""
-    listed = set(_jit.kernel_sources())
-    assert {"hanabi_env/_jit.py", "hanabi_env/_engine.py", "agents/rules/dispatch.py"} <= listed
+    listed = set(jit.kernel_sources())
+    assert {"hanabi_env/jit.py", "hanabi_env/engine.py", "agents/rules/dispatch.py"} <= listed
     # modules whose constants kernels read without defining kernels carry the marker
     assert {"agents/rulebase.py", "agents/rules/table.py"} <= listed
     assert "agents/policy.py" not in listed  # a module that only calls kernels keeps the cache
@@ -77,40 +84,40 @@ def test_kernel_sources_are_found_by_their_imports_and_markers(tmp_path):
     (tmp_path / "pyproject.toml").write_text("")
     files = {
         "low/__init__.py": "",
-        "low/kernels.py": "from hanabi_env._jit import njit\n",
-        "low/alias.py": "from hanabi_env import _engine as E, _jit\n",
+        "low/kernels.py": "from hanabi_env.jit import njit\n",
+        "low/alias.py": "from hanabi_env import engine as E, jit\n",
         "low/plain.py": "import numpy as np\n",
         "high/__init__.py": "",
         "high/deep/__init__.py": "",
-        "high/deep/rules.py": "from hanabi_env._jit import inline, kernel\n",
+        "high/deep/rules.py": "from hanabi_env.jit import inline, kernel\n",
         "high/consts.py": "# kernel-source: constants read by compiled kernels\nX = 1\n",
-        "high/mentions.py": '"""Calls kernels; mentions hanabi_env._jit in prose only."""\n',
+        "high/mentions.py": '"""Calls kernels; mentions hanabi_env.jit in prose only."""\n',
         # an import inside a function (the CLI asking for the cache folder) defines no kernel
-        "high/lazy.py": "def where():\n    from hanabi_env._jit import cache_root\n",
-        "notapackage/kernels.py": "from hanabi_env._jit import njit\n",
+        "high/lazy.py": "def where():\n    from hanabi_env.jit import cache_root\n",
+        "notapackage/kernels.py": "from hanabi_env.jit import njit\n",
     }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    found = _jit.kernel_sources(tmp_path)
+    found = jit.kernel_sources(tmp_path)
     assert found == ("high/consts.py", "high/deep/rules.py", "low/alias.py", "low/kernels.py")
     # any change to a source, a marked file included, gives another cache folder
-    before = _jit._source_hash(tmp_path)
+    before = jit._source_hash(tmp_path)
     (tmp_path / "high/consts.py").write_text("# kernel-source: constants\nX = 2\n")
-    assert _jit._source_hash(tmp_path) != before
-    before = _jit._source_hash(tmp_path)
+    assert jit._source_hash(tmp_path) != before
+    before = jit._source_hash(tmp_path)
     (tmp_path / "low/plain.py").write_text("import numpy as np  # edited\n")
-    assert _jit._source_hash(tmp_path) == before
+    assert jit._source_hash(tmp_path) == before
     # the test suite's package is not installed code: a test compiling helpers of its own
     # is not part of the key
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests/__init__.py").write_text("")
-    (tmp_path / "tests/test_k.py").write_text("from hanabi_env._jit import njit\n")
-    assert _jit.kernel_sources(tmp_path) == found
+    (tmp_path / "tests/test_k.py").write_text("from hanabi_env.jit import njit\n")
+    assert jit.kernel_sources(tmp_path) == found
 
 
 def test_nothing_in_hanabi_env_names_the_higher_packages():
-    text = (ROOT / "hanabi_env" / "_jit.py").read_text()
+    text = (ROOT / "hanabi_env" / "jit.py").read_text()
     for name in ("agents", "meta", "qd"):
         assert not re.search(rf"\b{name}[./]", text), name
 
@@ -188,16 +195,16 @@ def test_the_cache_root_follows_the_documented_precedence(monkeypatch):
     for var in _CACHE_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", "/h")
-    assert _jit.cache_root().parent == Path("/h/.cache/hanabi-adhoc/numba")
+    assert jit.cache_root().parent == Path("/h/.cache/hanabi-adhoc/numba")
     monkeypatch.setenv("XDG_CACHE_HOME", "/x")
-    assert _jit.cache_root().parent == Path("/x/hanabi-adhoc/numba")
+    assert jit.cache_root().parent == Path("/x/hanabi-adhoc/numba")
     monkeypatch.setenv("NUMBA_CACHE_DIR", "/n")
-    assert _jit.cache_root().parent == Path("/n/hanabi-adhoc")
+    assert jit.cache_root().parent == Path("/n/hanabi-adhoc")
     monkeypatch.setenv("HANABI_ADHOC_CACHE", "/a")
-    assert _jit.cache_root().parent == Path("/a")
+    assert jit.cache_root().parent == Path("/a")
 
 
 @pytest.mark.parametrize("bad", [("sig",), (1, 2)])
 def test_njit_refuses_positional_signatures(bad):
     with pytest.raises(TypeError, match="keywords"):
-        _jit.njit(*bad)
+        jit.njit(*bad)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from hanabi_env import _files, outputs
+from hanabi_env import files, outputs
 from hanabi_env.outputs import (
     LOCK_NAME,
     FolderBusyError,
@@ -107,14 +107,14 @@ def test_a_planted_symlink_is_replaced_never_written_through(tmp_path):
 
 def test_temporary_names_are_unique(tmp_path, monkeypatch):
     seen = []
-    real = _files.tempfile.mkstemp
+    real = files.tempfile.mkstemp
 
     def spy(*a, **kw):
         fd, name = real(*a, **kw)
         seen.append(name)
         return fd, name
 
-    monkeypatch.setattr(_files.tempfile, "mkstemp", spy)
+    monkeypatch.setattr(files.tempfile, "mkstemp", spy)
     for _ in range(3):
         atomic_write_text(tmp_path / "t.txt", "x")
     assert len(set(seen)) == 3
@@ -129,7 +129,7 @@ def test_a_full_disk_names_the_file_and_keeps_the_old_content(tmp_path, monkeypa
     def full(*a, **kw):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(_files.os, fail, full)
+    monkeypatch.setattr(files.os, fail, full)
     with pytest.raises(OutputWriteError) as info:
         atomic_write_text(target, "new\n")
     msg = str(info.value)
@@ -320,7 +320,7 @@ def test_a_kill_between_the_record_and_the_rename_is_accepted(tmp_path, monkeypa
         raise KeyboardInterrupt  # as if the process died right after saving the manifest
 
     with _run(tmp_path) as out:
-        monkeypatch.setattr(_files.os, "replace", killed)
+        monkeypatch.setattr(files.os, "replace", killed)
         with pytest.raises(KeyboardInterrupt):
             out.write_json("result.json", {"mean": 18.0}, stage="evaluate")
         monkeypatch.undo()

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import hanabi_env
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
 from hanabi_env import metric_ratios
+from hanabi_env import view as V
 from tests.hanabi_env.helpers import play_aec, random_policy, snapshot
 
 SETTINGS = settings(

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hanabi_env import HanabiConfig, HanabiGame
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.records import (
     HANABLIVE_HAND_SIZE,
     SUIT_NAMES,

@@ -15,7 +15,7 @@ from pettingzoo.test import state_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import hanabi_env
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env import spaces as hs
 from hanabi_env.metrics import INFO_KEYS, INFO_METRICS, info_metrics
 

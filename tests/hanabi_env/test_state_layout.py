@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.game import HanabiGame
 
 

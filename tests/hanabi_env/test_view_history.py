@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.human import describe_action as human_describe_action
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.game import HanabiGame, Hint, describe_move
 
 CASES = [(2, 0, "shift"), (2, 7, "shift"), (3, 5, "shift"), (4, 2, "shift"), (5, 11, "shift"),

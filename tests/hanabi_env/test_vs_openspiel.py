@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hanabi_env import _engine as E
-from hanabi_env import _view as V
+from hanabi_env import engine as E
+from hanabi_env import view as V
 from hanabi_env.config import HLE_PRESETS, HanabiConfig
 
 pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is a test dependency (.[test])")

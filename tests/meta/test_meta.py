@@ -12,7 +12,7 @@ from scipy.stats import norm
 
 from agents.evaluate import game_seeds, play_games
 from agents.registry import make
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from meta import (
     ALL_VARIANTS,
     TABLE_COLUMNS,

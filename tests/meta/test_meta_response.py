@@ -11,7 +11,7 @@ import pytest
 import hanabi_env
 from agents.evaluate import game_seeds, play_games
 from agents.registry import make
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from meta import (
     MetaEvaluation,
     build_table,

@@ -26,7 +26,7 @@ def _is_kernel(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     for deco in node.decorator_list:
         target = deco.func if isinstance(deco, ast.Call) else deco
         name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in ("njit", "jit", "kernel", "inline"):  # the last two: hanabi_env._jit's njit
+        if name in ("njit", "jit", "kernel", "inline"):  # the last two: hanabi_env.jit's njit
             return True
     return False
 

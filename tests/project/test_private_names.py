@@ -1,10 +1,9 @@
 """No private name crosses a package (issue 42; docs/architecture.md §1).
 
 A name that starts with ``_`` belongs to its package: no module of another package imports it
-(``from X import _y``) or reads it off a module (``X._y``). The modules of :data:`SHARED`,
-private by name because they are not the API a researcher uses, are the one exception: the
-project's other packages build on them (the engine, the views, the compiled-code set-up), which
-docs/architecture.md §1 says.
+(``from X import _y``, ``import X._y``) or reads it off a module (``X._y``). The modules every
+floor builds on (the engine, the views, the compiled-code set-up, the file and worker helpers)
+are public by name (``hanabi_env.engine``, ``hanabi_env.jit``, ...), so there is no exception.
 """
 
 from __future__ import annotations
@@ -13,39 +12,14 @@ import ast
 
 from tests.project.module_graph import PACKAGES, project_modules
 
-SHARED = frozenset(
-    {
-        "hanabi_env._engine",
-        "hanabi_env._view",
-        "hanabi_env._batch",
-        "hanabi_env._jit",
-        "hanabi_env._rng",
-        "hanabi_env._workers",
-        "hanabi_env._files",
-    }
-)
-"""Modules private by name that every floor may import (docs/architecture.md §1)."""
-
-KNOWN = {
-    ("agents.lockstep", "hanabi_env._engine._state_over"): "renaming it changes a kernel "
-    "source, and with it every compiled-code cache key: rename with the next kernel change",
-}
-"""Crossings left as they are, each with its reason."""
-
 
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def _takes(full: str, modules) -> bool:
+def _takes(full: str) -> bool:
     """Whether importing ``full`` (a module, or ``module.name``) takes a private name."""
-    if full in SHARED:
-        return False
-    parts = full.split(".")
-    module = full if full in modules else full.rpartition(".")[0]
-    if module in SHARED:
-        return _private(parts[-1]) and full != module
-    return any(_private(p) for p in parts[1:])
+    return any(_private(p) for p in full.split(".")[1:])
 
 
 def crossings(modules) -> set[tuple[str, str]]:
@@ -85,28 +59,27 @@ def crossings(modules) -> set[tuple[str, str]]:
                 full = f"{aliases[local]}.{attr}"
                 private = True
             else:
-                private = _takes(full, modules)
+                private = _takes(full)
             if private and full.split(".")[0] != package:
                 found.add((name, full))
     return found
 
 
 def test_no_private_name_crosses_a_package():
-    found = crossings(project_modules())
-    new = sorted(found - set(KNOWN))
-    assert not new, f"private names used outside their package (make them public): {new}"
-    assert set(KNOWN) <= found, f"fixed: remove from KNOWN {sorted(set(KNOWN) - found)}"
+    found = sorted(crossings(project_modules()))
+    assert not found, f"private names used outside their package (make them public): {found}"
 
 
 def test_the_check_sees_an_import_and_an_attribute(tmp_path):
     files = {
         "hanabi_env/__init__.py": "",
-        "hanabi_env/_engine.py": "def _kernel(): ...\ndef step(): ...\n",
+        "hanabi_env/engine.py": "def _kernel(): ...\ndef step(): ...\n",
         "hanabi_env/table.py": "def _rows(): ...\n",
         "agents/__init__.py": "",
         "agents/a.py": (
             "from hanabi_env.table import _rows\n"
-            "from hanabi_env import _engine as E\n"
+            "from hanabi_env import engine as E\n"
+            "import hanabi_env._old\n"
             "import os\n"
             "def f():\n    E.step()\n    E._kernel()\n    os._exit(0)\n"
         ),
@@ -119,5 +92,6 @@ def test_the_check_sees_an_import_and_an_attribute(tmp_path):
     modules = project_modules(tmp_path, ("hanabi_env", "agents"))
     assert crossings(modules) == {
         ("agents.a", "hanabi_env.table._rows"),
-        ("agents.a", "hanabi_env._engine._kernel"),
+        ("agents.a", "hanabi_env.engine._kernel"),
+        ("agents.a", "hanabi_env._old"),
     }

@@ -32,7 +32,7 @@ def test_evaluator_matches_agents_evaluate_mirror():
     ref = evaluate(RuleAgent(NYU), "mirror", (2, 3), 8, seed=5, workers=1)
     assert ev.objective[0] == pytest.approx(ref.mean, abs=1e-12)
     got = ev.counters[0]
-    from hanabi_env import _engine as E
+    from hanabi_env import engine as E
 
     comm = got[E.C_HINTS_GIVEN] / got[E.C_HINT_OPPORTUNITIES]
     assert comm == pytest.approx(ref.metrics["communicativeness"])

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from qd.archive import Archive
 from qd.io import data_dir, load_archive, load_population, save_archive
 from qd.measures import MEASURES, bin_index, get_measure, measures_from_counters

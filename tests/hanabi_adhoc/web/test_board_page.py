@@ -26,7 +26,7 @@ from playwright import sync_api
 
 from hanabi_adhoc.web import Settings
 from hanabi_env import HanabiConfig, HanabiGame
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.game import COLOR_NAMES, card_name
 from tests.hanabi_adhoc.web.helpers import SESSIONS, live, make_app, read
 from tests.hanabi_adhoc.web.test_browser import ARGS, CHROMIUM, Served, wait_turn

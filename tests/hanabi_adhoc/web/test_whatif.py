@@ -20,7 +20,7 @@ import pytest
 pytest.importorskip("flask", reason="the browser app needs Flask: pip install '.[web]'")
 
 from hanabi_env import HanabiConfig, HanabiGame
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.game import COLOR_NAMES, card_name
 from tests.hanabi_adhoc.web.helpers import files, read
 from tests.hanabi_adhoc.web.test_security import Client, raw_post, serve

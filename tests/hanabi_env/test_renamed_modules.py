@@ -1,0 +1,46 @@
+"""The shared modules' old private paths (``hanabi_env._engine`` ...) still import, warn once,
+and are the public modules (``hanabi_env.engine`` ...) themselves (docs/architecture.md §1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import run_python
+
+RENAMED = ("engine", "view", "batch", "jit", "rng", "workers", "files")
+
+SCRIPT = """
+import importlib, warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import hanabi_env._{name} as old
+    import hanabi_env._{name} as again
+new = importlib.import_module("hanabi_env.{name}")
+assert old is new is again, (old, new)
+for w in caught:
+    print(w.category.__name__, w.filename.rsplit("/", 1)[-1], str(w.message), sep="|")
+"""
+
+
+@pytest.mark.parametrize("name", RENAMED)
+def test_an_old_path_imports_the_public_module_with_one_warning(tmp_path, name):
+    proc = run_python(["-c", SCRIPT.format(name=name)], tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [line.split("|") for line in proc.stdout.splitlines()]
+    assert lines == [
+        [
+            "DeprecationWarning",
+            "<string>",  # the importer's line, not the forward's or importlib's
+            f"hanabi_env._{name} moved to hanabi_env.{name}; the old path goes in 0.4",
+        ]
+    ], proc.stdout
+
+
+def test_the_project_imports_no_old_path(tmp_path):
+    code = (
+        "import hanabi_env, agents, qd, meta, hanabi_adhoc, hanabi_adhoc.cli.main, "
+        "hanabi_adhoc.web.app, hanabi_adhoc.benchmark, hanabi_adhoc.study.pipeline; "
+        "import agents.bots, agents.lockstep, meta.compiled"
+    )
+    proc = run_python(["-W", "error::DeprecationWarning", "-c", code], tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
