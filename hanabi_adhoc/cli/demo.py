@@ -12,6 +12,7 @@ import numpy as np
 from hanabi_adhoc.settings import game_settings
 from hanabi_env import stats
 from hanabi_env.config import HanabiConfig
+from hanabi_env.seeding import derive_seed
 
 __all__ = ["add_subcommand"]
 
@@ -39,7 +40,7 @@ def _demo(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     scores, moves, dead = [], [], 0
     for game in range(args.games):
-        env.reset(seed=args.seed + game)
+        env.reset(seed=derive_seed(args.seed, game))
         infos = {}
         for agent in env.agent_iter():
             obs, _, terminated, truncated, info = env.last()

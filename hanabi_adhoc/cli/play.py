@@ -16,6 +16,7 @@ from hanabi_adhoc.settings import game_settings
 from hanabi_adhoc.specs import SEAT_HELP, check_meta_variant, meta_variant, parse_seat, seat_kind
 from hanabi_env import stats
 from hanabi_env.config import HanabiConfig
+from hanabi_env.seeding import derive_seed
 
 __all__ = ["add_subcommand"]
 
@@ -69,16 +70,17 @@ def _seat_policies(args: argparse.Namespace) -> list:
     if players != 2 and "meta" in kinds:
         raise OptionError("SEAT", "the meta-agent plays 2-player games only")
     policies: list = [None] * players
+    seeds = [derive_seed(args.seed, i) for i in range(players)]  # seat i's construction seed
     try:
         for i, s in enumerate(args.seats):
             if kinds[i] == "meta":
                 check_meta_variant(meta_variant(s) or "adaptive")  # built last (its table)
             else:
-                policies[i] = parse_seat(s, args.seed + i, args.train_games, args.trust_model,
+                policies[i] = parse_seat(s, seeds[i], args.train_games, args.trust_model,
                                          players, args.ruleset)  # fmt: skip
         for i, s in enumerate(args.seats):
             if kinds[i] == "meta":
-                policies[i] = parse_seat(s, args.seed + i, args.train_games, ruleset=args.ruleset)
+                policies[i] = parse_seat(s, seeds[i], args.train_games, ruleset=args.ruleset)
     except (ValueError, TypeError, ImportError) as err:
         raise OptionError("SEAT", str(err)) from None
     return policies

@@ -32,9 +32,10 @@ import numpy as np
 from hanabi_adhoc.web import board, store
 from hanabi_adhoc.web.study import check_answers
 from hanabi_env import HanabiConfig, HanabiGame
-from hanabi_env import _engine as E
+from hanabi_env import engine as E
 from hanabi_env.metrics import metric_ratios
 from hanabi_env.records import to_hanablive
+from hanabi_env.seeding import derive_seed
 from hanabi_env.validate import check_choice, check_int, check_seed
 
 __all__ = [
@@ -341,7 +342,7 @@ class PlaySession:
                 self.policies.append(None)
                 continue
             try:  # seeded as `hanabi-adhoc play` seeds its seats
-                self.policies.append(make_partner(spec, seed + i, settings, options))
+                self.policies.append(make_partner(spec, derive_seed(seed, i), settings, options))
             except (ValueError, ImportError, TypeError) as exc:
                 raise ValueError(f"partner {spec!r}: {exc}") from None
         self.names = _names(self.specs, self.policies)
