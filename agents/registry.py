@@ -61,6 +61,7 @@ __all__ = [
     "registered_prefixes",
     "spec_kind",
     "split_options",
+    "split_prefix",
 ]
 
 _CHROMOSOME = re.compile(r"\s*-?\d+\s*(,\s*-?\d+\s*)*")
@@ -148,6 +149,27 @@ def spec_kind(spec: str) -> str:
         is_path = arg.endswith(".json") or "/" in arg or "\\" in arg or arg.startswith(".")
         return "model_file" if is_path else "shipped"
     return "code"
+
+
+def split_prefix(spec: str) -> tuple[str | None, str]:
+    """A spec's prefix (lower case) and its argument, read from its text alone.
+
+    ``"rl:clone-smartbot"`` gives ``("rl", "clone-smartbot")``; a spec of no prefix (a
+    baseline, a bot, a chromosome) gives ``(None, spec)``. Options (``?key=value``) stay in the
+    argument; nothing is imported or loaded.
+
+    The one place a prefix is read off a spec (docs/architecture.md §1.1): a command taking one
+    kind of agent (``clone --init rl:NAME``) asks this instead of parsing the spec itself.
+
+    Raises:
+        TypeError: ``spec`` is not a str.
+    """
+    check_str("spec", spec)
+    text = spec.strip()
+    head, sep, rest = text.partition(":")
+    if not sep or _CHROMOSOME.fullmatch(text):
+        return None, text
+    return head.strip().lower(), rest.strip()
 
 
 def check_spec_allowed(

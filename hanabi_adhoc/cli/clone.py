@@ -152,9 +152,12 @@ def _init_weights(args: argparse.Namespace) -> list | None:
     """``--init``'s weights, checked against the clone's settings before any game is played."""
     if args.init is None:
         return None
+    from agents.registry import split_prefix
     from agents.rl.partners import partner_weights
 
-    name = args.init[3:] if args.init.startswith("rl:") else args.init
+    prefix, name = split_prefix(args.init)
+    if prefix not in (None, "rl"):
+        raise OptionError("--init", f"{args.init!r} is not a network; give rl:NAME or PATH.json")
     try:
         config, arrays = partner_weights(name)
     except ValueError as err:

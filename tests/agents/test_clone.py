@@ -195,6 +195,7 @@ def test_training_further_starts_from_the_partners_weights(tmp_path, capsys):
     for argv, text in (
         (["--hidden", "64"], "hidden [32]"),
         (["--init", "rl:nope"], "no such RL partner"),
+        (["--init", "sb3:model.zip"], "is not a network"),
         (["--recurrent", "gru"], "not with --recurrent"),
     ):
         if "--init" not in argv:

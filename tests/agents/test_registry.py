@@ -192,3 +192,15 @@ def test_spec_kind_and_split_options_ignore_the_options():
     assert split_options("piers") == ("piers", {})
     with pytest.raises(TypeError, match="spec must be"):
         split_options(3)  # type: ignore[arg-type]
+
+
+def test_split_prefix_reads_a_prefix_and_nothing_else():
+    from agents.registry import split_prefix
+
+    assert split_prefix("rl:clone-smartbot") == ("rl", "clone-smartbot")
+    assert split_prefix(" RL : a/b.json ") == ("rl", "a/b.json")
+    assert split_prefix("file.py:Bot?x=1") == ("file.py", "Bot?x=1")
+    assert split_prefix("IGGI") == (None, "IGGI")
+    assert split_prefix("3,17,4") == (None, "3,17,4")
+    with pytest.raises(TypeError, match="spec"):
+        split_prefix(3)  # type: ignore[arg-type]
