@@ -185,10 +185,12 @@ def write_cells(path: Path, cells: dict[tuple, dict], order: list[tuple]) -> Non
     atomic_write_text(path, buf.getvalue())
 
 
-def tables_md(cells: dict[tuple, dict], agents: list[str], sizes: list[int], games: int) -> str:
+def tables_md(
+    cells: dict[tuple, dict], agents: list[str], sizes: list[int], games: int, title: str
+) -> str:
     """Per game size, rows = agents, columns = partners, mean ± s.e.m. ([CIG18] Table III)."""
     lines = [
-        "# The reference bots' cross-play table",
+        f"# {title}: the tables",
         "",
         f"Mixed play ([CIG18] Table III's layout): each row an agent in a uniformly random seat, "
         f"each column the partner in every other seat; mean score ± s.e.m. over {games} games "
@@ -286,12 +288,12 @@ def readme_md(
     command = shlex.join(["python3", "tools/bots_crossplay.py", *argv])
     return "\n".join(
         [
-            "# Cross-play of the reference bots and the test pool",
+            f"# {args.title}",
             "",
             "Every agent with every partner in mixed play (one agent in a uniformly random seat, "
             'copies of the partner in the others; `agents.evaluate.evaluate(mode="mixed")`), at '
             f"{', '.join(str(p) for p in args.sizes)} players; the diagonal is self-play. What "
-            "the tables show: docs/bots.md §6.",
+            f"the tables show: {args.doc}.",
             "",
             "| file | what |",
             "|---|---|",
@@ -325,6 +327,12 @@ def readme_md(
     )
 
 
+TITLE = "Cross-play of the reference bots and the test pool"
+"""The README's title by default (the table of docs/results/bots-crossplay/)."""
+DOC = "docs/bots.md §6"
+"""The page that reads the default table."""
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """The options, checked (usage errors exit 2 with one ``error:`` line)."""
     ap = _Parser(prog="tools/bots_crossplay.py", description=__doc__.splitlines()[0])
@@ -336,6 +344,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--agents", default="", help="agents, comma-separated (default: the bots, the test pool)"
     )
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    ap.add_argument("--title", default=TITLE, help=f"the README's title (default {TITLE!r})")
+    ap.add_argument("--doc", default=DOC, help=f"the page that reads the tables (default {DOC!r})")
     args = ap.parse_args(argv)
     if not 1 <= args.games <= 1_000_000:
         ap.error(f"argument --games: {args.games} is out of range; allowed: 1 to 1000000")
@@ -426,7 +436,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise
         bar.close()
     write_cells(csv_path, cells, order)
-    atomic_write_text(out / "tables.md", tables_md(cells, args.names, args.sizes, args.games))
+    atomic_write_text(
+        out / "tables.md", tables_md(cells, args.names, args.sizes, args.games, args.title)
+    )
     for p in args.sizes:
         heatmap(out / f"heatmap-{p}p.png", cells, args.names, p, args.games, len(bots))
     wall = time.monotonic() - start

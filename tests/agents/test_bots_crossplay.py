@@ -32,7 +32,7 @@ def _cells(out) -> list[dict]:
 def test_tiny_table_files_and_consistency(tmp_path):
     """Every cell once, equal to evaluate's mixed play, and the same numbers in tables.md."""
     out = tmp_path / "xplay"
-    proc = _run(out, "--seed", "3")
+    proc = _run(out, "--seed", "3", "--title", "Cross-play of a few", "--doc", "docs/x.md §1")
     assert proc.returncode == 0, proc.stderr
     assert {p.name for p in out.iterdir()} == {
         "cells.csv",
@@ -61,6 +61,8 @@ def test_tiny_table_files_and_consistency(tmp_path):
     readme = (out / "README.md").read_text()
     assert "python3 tools/bots_crossplay.py --games 2 --players 2" in readme
     assert "games per cell: 2" in readme
+    assert readme.startswith("# Cross-play of a few\n") and "show: docs/x.md §1." in readme
+    assert tables.startswith("# Cross-play of a few: the tables\n")
 
 
 def test_resume_keeps_cells_and_plays_missing(tmp_path):
