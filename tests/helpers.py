@@ -26,6 +26,30 @@ def run_python(
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, **where)
 
 
+_MOVED_SCRIPT = """
+import importlib, warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import {old} as old
+    import {old} as again
+new = importlib.import_module("{new}")
+assert old is new is again, (old, new)
+for w in caught:
+    print(w.category.__name__, w.filename.rsplit("/", 1)[-1], str(w.message), sep="|")
+"""
+
+
+def moved_module_warnings(old: str, new: str, cwd) -> list[list[str]]:
+    """Import the moved module ``old`` twice in a fresh interpreter; check it is ``new``.
+
+    Returns every warning raised, as ``[category, file, message]`` (the file is the importer's:
+    ``<string>`` when the warning points at the importing line).
+    """
+    proc = run_python(["-c", _MOVED_SCRIPT.format(old=old, new=new)], cwd, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [line.split("|") for line in proc.stdout.splitlines()]
+
+
 class Wrapped(Policy):
     """A Python (non-RuleAgent) policy delegating to a rule agent: forces the generic path.
 

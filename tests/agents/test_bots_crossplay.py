@@ -61,7 +61,8 @@ def test_tiny_table_files_and_consistency(tmp_path):
     readme = (out / "README.md").read_text()
     assert "python3 tools/bots_crossplay.py --games 2 --players 2" in readme
     assert "games per cell: 2" in readme
-    assert readme.startswith("# Cross-play of a few\n") and "show: docs/x.md §1." in readme
+    assert readme.startswith("# Cross-play of a few\n")
+    assert "show: docs/x.md §1." in readme
     assert tables.startswith("# Cross-play of a few: the tables\n")
 
 

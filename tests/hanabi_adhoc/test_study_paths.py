@@ -5,38 +5,25 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import run_python
+from tests.helpers import moved_module_warnings, run_python
 
 MOVED = ("pipeline", "resume", "report")
-
-SCRIPT = """
-import importlib, warnings
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    import hanabi_adhoc.{name} as old
-    import hanabi_adhoc.{name} as again
-new = importlib.import_module("hanabi_adhoc.study.{name}")
-assert old is new is again, (old, new)
-import hanabi_adhoc
-assert hanabi_adhoc.{name} is new
-for w in caught:
-    print(w.category.__name__, w.filename.rsplit("/", 1)[-1], str(w.message), sep="|")
-"""
 
 
 @pytest.mark.parametrize("name", MOVED)
 def test_an_old_path_imports_the_new_module_with_one_warning(tmp_path, name):
-    proc = run_python(["-c", SCRIPT.format(name=name)], tmp_path, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = [line.split("|") for line in proc.stdout.splitlines()]
-    moved = [w for w in lines if w[0] == "DeprecationWarning" and f"hanabi_adhoc.{name}" in w[2]]
+    caught = moved_module_warnings(f"hanabi_adhoc.{name}", f"hanabi_adhoc.study.{name}", tmp_path)
+    moved = [w for w in caught if w[0] == "DeprecationWarning" and f"hanabi_adhoc.{name}" in w[2]]
     assert moved == [
         [
             "DeprecationWarning",
             "<string>",  # the importer's line, not the forward's or importlib's
             f"hanabi_adhoc.{name} moved to hanabi_adhoc.study.{name}; the old path goes in 0.4",
         ]
-    ], proc.stdout
+    ], caught
+    code = f"import hanabi_adhoc.{name} as m, hanabi_adhoc as h; assert h.{name} is m"
+    proc = run_python(["-c", code], tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
 
 
 def test_a_user_script_on_the_old_path_runs_and_is_told(tmp_path):

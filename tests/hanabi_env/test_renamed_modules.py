@@ -5,35 +5,21 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import run_python
+from tests.helpers import moved_module_warnings, run_python
 
 RENAMED = ("engine", "view", "batch", "jit", "rng", "workers", "files")
-
-SCRIPT = """
-import importlib, warnings
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    import hanabi_env._{name} as old
-    import hanabi_env._{name} as again
-new = importlib.import_module("hanabi_env.{name}")
-assert old is new is again, (old, new)
-for w in caught:
-    print(w.category.__name__, w.filename.rsplit("/", 1)[-1], str(w.message), sep="|")
-"""
 
 
 @pytest.mark.parametrize("name", RENAMED)
 def test_an_old_path_imports_the_public_module_with_one_warning(tmp_path, name):
-    proc = run_python(["-c", SCRIPT.format(name=name)], tmp_path, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = [line.split("|") for line in proc.stdout.splitlines()]
-    assert lines == [
+    caught = moved_module_warnings(f"hanabi_env._{name}", f"hanabi_env.{name}", tmp_path)
+    assert caught == [
         [
             "DeprecationWarning",
             "<string>",  # the importer's line, not the forward's or importlib's
             f"hanabi_env._{name} moved to hanabi_env.{name}; the old path goes in 0.4",
         ]
-    ], proc.stdout
+    ]
 
 
 def test_the_project_imports_no_old_path(tmp_path):
