@@ -45,12 +45,20 @@ from hanabi_env.config import HanabiConfig
 from hanabi_env.game import HanabiGame
 from hanabi_env.safe_npz import arrays_sha256
 from hanabi_env.seeding import derive_seed
-from hanabi_env.validate import check_bool, check_choice, check_int, check_seed, type_error
+from hanabi_env.validate import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_seed,
+    settings_keywords,
+    type_error,
+)
 
 __all__ = [
     "OBSERVATION_TYPES",
     "RECURRENT",
     "CloneResult",
+    "CloneSettings",
     "Demonstrations",
     "export_clone",
     "play_demonstrations",
@@ -446,6 +454,64 @@ RECURRENT = ("gru",)
 """Recurrent networks :func:`train_clone` trains (``recurrent=``)."""
 
 
+@dataclass(frozen=True)
+class CloneSettings:
+    """How :func:`train_clone` trains (docs/cloning.md §1), every field checked when made.
+
+    Attributes:
+        hidden: Hidden layer widths, each in ``[1, 4096]`` (stored as a tuple); with
+            ``recurrent`` the last one is the GRU's size and the others an MLP encoder.
+        activation: ``"relu"`` or ``"tanh"`` (the MLP layers').
+        epochs: Passes over the training decisions, ``[1, 1000]``.
+        batch_size: Decisions per gradient step, ``[1, 2**20]`` (with ``recurrent``: whole
+            sequences of about that many decisions in all, at least one).
+        learning_rate: Adam's step size, > 0 (stored as a float).
+        holdout: The share of games held out to measure accuracy, ``[0, 1)``.
+        seed: Seeds the split, the initial weights and the batch order, in ``[0, 2**62)``.
+        recurrent: None (an MLP on each observation) or ``"gru"`` (docs/cloning.md §5).
+
+    Raises:
+        TypeError: A field of the wrong type (named).
+        ValueError: A field out of range (named, with what is allowed).
+    """
+
+    hidden: Sequence[int] = (512, 512)
+    activation: str = "relu"
+    epochs: int = 12
+    batch_size: int = 128
+    learning_rate: float = 1e-3
+    holdout: float = 0.1
+    seed: int = 0
+    recurrent: str | None = None
+
+    def __post_init__(self) -> None:
+        """Check every field and store it in its plain type."""
+        hidden = self.hidden
+        if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence) or not hidden:
+            raise type_error("hidden", "a non-empty sequence of layer widths", hidden)
+        rate, holdout = self.learning_rate, self.holdout
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
+            raise ValueError(f"learning_rate={rate!r} is not allowed; allowed: a number > 0")
+        if (
+            isinstance(holdout, bool)
+            or not isinstance(holdout, (int, float))
+            or not 0 <= holdout < 1
+        ):
+            raise ValueError(f"holdout={holdout!r} is not allowed; allowed: a number in [0, 1)")
+        checked = {
+            "hidden": tuple(check_int("hidden[]", h, 1, 4096) for h in hidden),
+            "activation": check_choice("activation", self.activation, ("relu", "tanh")),
+            "epochs": check_int("epochs", self.epochs, 1, 1000),
+            "batch_size": check_int("batch_size", self.batch_size, 1, 2**20),
+            "learning_rate": float(rate),
+            "seed": check_seed("seed", self.seed),
+        }
+        if self.recurrent is not None:
+            check_choice("recurrent", self.recurrent, RECURRENT)
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
 def train_clone(
     demos: Demonstrations,
     *,
@@ -461,46 +527,48 @@ def train_clone(
     on_epoch: Callable[[dict], None] | None = None,
     recurrent: str | None = None,
     init: Sequence[np.ndarray] | None = None,
+    settings: CloneSettings | None = None,
 ) -> CloneResult:
     """Train a network to choose the teacher's moves (masked cross-entropy, Adam).
 
     Args:
         demos: The decisions (:func:`play_demonstrations`, :func:`record_demonstrations`).
-        hidden: Hidden layer widths, each in ``[1, 4096]``; with ``recurrent`` the last one is
-            the GRU's size and the others an MLP encoder before it.
-        activation: ``"relu"`` or ``"tanh"`` (the MLP layers').
-        epochs: Passes over the training decisions, ``[1, 1000]``.
-        batch_size: Decisions per gradient step, ``[1, 2**20]`` (with ``recurrent``: whole
-            sequences of about that many decisions in all, at least one).
-        learning_rate: Adam's step size, > 0.
-        holdout: The share of games held out to measure accuracy, ``[0, 1)``.
-        seed: Seeds the split, the initial weights and the batch order.
+        hidden: :attr:`CloneSettings.hidden`, the hidden layer widths.
+        activation: :attr:`CloneSettings.activation`.
+        epochs: :attr:`CloneSettings.epochs`.
+        batch_size: :attr:`CloneSettings.batch_size`.
+        learning_rate: :attr:`CloneSettings.learning_rate`.
+        holdout: :attr:`CloneSettings.holdout`, the share of games held out.
+        seed: :attr:`CloneSettings.seed`.
         threads: torch's CPU threads (default: torch's).
         progress: A tqdm bar per epoch.
         on_epoch: Called with each epoch's history entry (e.g. to print it).
-        recurrent: None (an MLP on each observation) or ``"gru"``: a GRU over each seat's
-            observations in a game, one step per decision, trained on whole games (padded
-            and masked; docs/cloning.md §5).
-        init: Start from these weights instead of random ones (an MLP only): ``[w0, b0, w1,
-            b1, ...]``, ``w_i`` of shape ``(out, in)``, as a partner stores them
-            (:func:`agents.rl.partners.partner_weights`), shapes equal to the network's
-            (``[obs_size, *hidden, n_actions]``). To train a clone further on more epochs or a
-            smaller ``learning_rate``; their SHA-256 goes into the settings.
+        recurrent: :attr:`CloneSettings.recurrent`, None (an MLP) or ``"gru"``.
+        init: Start from these weights (an MLP only; to train a clone further): ``[w0, b0,
+            w1, b1, ...]``, ``w_i`` of shape ``(out, in)`` as a partner stores them
+            (:func:`agents.rl.partners.partner_weights`); their SHA-256 goes into the settings.
+        settings: The settings above in one :class:`CloneSettings`; then leave their keywords
+            at the defaults (both ways train the same network).
 
     Returns:
         The :class:`CloneResult`.
 
     Raises:
         ImportError: torch is not installed (``pip install "hanabi-adhoc[rl]"``).
-        TypeError, ValueError: A bad argument (named), or no training decisions.
+        TypeError, ValueError: A bad argument (named), ``settings`` with a setting keyword,
+            or no training decisions.
     """
     try:
         import torch
     except ImportError:  # pragma: no cover - the rl extra
         raise ImportError('train_clone needs torch: pip install "hanabi-adhoc[rl]"') from None
-    s = _training_settings(demos, hidden, activation, epochs, batch_size, learning_rate, seed)
-    if recurrent is not None:
-        check_choice("recurrent", recurrent, RECURRENT)
+    given = settings_keywords("settings", CloneSettings, settings, locals())
+    cs = CloneSettings(**given) if settings is None else settings
+    if not isinstance(demos, Demonstrations):
+        raise type_error("demos", "Demonstrations", demos)
+    keys = ("activation", "epochs", "batch_size", "learning_rate", "seed")
+    s: dict[str, Any] = {"hidden": list(cs.hidden), **{k: getattr(cs, k) for k in keys}}
+    recurrent, holdout = cs.recurrent, cs.holdout
     train, held = demos.split(holdout, s["seed"])
     if not len(train):
         raise ValueError("demos: no training decisions (more games, or a smaller holdout)")
@@ -520,10 +588,10 @@ def train_clone(
         history.append(entry)
         if on_epoch is not None:
             on_epoch(entry)
-    settings = {**s, "holdout": holdout, "recurrent": recurrent, "decisions": len(demos),
+    record = {**s, "holdout": holdout, "recurrent": recurrent, "decisions": len(demos),
                 "train_decisions": len(train), "holdout_decisions": len(held),
                 "torch": torch.__version__}  # fmt: skip
-    return CloneResult(task.arrays(), activation, history, settings, recurrent or "mlp")
+    return CloneResult(task.arrays(), cs.activation, history, record, recurrent or "mlp")
 
 
 def _task(torch: Any, demos: Demonstrations, s: dict, split: tuple, recurrent, init) -> Any:
@@ -534,32 +602,6 @@ def _task(torch: Any, demos: Demonstrations, s: dict, split: tuple, recurrent, i
     if init is not None:
         s["init_sha256"] = task.load(init)
     return task
-
-
-def _training_settings(
-    demos: Demonstrations,
-    hidden: Sequence[int],
-    activation: str,
-    epochs: int,
-    batch_size: int,
-    learning_rate: float,
-    seed: int,
-) -> dict:
-    """:func:`train_clone`'s checked settings (JSON-ready)."""
-    if not isinstance(demos, Demonstrations):
-        raise type_error("demos", "Demonstrations", demos)
-    if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence) or not hidden:
-        raise type_error("hidden", "a non-empty sequence of layer widths", hidden)
-    if not isinstance(learning_rate, (int, float)) or not learning_rate > 0:
-        raise ValueError(f"learning_rate={learning_rate!r} is not allowed; allowed: a number > 0")
-    return {
-        "hidden": [check_int("hidden[]", h, 1, 4096) for h in hidden],
-        "activation": check_choice("activation", activation, ("relu", "tanh")),
-        "epochs": check_int("epochs", epochs, 1, 1000),
-        "batch_size": check_int("batch_size", batch_size, 1, 2**20),
-        "learning_rate": float(learning_rate),
-        "seed": check_seed("seed", seed),
-    }
 
 
 def _mlp(torch: Any, sizes: Sequence[int], activation: str) -> Any:

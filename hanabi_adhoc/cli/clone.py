@@ -108,7 +108,7 @@ def add_subcommands(sub) -> None:
 def _clone(args: argparse.Namespace) -> int:
     import importlib.util
 
-    from agents.clone import export_clone, train_clone
+    from agents.clone import CloneSettings, export_clone, train_clone
 
     if importlib.util.find_spec("torch") is None:  # pragma: no cover - the environment's
         from agents.sb3.extra import RL_EXTRA_HINT
@@ -123,16 +123,20 @@ def _clone(args: argparse.Namespace) -> int:
         raise OptionError("--out", f"{args.out!r} is not allowed; allowed: a PATH.json")
     check_out_file("--out", args.out)
     init = _init_weights(args)
+    with command_errors(ValueError):  # checked before any game is played
+        settings = CloneSettings(
+            hidden=args.hidden, activation=args.activation, epochs=args.epochs,
+            batch_size=args.batch_size, learning_rate=args.learning_rate,
+            holdout=args.holdout, seed=args.seed, recurrent=args.recurrent,
+        )  # fmt: skip
     demos, teacher = _demonstrations(args)
     say = print  # --quiet drops the progress bars only
     level = f"mean score {np.mean(demos.scores):.2f}" if len(demos.scores) else "no games"
     say(f"demonstrations: {len(demos)} decisions from {demos.n_games} games ({level})")
     with command_errors(ValueError):
         result = train_clone(
-            demos, hidden=args.hidden, activation=args.activation, epochs=args.epochs,
-            batch_size=args.batch_size, learning_rate=args.learning_rate,
-            holdout=args.holdout, seed=args.seed, progress=not args.quiet,
-            recurrent=args.recurrent, threads=args.threads, init=init, on_epoch=
+            demos, settings=settings, progress=not args.quiet, threads=args.threads,
+            init=init, on_epoch=
             lambda e: say(f"epoch {e['epoch']}: loss {e['loss']:.4f}, accuracy "
                           f"{e['train_accuracy']:.4f} (held-out games "
                           f"{e['holdout_accuracy']:.4f}), {e['seconds']:.1f} s"),

@@ -163,6 +163,32 @@ def _exit_code(main, argv: list[str]) -> int:
         return int(exc.code or 0)
 
 
+def test_settings_by_object_or_keywords_train_the_same_network():
+    """``train_clone(settings=CloneSettings(...))`` is the keywords' network; the object checks
+    each field when made, is frozen, and is not mixed with its keywords (issue 42 item 4)."""
+    import dataclasses
+
+    from agents.clone import CloneSettings, train_clone
+
+    demos = play_demonstrations("iggi", 20, config=CONFIG, seed=1)
+    keywords = {"hidden": (16,), "epochs": 2, "seed": 3, "learning_rate": 3e-3, "holdout": 0.25}
+    a = train_clone(demos, **keywords)  # type: ignore[arg-type]
+    b = train_clone(demos, settings=CloneSettings(**keywords))  # type: ignore[arg-type]
+    assert all(np.array_equal(x, y) for x, y in zip(a.arrays, b.arrays, strict=True))
+    assert a.settings == b.settings
+    assert a.history[-1]["holdout_accuracy"] == b.history[-1]["holdout_accuracy"]
+    for bad, name in (({"hidden": ()}, "hidden"), ({"epochs": 0}, "epochs"),
+                      ({"learning_rate": 0}, "learning_rate"), ({"holdout": 1.0}, "holdout"),
+                      ({"activation": "gelu"}, "activation"), ({"recurrent": "lstm"}, "recurrent"),
+                      ({"seed": -1}, "seed")):  # fmt: skip
+        with pytest.raises((TypeError, ValueError), match=name):
+            CloneSettings(**bad)  # type: ignore[arg-type]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        CloneSettings().epochs = 3  # type: ignore[misc]
+    with pytest.raises(TypeError, match="settings"):
+        train_clone(demos, settings=CloneSettings(), epochs=3)
+
+
 def test_training_further_starts_from_the_partners_weights(tmp_path, capsys):
     """``init=`` / ``--init``: the run starts where the partner ends (a zero-size step keeps
     its held-out accuracy), records the starting weights' digest, and refuses a partner of
