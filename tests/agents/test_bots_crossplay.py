@@ -32,7 +32,9 @@ def _cells(out) -> list[dict]:
 def test_tiny_table_files_and_consistency(tmp_path):
     """Every cell once, equal to evaluate's mixed play, and the same numbers in tables.md."""
     out = tmp_path / "xplay"
-    proc = _run(out, "--seed", "3", "--title", "Cross-play of a few", "--doc", "docs/x.md §1")
+    proc = _run(
+        out, "--seed", "3", "--title", "Cross-play of a few", "--doc", "docs/rl_partners.md §8"
+    )
     assert proc.returncode == 0, proc.stderr
     assert {p.name for p in out.iterdir()} == {
         "cells.csv",
@@ -62,7 +64,7 @@ def test_tiny_table_files_and_consistency(tmp_path):
     assert "python3 tools/bots_crossplay.py --games 2 --players 2" in readme
     assert "games per cell: 2" in readme
     assert readme.startswith("# Cross-play of a few\n")
-    assert "show: docs/x.md §1." in readme
+    assert "show: docs/rl_partners.md §8." in readme
     assert tables.startswith("# Cross-play of a few: the tables\n")
 
 
