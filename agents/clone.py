@@ -48,6 +48,7 @@ from hanabi_env.seeding import derive_seed
 from hanabi_env.validate import (
     check_bool,
     check_choice,
+    check_float,
     check_int,
     check_seed,
     settings_keywords,
@@ -465,8 +466,8 @@ class CloneSettings:
         epochs: Passes over the training decisions, ``[1, 1000]``.
         batch_size: Decisions per gradient step, ``[1, 2**20]`` (with ``recurrent``: whole
             sequences of about that many decisions in all, at least one).
-        learning_rate: Adam's step size, > 0 (stored as a float).
-        holdout: The share of games held out to measure accuracy, ``[0, 1)``.
+        learning_rate: Adam's step size, a finite number > 0 (stored as a float).
+        holdout: The share of games held out to measure accuracy, ``[0, 1)`` (a float).
         seed: Seeds the split, the initial weights and the batch order, in ``[0, 2**62)``.
         recurrent: None (an MLP on each observation) or ``"gru"`` (docs/cloning.md §5).
 
@@ -489,21 +490,13 @@ class CloneSettings:
         hidden = self.hidden
         if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence) or not hidden:
             raise type_error("hidden", "a non-empty sequence of layer widths", hidden)
-        rate, holdout = self.learning_rate, self.holdout
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate > 0:
-            raise ValueError(f"learning_rate={rate!r} is not allowed; allowed: a number > 0")
-        if (
-            isinstance(holdout, bool)
-            or not isinstance(holdout, (int, float))
-            or not 0 <= holdout < 1
-        ):
-            raise ValueError(f"holdout={holdout!r} is not allowed; allowed: a number in [0, 1)")
         checked = {
             "hidden": tuple(check_int("hidden[]", h, 1, 4096) for h in hidden),
             "activation": check_choice("activation", self.activation, ("relu", "tanh")),
             "epochs": check_int("epochs", self.epochs, 1, 1000),
             "batch_size": check_int("batch_size", self.batch_size, 1, 2**20),
-            "learning_rate": float(rate),
+            "learning_rate": check_float("learning_rate", self.learning_rate, 0, lo_open=True),
+            "holdout": check_float("holdout", self.holdout, 0, 1, hi_open=True),
             "seed": check_seed("seed", self.seed),
         }
         if self.recurrent is not None:

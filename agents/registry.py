@@ -138,11 +138,9 @@ def spec_kind(spec: str) -> str:
         raise ValueError(f"spec={spec!r} is not allowed; allowed: {SPEC_FORMS}")
     if _CHROMOSOME.fullmatch(text):
         return "chromosome"
-    head, sep, rest = text.partition(":")
-    if not sep:
+    key, arg = _split_prefix(text)
+    if key is None:
         return "baseline"
-    key = head.strip().lower()
-    arg = rest.strip()
     if key == "sb3":
         return "model_file"
     if key in _DATA_PREFIXES:
@@ -165,7 +163,11 @@ def split_prefix(spec: str) -> tuple[str | None, str]:
         TypeError: ``spec`` is not a str.
     """
     check_str("spec", spec)
-    text = spec.strip()
+    return _split_prefix(spec.strip())
+
+
+def _split_prefix(text: str) -> tuple[str | None, str]:
+    """:func:`split_prefix` of a checked, stripped spec (this module's readers trust it)."""
     head, sep, rest = text.partition(":")
     if not sep or _CHROMOSOME.fullmatch(text):
         return None, text
@@ -305,8 +307,8 @@ def make_policy(
         genes = [int(x) for x in text.split(",")]
         # the seed is checked once, by the constructor (as for baselines below)
         return RuleAgent(genes, seed=seed, name="chromosome", ruleset=_ruleset(ruleset, preset))
-    head, sep, rest = text.partition(":")
-    if not sep:
+    key, arg = _split_prefix(text)
+    if key is None:
         if any(ch.isdigit() for ch in text) and "," in text:
             raise ValueError(
                 f"{text!r} is not a chromosome; allowed: rule indices separated by commas, "
@@ -315,9 +317,8 @@ def make_policy(
         if bot_key(text) is not None:  # the reference bots, before baselines
             return make_bot(text, seed=check_seed("seed", seed))
         return baseline_agent(spec, seed, ruleset, preset)  # its RuleAgent checks the seed
-    key = head.strip().lower()
     seed = check_seed("seed", seed)
-    return _from_prefix(key, rest.strip(), seed, check_bool("trust_model", trust_model), text)
+    return _from_prefix(key, arg, seed, check_bool("trust_model", trust_model), text)
 
 
 def make(

@@ -58,3 +58,7 @@ def snapshot(game) -> list[np.ndarray]:
 def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
     """Whether two :func:`snapshot` results are byte-identical, array by array."""
     return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+SHARED_MODULES = ("engine", "view", "batch", "jit", "rng", "workers", "files")
+"""``hanabi_env``'s shared modules that were private by name (``_engine`` ...) until 0.3.0."""

@@ -13,6 +13,7 @@ import pytest
 from numba.core.dispatcher import Dispatcher
 
 from hanabi_env import jit
+from tests.hanabi_env.helpers import SHARED_MODULES
 from tests.helpers import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,9 +36,7 @@ def run(env_extra: dict, tmp_path: Path) -> subprocess.CompletedProcess:
     return run_python(["-c", SCRIPT], tmp_path, timeout=600, env=env)
 
 
-RENAMED = frozenset(
-    f"hanabi_env._{m}" for m in ("engine", "view", "batch", "jit", "rng", "workers", "files")
-)
+RENAMED = frozenset(f"hanabi_env._{m}" for m in SHARED_MODULES)
 """The shared modules' old private paths, forwards to the public ones until 0.4.0."""
 
 _CACHE_VARS = ("HANABI_ADHOC_CACHE", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "NUMBA_DISABLE_JIT")

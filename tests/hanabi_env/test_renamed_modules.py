@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.hanabi_env.helpers import SHARED_MODULES
 from tests.helpers import moved_module_warnings, run_python
 
-RENAMED = ("engine", "view", "batch", "jit", "rng", "workers", "files")
 
-
-@pytest.mark.parametrize("name", RENAMED)
+@pytest.mark.parametrize("name", SHARED_MODULES)
 def test_an_old_path_imports_the_public_module_with_one_warning(tmp_path, name):
     caught = moved_module_warnings(f"hanabi_env._{name}", f"hanabi_env.{name}", tmp_path)
     assert caught == [
